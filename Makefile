@@ -1,0 +1,49 @@
+# Parley: `make run` and `make test` are all a fresh Debian machine needs.
+SHELL := /bin/bash
+SWIFT ?= swift
+BUILD_FLAGS ?=
+PARLEY_BIN = .build/release/parley
+
+# Build and run-time libraries (Debian 12 package names).
+RUN_PACKAGES = pkg-config libsqlite3-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
+               libmicrohttpd-dev libcurl4-openssl-dev libsodium-dev ca-certificates
+# What the tests need on top (headless browser tests, bench tools come with their issues).
+TEST_PACKAGES = $(RUN_PACKAGES) procps
+BENCH_PACKAGES = $(RUN_PACKAGES) nginx-light wrk procps
+
+.PHONY: run test build bench deps test-deps bench-deps clean
+
+# Install only what dpkg says is missing; `apt-get update` once first because a fresh
+# machine has stale package lists.
+define install_missing
+	@missing=""; for p in $(1); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+endef
+
+deps:
+	$(call install_missing,$(RUN_PACKAGES))
+
+test-deps:
+	$(call install_missing,$(TEST_PACKAGES))
+
+bench-deps:
+	$(call install_missing,$(BENCH_PACKAGES))
+
+build: deps
+	$(SWIFT) build -c release $(BUILD_FLAGS)
+
+run: build
+	$(PARLEY_BIN)
+
+test: test-deps
+	$(SWIFT) build --build-tests $(BUILD_FLAGS)
+	$(SWIFT) test --skip-build --parallel --num-workers 2 $(BUILD_FLAGS)
+
+clean:
+	rm -rf .build

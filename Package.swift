@@ -1,0 +1,50 @@
+// swift-tools-version:6.0
+// Parley: a self-hosted chat server. The target list reads as the data flow:
+// upstream bytes -> SSE decoder -> providers -> generations -> Markdown -> HTTP/SSE out.
+import PackageDescription
+
+let package = Package(
+    name: "Parley",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "parley", targets: ["parley"]),
+    ],
+    targets: [
+        // MARK: - System C libraries (Debian packages), each touched by exactly one Swift module.
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCmarkGFM", path: "Sources/CCmarkGFM", pkgConfig: "libcmark-gfm",
+                       providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
+                       providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
+                       providers: [.apt(["libcurl4-openssl-dev"])]),
+
+        // MARK: - The data flow, one module per stage.
+        .target(name: "ParleyUpstream", dependencies: ["CCurl"]),
+        .target(name: "ParleySSE"),
+        .target(name: "ParleyProviders", dependencies: ["ParleyUpstream", "ParleySSE"]),
+        .target(name: "ParleyStore", dependencies: ["CSQLite"]),
+        .target(name: "ParleyMarkdown", dependencies: ["CCmarkGFM"]),
+        .target(name: "ParleyGeneration",
+                dependencies: ["ParleyProviders", "ParleyStore", "ParleyMarkdown"]),
+        .target(name: "ParleyHTTP", dependencies: ["CMicroHTTPD"]),
+        .target(name: "ParleyServer",
+                dependencies: ["ParleyHTTP", "ParleyStore", "ParleyProviders",
+                               "ParleyGeneration", "ParleyMarkdown"]),
+        .executableTarget(name: "parley", dependencies: ["ParleyServer"]),
+
+        // MARK: - Tests: real servers on loopback, a real fake upstream, real SQLite files.
+        .target(name: "ParleyTestSupport", dependencies: ["CCurl"], path: "Sources/ParleyTestSupport"),
+        .testTarget(name: "ParleySSETests", dependencies: ["ParleySSE"]),
+        .testTarget(name: "ParleyHTTPTests", dependencies: ["ParleyHTTP", "ParleyTestSupport"]),
+        .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore"]),
+        .testTarget(name: "ParleyMarkdownTests", dependencies: ["ParleyMarkdown"]),
+        .testTarget(name: "ParleyProvidersTests",
+                    dependencies: ["ParleyProviders", "ParleyUpstream", "ParleyTestSupport"],
+                    resources: [.copy("Fixtures")]),
+        .testTarget(name: "ParleyServerTests",
+                    dependencies: ["ParleyServer", "ParleyTestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
