@@ -1,0 +1,19 @@
+import Foundation
+
+/// Hands out event ids that only ever grow: the larger of the previous id + 1 and the current time in
+/// microseconds. A continued generation, or one started after a crash, therefore never reuses an id a
+/// browser may hold as its Last-Event-ID, without any counter having to be persisted.
+/// (Microseconds since 1970 stay below 2^53 until the year 2255, so JavaScript reads them exactly.)
+struct EventIDClock: Sendable {
+    private(set) var last: Int64
+
+    init(after last: Int64 = 0) {
+        self.last = last
+    }
+
+    mutating func next() -> Int64 {
+        let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
+        last = max(last + 1, now)
+        return last
+    }
+}

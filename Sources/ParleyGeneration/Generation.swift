@@ -1,0 +1,339 @@
+import Foundation
+import ParleyMarkdown
+import ParleyProviders
+import ParleyStore
+
+/// One reply being generated for one assistant message. It outlives every browser connection: it
+/// consumes the provider's events, renders them through `StableMarkdown`, logs them for replay, fans
+/// them out to any number of subscribers and ends by writing the final state to the store once.
+///
+/// Concurrency: an actor; every provider event, frame, subscription and stop is serialised on it, so
+/// `stop` sees exactly the text that was received before it and nothing after.
+public actor Generation {
+    public nonisolated let messageID: String
+    public nonisolated let conversationID: String
+    public nonisolated let owner: String
+    private let model: String
+    private let store: Store
+    private let limits: GenerationLimits
+
+    // MARK: - Text and rendering state
+    /// Text already turned into events (blocks, tail, delta).
+    private var framed: String
+    /// Text received but not yet sent: gathered until the end of the current frame.
+    private var pending = ""
+    private var contentBytes: Int
+    private var markdown: StableMarkdown
+    private var lastTail = ""
+    private var lastFrameAt: ContinuousClock.Instant?
+    private var frameScheduled = false
+    private var persistedBytes: Int
+
+    // MARK: - Log and subscribers
+    private var log: EventLog
+    private var ids: EventIDClock
+    private var subscribers: [Int: @Sendable ([GenerationEvent]) -> Bool] = [:]
+    private var nextSubscriberID = 0
+
+    // MARK: - Outcome
+    private var finishReason: String?
+    private var usage: Usage?
+    private var outcome: GenerationOutcome?
+    private var finalBlocks: [String] = []
+    private var upstream: Task<Void, Never>?
+    private var onEnd: (@Sendable (String) async -> Void)?
+
+    /// - Parameters:
+    ///   - message: the assistant message; its content is non-empty when continuing.
+    ///   - onEnd: runs once, after the final state is stored.
+    init(message: Message, owner: String, model: String, store: Store, limits: GenerationLimits,
+         renderer: MarkdownRenderer, onEnd: @escaping @Sendable (String) async -> Void) {
+        self.onEnd = onEnd
+        self.messageID = message.id
+        self.conversationID = message.conversationID
+        self.owner = owner
+        self.model = model
+        self.store = store
+        self.limits = limits
+        self.framed = message.content
+        self.contentBytes = message.content.utf8.count
+        self.persistedBytes = message.content.utf8.count
+        var markdown = StableMarkdown(renderer: renderer)
+        if !message.content.isEmpty {
+            let update = markdown.append(message.content)
+            self.lastTail = update.tail
+        }
+        self.markdown = markdown
+        var ids = EventIDClock()
+        let base = ids.next()
+        self.ids = ids
+        var log = EventLog(baseID: base)
+        if !message.content.isEmpty {
+            // A continued message starts its log with the full state, so a client that saw the earlier
+            // `done` replaces what it shows instead of appending to it.
+            let snapshot = GenerationSnapshot(messageID: message.id, status: .streaming,
+                                              blocks: markdown.blocks, tail: markdown.tail,
+                                              content: message.content)
+            log.append(GenerationEvent(id: self.ids.next(), payload: .snapshot(snapshot)))
+        }
+        self.log = log
+    }
+
+    // MARK: - Running
+
+    /// Starts consuming the provider stream (unless the generation was already stopped).
+    func run(_ events: AsyncThrowingStream<ProviderEvent, Error>) {
+        guard outcome == nil, upstream == nil else { return }
+        upstream = Task { await self.consume(events) }
+    }
+
+    private func consume(_ events: AsyncThrowingStream<ProviderEvent, Error>) async {
+        do {
+            for try await event in events {
+                guard outcome == nil else { return }
+                guard handle(event) else { break }
+            }
+            guard outcome == nil, !Task.isCancelled else { return }
+            await finish(status: .complete)
+        } catch let error as ProviderError {
+            guard outcome == nil else { return }
+            let status: MessageStatus = error.code == "upstream_interrupted" ? .interrupted : .failed
+            await finish(status: status, errorCode: error.code, errorMessage: error.message)
+        } catch {
+            guard outcome == nil, !(error is CancellationError) else { return }
+            await finish(status: .failed, errorCode: "upstream_error", errorMessage: "The model's stream failed.")
+        }
+    }
+
+    /// Returns false when the reply must end here (it reached `maxReplyBytes`).
+    private func handle(_ event: ProviderEvent) -> Bool {
+        switch event {
+        case .text(let text):
+            return receive(text)
+        case .finish(let reason):
+            finishReason = reason.storedValue
+        case .usage(let reported):
+            usage = reported
+        case .reasoning, .toolCall:
+            // Not shown or stored yet: Parley relays answers, it does not run tools.
+            break
+        }
+        return true
+    }
+
+    /// Appends received text, cutting it at `maxReplyBytes`: the reply then ends as `length` and
+    /// leaving the event loop drops the provider stream, which aborts the upstream call.
+    private func receive(_ text: String) -> Bool {
+        let room = limits.maxReplyBytes - contentBytes
+        let fits = text.utf8.count <= room
+        let accepted = fits ? text : String(text.prefix(utf8Bytes: room))
+        pending += accepted
+        contentBytes += accepted.utf8.count
+        guard fits else {
+            finishReason = "length"
+            return false
+        }
+        scheduleFrame()
+        return true
+    }
+
+    // MARK: - Frames: one write per interval however fast the model is
+
+    private func scheduleFrame() {
+        guard !frameScheduled else { return }
+        let now = ContinuousClock.now
+        if let last = lastFrameAt, now - last < limits.frameInterval {
+            frameScheduled = true
+            let due = last + limits.frameInterval
+            Task {
+                try? await Task.sleep(until: due, clock: .continuous)
+                self.frameTimerFired()
+            }
+        } else {
+            emitFrame()
+        }
+    }
+
+    private func frameTimerFired() {
+        frameScheduled = false
+        guard outcome == nil else { return }
+        emitFrame()
+    }
+
+    /// Turns the pending text into block, tail and delta events and delivers them.
+    private func emitFrame() {
+        guard !pending.isEmpty else { return }
+        let text = pending
+        pending = ""
+        framed += text
+        lastFrameAt = ContinuousClock.now
+        var batch: [GenerationEvent] = []
+        let update = markdown.append(text)
+        for block in update.blocks {
+            batch.append(event(.block(index: block.index, html: block.html)))
+        }
+        if update.tail != lastTail {
+            lastTail = update.tail
+            batch.append(event(.tail(update.tail)))
+        }
+        batch.append(event(.delta(text)))
+        deliver(batch)
+    }
+
+    private func event(_ payload: GenerationEvent.Payload) -> GenerationEvent {
+        let event = GenerationEvent(id: ids.next(), payload: payload)
+        log.append(event)
+        return event
+    }
+
+    private func deliver(_ batch: [GenerationEvent]) {
+        guard !batch.isEmpty else { return }
+        for (key, send) in subscribers where !send(batch) {
+            subscribers[key] = nil
+        }
+    }
+
+    // MARK: - Ending
+
+    /// Stops the upstream call at once and keeps exactly the text received so far.
+    func stop() async {
+        guard outcome == nil else { return }
+        upstream?.cancel()
+        await finish(status: .stopped)
+    }
+
+    /// Ends the generation as `interrupted` (graceful shutdown).
+    func interrupt() async {
+        guard outcome == nil else { return }
+        upstream?.cancel()
+        await finish(status: .interrupted, errorCode: "server_shutdown",
+                     errorMessage: "The server shut down during the reply.")
+    }
+
+    private func finish(status: MessageStatus, errorCode: String? = nil, errorMessage: String? = nil) async {
+        guard outcome == nil else { return }
+        emitFrame()
+        let final = markdown.finish()
+        var blocks = markdown.blocks
+        var batch: [GenerationEvent] = []
+        let patch = final.patch.map { BlockPatch(index: $0.index, html: $0.html) }
+        for item in patch where item.index < blocks.count {
+            blocks[item.index] = item.html
+        }
+        for block in final.blocks {
+            batch.append(event(.block(index: block.index, html: block.html)))
+            blocks.append(block.html)
+        }
+        if let errorCode {
+            batch.append(event(.error(code: errorCode, message: errorMessage ?? "")))
+        }
+        let usageJSON = usage.map(Self.encode)
+        let result = GenerationOutcome(status: status, finishReason: finishReason, usage: usageJSON,
+                                       patch: patch, blockCount: final.blockCount,
+                                       errorCode: errorCode, errorMessage: errorMessage)
+        outcome = result
+        finalBlocks = blocks
+        do {
+            _ = try store.finishMessage(id: messageID, content: framed, status: status,
+                                        finishReason: finishReason, usage: usageJSON, model: model,
+                                        errorCode: errorCode, errorMessage: errorMessage,
+                                        html: blocks.joined())
+        } catch {
+            FileHandle.standardError.write(Data("parley: storing message \(messageID) failed: \(error)\n".utf8))
+        }
+        batch.append(event(.done(result)))
+        deliver(batch)
+        subscribers.removeAll()
+        if let onEnd {
+            self.onEnd = nil
+            await onEnd(messageID)
+        }
+    }
+
+    private static func encode(_ usage: Usage) -> String {
+        var fields: [String] = []
+        if let input = usage.inputTokens { fields.append("\"input_tokens\":\(input)") }
+        if let output = usage.outputTokens { fields.append("\"output_tokens\":\(output)") }
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+
+    // MARK: - Subscribing
+
+    /// Attaches a subscriber. It first receives either the exact events after `lastEventID` or a
+    /// snapshot, then every new batch. `deliver` returns false when the subscriber has gone.
+    /// Returns a token for `unsubscribe`, or nil when the generation had already ended (the subscriber
+    /// then got the snapshot and `done` and nothing more will come).
+    func subscribe(after lastEventID: Int64?,
+                   deliver: @escaping @Sendable ([GenerationEvent]) -> Bool) -> Int? {
+        var initial: [GenerationEvent]
+        if let lastEventID, let replay = log.events(after: lastEventID) {
+            initial = replay
+        } else {
+            initial = [snapshotEvent()]
+            if let outcome {
+                initial.append(GenerationEvent(id: log.lastID, payload: .done(outcome)))
+            }
+        }
+        guard deliver(initial), outcome == nil else { return nil }
+        let token = nextSubscriberID
+        nextSubscriberID += 1
+        subscribers[token] = deliver
+        return token
+    }
+
+    func unsubscribe(_ token: Int) {
+        subscribers[token] = nil
+    }
+
+    /// The state as of the last logged event (before `done` when the generation has ended).
+    private func snapshotEvent() -> GenerationEvent {
+        if let outcome {
+            let snapshot = GenerationSnapshot(messageID: messageID, status: outcome.status,
+                                              blocks: finalBlocks, tail: "", content: framed)
+            return GenerationEvent(id: log.lastID - 1, payload: .snapshot(snapshot))
+        }
+        let snapshot = GenerationSnapshot(messageID: messageID, status: .streaming, blocks: markdown.blocks,
+                                          tail: markdown.tail, content: framed)
+        return GenerationEvent(id: log.lastID, payload: .snapshot(snapshot))
+    }
+
+    // MARK: - Persistence
+
+    /// The whole text when it grew since the last call (group commit by `ProgressFlusher`).
+    func takeProgress() -> String? {
+        guard outcome == nil, contentBytes != persistedBytes else { return nil }
+        persistedBytes = contentBytes
+        return framed + pending
+    }
+
+    /// Number of live subscribers (for tests and metrics).
+    var subscriberCount: Int { subscribers.count }
+}
+
+extension FinishReason {
+    /// The value stored in `messages.finish_reason` and sent in `done`.
+    var storedValue: String {
+        switch self {
+        case .stop: "stop"
+        case .length: "length"
+        case .toolCalls: "tool_calls"
+        case .contentFilter: "content_filter"
+        case .other(let value): value
+        }
+    }
+}
+
+extension String {
+    /// The longest prefix of at most `maxBytes` UTF-8 bytes that ends on a character boundary.
+    func prefix(utf8Bytes maxBytes: Int) -> Substring {
+        var end = startIndex
+        var used = 0
+        for index in indices {
+            let next = self.index(after: index)
+            used += utf8.distance(from: index, to: next)
+            if used > maxBytes { break }
+            end = next
+        }
+        return self[..<end]
+    }
+}

@@ -1,0 +1,17 @@
+/// Why a generation request was refused. The API layer maps each case to an HTTP status.
+public enum GenerationError: Error, Equatable, Sendable {
+    /// The id names no message (404).
+    case messageNotFound
+    /// The id names no conversation (404).
+    case conversationNotFound
+    /// The operation needs an assistant message (400).
+    case notAnAssistantMessage
+    /// The message is still streaming (409).
+    case alreadyStreaming
+    /// The model id is not offered by any configured provider (400).
+    case unknownModel(String)
+    /// Too many live generations, globally or for this user (429).
+    case tooManyGenerations(limit: Int)
+    /// The message's parent chain is not what the operation needs (400).
+    case invalidParent(String)
+}

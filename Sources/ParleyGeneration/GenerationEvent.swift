@@ -1,0 +1,83 @@
+import ParleyStore
+
+/// One entry of a message's event log: what subscribers receive, in id order.
+///
+/// Ids are strictly increasing over the message's whole life, across `continue` and across server
+/// restarts, because they are taken from a microsecond clock and never reused (see `EventIDClock`).
+public struct GenerationEvent: Sendable {
+    public let id: Int64
+    public let payload: Payload
+
+    public enum Payload: Sendable {
+        /// The full state; first event of a connection that cannot be replayed exactly, and first
+        /// event of a continued generation's log (it resets what a client shows).
+        case snapshot(GenerationSnapshot)
+        /// A Markdown block that can no longer change, as HTML (sent once).
+        case block(index: Int, html: String)
+        /// The raw, still-open tail; replaces the previous tail.
+        case tail(String)
+        /// Raw source text appended since the previous delta (text-mode clients).
+        case delta(String)
+        case error(code: String, message: String)
+        /// Last event of a generation; the stream ends after it.
+        case done(GenerationOutcome)
+    }
+
+    public init(id: Int64, payload: Payload) {
+        self.id = id
+        self.payload = payload
+    }
+}
+
+/// The state of a message at one point of its log.
+public struct GenerationSnapshot: Sendable {
+    public let messageID: String
+    public let status: MessageStatus
+    public let blocks: [String]
+    public let tail: String
+    public let content: String
+
+    public init(messageID: String, status: MessageStatus, blocks: [String], tail: String, content: String) {
+        self.messageID = messageID
+        self.status = status
+        self.blocks = blocks
+        self.tail = tail
+        self.content = content
+    }
+}
+
+/// How a generation ended: what `done` carries.
+public struct GenerationOutcome: Sendable {
+    public let status: MessageStatus
+    public let finishReason: String?
+    /// Usage as stored: a JSON object text, or nil when the provider did not report it.
+    public let usage: String?
+    /// Committed blocks whose final render differs (a late link definition changed them).
+    public let patch: [BlockPatch]
+    /// Total number of blocks after the final render.
+    public let blockCount: Int
+    public let errorCode: String?
+    public let errorMessage: String?
+
+    public init(status: MessageStatus, finishReason: String?, usage: String?, patch: [BlockPatch],
+                blockCount: Int, errorCode: String?, errorMessage: String?) {
+        self.status = status
+        self.finishReason = finishReason
+        self.usage = usage
+        self.patch = patch
+        self.blockCount = blockCount
+        self.errorCode = errorCode
+        self.errorMessage = errorMessage
+    }
+}
+
+/// A replacement for an already sent block.
+public struct BlockPatch: Sendable, Equatable {
+    public let index: Int
+    public let html: String
+
+    public init(index: Int, html: String) {
+        self.index = index
+        self.html = html
+    }
+}

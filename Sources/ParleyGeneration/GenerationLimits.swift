@@ -1,0 +1,30 @@
+/// The limits every generation runs under. Each is configurable (see `ParleyConfiguration`) and tested.
+public struct GenerationLimits: Sendable {
+    /// Gather chunks arriving faster than this and send them as one frame; 0 sends every chunk at
+    /// once. Bounds both the added latency and the write rate, however fast the model is.
+    public var frameInterval: Duration
+    /// Streamed text is written to SQLite at least this often (one transaction for all generations).
+    public var flushInterval: Duration
+    /// A reply is cut at this many UTF-8 bytes and marked `length`.
+    public var maxReplyBytes: Int
+    /// Live generations allowed at once, over all users (429 past it).
+    public var maxConcurrent: Int
+    /// Live generations allowed at once for one user (429 past it).
+    public var maxConcurrentPerUser: Int
+    /// Characters of conversation history sent upstream; the oldest turns are dropped first.
+    public var contextBudgetCharacters: Int
+    /// How long a finished generation stays in memory so reconnecting clients get an exact replay.
+    public var retainFinished: Duration
+
+    public init(frameInterval: Duration = .milliseconds(25), flushInterval: Duration = .milliseconds(200),
+                maxReplyBytes: Int = 256 * 1024, maxConcurrent: Int = 64, maxConcurrentPerUser: Int = 4,
+                contextBudgetCharacters: Int = 64_000, retainFinished: Duration = .seconds(30)) {
+        self.frameInterval = frameInterval
+        self.flushInterval = flushInterval
+        self.maxReplyBytes = maxReplyBytes
+        self.maxConcurrent = maxConcurrent
+        self.maxConcurrentPerUser = maxConcurrentPerUser
+        self.contextBudgetCharacters = contextBudgetCharacters
+        self.retainFinished = retainFinished
+    }
+}

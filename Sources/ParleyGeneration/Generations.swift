@@ -1,0 +1,253 @@
+import Foundation
+import ParleyMarkdown
+import ParleyProviders
+import ParleyStore
+
+/// Every live generation, and the operations that start or end one (send, regenerate, continue,
+/// stop). It enforces the concurrency caps, builds the upstream context, and writes all live
+/// generations' text to SQLite in one transaction per flush interval (group commit), so a `kill -9`
+/// loses at most one interval of text.
+///
+/// Concurrency: an actor. Store calls are short synchronous SQLite transactions made from it.
+public actor Generations {
+    private let store: Store
+    private let providers: ProviderRegistry
+    private let limits: GenerationLimits
+    private let renderer: MarkdownRenderer
+    private let context: ContextBuilder
+    /// Live generations by message id.
+    private var live: [String: Generation] = [:]
+    /// Recently finished generations kept for exact replay, by message id.
+    private var retained: [String: Generation] = [:]
+    private var flusher: Task<Void, Never>?
+
+    /// The hidden turn used to continue an answer with a provider that cannot take a prefill.
+    static let continueInstruction =
+        "Continue your previous answer exactly where it stopped. Do not repeat anything you already wrote."
+
+    public init(store: Store, providers: ProviderRegistry, limits: GenerationLimits,
+                renderer: MarkdownRenderer = MarkdownRenderer()) {
+        self.store = store
+        self.providers = providers
+        self.limits = limits
+        self.renderer = renderer
+        self.context = ContextBuilder(budget: limits.contextBudgetCharacters)
+    }
+
+    // MARK: - Starting
+
+    /// Adds a user message (under the current leaf, or under `parentID` to branch) and starts its answer.
+    public func send(conversationID: String, parentID: String?, content: String, model: String?,
+                     owner: String) async throws -> (user: Message, assistant: Message) {
+        try checkCapacity(owner: owner)
+        guard let conversation = try store.conversation(id: conversationID) else {
+            throw GenerationError.conversationNotFound
+        }
+        let (modelID, provider, upstreamModel) = try resolve(model ?? conversation.model)
+        let turn: (user: Message, assistant: Message)
+        do {
+            turn = try store.appendTurn(conversationID: conversationID, parentID: parentID,
+                                        userContent: content, model: modelID)
+        } catch StoreError.notFound {
+            throw GenerationError.invalidParent("parent_id names no message of this conversation")
+        }
+        let history = try store.contextPath(leafID: turn.user.id)
+        let request = ChatRequest(model: upstreamModel,
+                                  messages: context.messages(systemPrompt: conversation.systemPrompt,
+                                                             branch: history),
+                                  prefill: nil, maxTokens: nil)
+        await start(turn.assistant, owner: owner, model: modelID, provider: provider, request: request)
+        return turn
+    }
+
+    /// Starts a new answer beside the assistant message `messageID` (a sibling under the same user message).
+    public func regenerate(messageID: String, model: String?, owner: String) async throws -> Message {
+        try checkCapacity(owner: owner)
+        let message = try assistantMessage(messageID)
+        guard let parentID = message.parentID,
+              let conversation = try store.conversation(id: message.conversationID) else {
+            throw GenerationError.invalidParent("the message has no user message to answer")
+        }
+        let (modelID, provider, upstreamModel) = try resolve(model ?? message.model ?? conversation.model)
+        let sibling = try store.createSibling(ofAssistant: messageID, model: modelID)
+        let history = try store.contextPath(leafID: parentID)
+        let request = ChatRequest(model: upstreamModel,
+                                  messages: context.messages(systemPrompt: conversation.systemPrompt,
+                                                             branch: history),
+                                  prefill: nil, maxTokens: nil)
+        await start(sibling, owner: owner, model: modelID, provider: provider, request: request)
+        return sibling
+    }
+
+    /// Extends a stopped, truncated, failed or interrupted answer; new text is appended to it.
+    public func continueMessage(messageID: String, owner: String) async throws -> Message {
+        let message = try assistantMessage(messageID)
+        guard message.status != .streaming, live[messageID] == nil else {
+            throw GenerationError.alreadyStreaming
+        }
+        try checkCapacity(owner: owner)
+        guard let parentID = message.parentID,
+              let conversation = try store.conversation(id: message.conversationID) else {
+            throw GenerationError.invalidParent("the message has no user message to answer")
+        }
+        let (modelID, provider, upstreamModel) = try resolve(message.model ?? conversation.model)
+        let resumed = try store.resumeStreaming(id: messageID)
+        let history = try store.contextPath(leafID: parentID)
+        var messages = context.messages(systemPrompt: conversation.systemPrompt, branch: history)
+        var prefill: String?
+        if provider.supportsPrefill {
+            prefill = message.content
+        } else {
+            messages.append(ChatMessage(role: .assistant, content: message.content))
+            messages.append(ChatMessage(role: .user, content: Self.continueInstruction))
+        }
+        let request = ChatRequest(model: upstreamModel, messages: messages, prefill: prefill, maxTokens: nil)
+        retained[messageID] = nil
+        await start(resumed, owner: owner, model: modelID, provider: provider, request: request)
+        return resumed
+    }
+
+    private func start(_ message: Message, owner: String, model: String, provider: any ChatProvider,
+                       request: ChatRequest) async {
+        let generation = Generation(message: message, owner: owner, model: model, store: store,
+                                    limits: limits, renderer: renderer) { [weak self] id in
+            await self?.ended(id)
+        }
+        live[message.id] = generation
+        startFlushing()
+        await generation.run(provider.stream(request))
+    }
+
+    private func ended(_ messageID: String) {
+        guard let generation = live.removeValue(forKey: messageID) else { return }
+        retained[messageID] = generation
+        let keep = limits.retainFinished
+        Task {
+            try? await Task.sleep(for: keep)
+            self.release(messageID, generation)
+        }
+    }
+
+    private func release(_ messageID: String, _ generation: Generation) {
+        if retained[messageID] === generation {
+            retained[messageID] = nil
+        }
+    }
+
+    // MARK: - Stopping
+
+    /// Aborts the upstream call at once; the message keeps exactly the text streamed so far.
+    /// A finished message is returned unchanged.
+    public func stop(messageID: String) async throws -> Message {
+        let message = try assistantMessage(messageID)
+        if let generation = live[messageID] {
+            await generation.stop()
+            return try store.message(id: messageID) ?? message
+        }
+        return message
+    }
+
+    /// Ends every live generation as `interrupted` and writes it (graceful shutdown).
+    public func shutdown() async {
+        flusher?.cancel()
+        for generation in live.values {
+            await generation.interrupt()
+        }
+    }
+
+    // MARK: - Subscribing
+
+    /// Attaches `deliver` to the message's event stream: the missed events after `lastEventID` when
+    /// they can be replayed exactly, otherwise a snapshot; then live events until `done`.
+    /// Returns a handle to detach, or nil when everything was delivered already (finished message).
+    public func subscribe(messageID: String, after lastEventID: Int64?,
+                          deliver: @escaping @Sendable ([GenerationEvent]) -> Bool) async throws -> Subscription? {
+        if let generation = live[messageID] ?? retained[messageID] {
+            guard let token = await generation.subscribe(after: lastEventID, deliver: deliver) else { return nil }
+            return Subscription(generation: generation, token: token)
+        }
+        guard let message = try store.message(id: messageID) else { throw GenerationError.messageNotFound }
+        _ = deliver(finishedEvents(message))
+        return nil
+    }
+
+    /// Snapshot and `done` for a message no generation holds (finished, or from before a restart).
+    private func finishedEvents(_ message: Message) -> [GenerationEvent] {
+        var ids = EventIDClock()
+        let blocks = renderer.renderBlocks(message.content)
+        let status = message.status == .streaming ? MessageStatus.interrupted : message.status
+        let snapshot = GenerationSnapshot(messageID: message.id, status: status, blocks: blocks, tail: "",
+                                          content: message.content)
+        let outcome = GenerationOutcome(status: status, finishReason: message.finishReason, usage: message.usage,
+                                        patch: [], blockCount: blocks.count, errorCode: message.errorCode,
+                                        errorMessage: message.errorMessage)
+        return [GenerationEvent(id: ids.next(), payload: .snapshot(snapshot)),
+                GenerationEvent(id: ids.next(), payload: .done(outcome))]
+    }
+
+    // MARK: - Persistence (group commit)
+
+    private func startFlushing() {
+        guard flusher == nil else { return }
+        let interval = limits.flushInterval
+        flusher = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                await self?.flush()
+            }
+        }
+    }
+
+    /// Writes the text of every live generation that grew, in one transaction.
+    public func flush() async {
+        var updates: [(id: String, content: String)] = []
+        for (id, generation) in live {
+            if let content = await generation.takeProgress() {
+                updates.append((id: id, content: content))
+            }
+        }
+        guard !updates.isEmpty else { return }
+        do {
+            try store.saveProgress(updates)
+        } catch {
+            FileHandle.standardError.write(Data("parley: progress flush failed: \(error)\n".utf8))
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// Number of live generations.
+    public var liveCount: Int { live.count }
+
+    private func checkCapacity(owner: String) throws {
+        guard live.count < limits.maxConcurrent else {
+            throw GenerationError.tooManyGenerations(limit: limits.maxConcurrent)
+        }
+        let mine = live.values.reduce(0) { $0 + ($1.owner == owner ? 1 : 0) }
+        guard mine < limits.maxConcurrentPerUser else {
+            throw GenerationError.tooManyGenerations(limit: limits.maxConcurrentPerUser)
+        }
+    }
+
+    private func assistantMessage(_ id: String) throws -> Message {
+        guard let message = try store.message(id: id) else { throw GenerationError.messageNotFound }
+        guard message.role == .assistant else { throw GenerationError.notAnAssistantMessage }
+        return message
+    }
+
+    private func resolve(_ requested: String?) throws -> (id: String, provider: any ChatProvider, model: String) {
+        let id = requested ?? providers.defaultModelID
+        guard let resolved = providers.resolve(id) else { throw GenerationError.unknownModel(id) }
+        return (id, resolved.provider, resolved.model)
+    }
+}
+
+/// A subscriber's attachment to a generation; `cancel` detaches it (the client went away).
+public struct Subscription: Sendable {
+    let generation: Generation
+    let token: Int
+
+    public func cancel() async {
+        await generation.unsubscribe(token)
+    }
+}

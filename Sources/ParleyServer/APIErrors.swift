@@ -1,0 +1,44 @@
+import ParleyGeneration
+import ParleyHTTP
+import ParleyStore
+
+/// Maps the errors of the store and of generations to the API's HTTP errors, in one place.
+enum APIErrors {
+    static let conversationNotFound = HTTPError(status: 404, code: "not_found", message: "No such conversation.")
+    static let messageNotFound = HTTPError(status: 404, code: "not_found", message: "No such message.")
+
+    static func map(_ error: Error) -> Error {
+        switch error {
+        case let error as GenerationError:
+            return map(error)
+        case StoreError.notFound(let what):
+            return HTTPError(status: 404, code: "not_found", message: "No such \(what).")
+        case StoreError.invalidCursor:
+            return HTTPError(status: 400, code: "invalid_cursor", message: "'cursor' is not a cursor this server issued.")
+        case StoreError.conflict(let why):
+            return HTTPError(status: 409, code: "conflict", message: why)
+        default:
+            return error
+        }
+    }
+
+    private static func map(_ error: GenerationError) -> HTTPError {
+        switch error {
+        case .messageNotFound: messageNotFound
+        case .conversationNotFound: conversationNotFound
+        case .notAnAssistantMessage:
+            HTTPError(status: 400, code: "not_assistant_message", message: "This works on assistant messages only.")
+        case .alreadyStreaming:
+            HTTPError(status: 409, code: "already_streaming", message: "The message is still streaming.")
+        case .unknownModel(let model):
+            HTTPError(status: 400, code: "unknown_model",
+                      message: "'model' \(model) is not offered by this server (see GET /api/models).")
+        case .tooManyGenerations(let limit):
+            HTTPError(status: 429, code: "too_many_generations",
+                      message: "At most \(limit) replies may stream at once; try again when one ends.",
+                      headers: [("Retry-After", "1")])
+        case .invalidParent(let why):
+            HTTPError(status: 400, code: "invalid_parent", message: why)
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import ParleyHTTP
+
+/// A request's JSON object, read field by field so every error names the field at fault.
+struct JSONBody {
+    private let object: [String: Any]
+
+    init(_ request: HTTPRequest) throws(HTTPError) {
+        guard !request.body.isEmpty else {
+            object = [:]
+            return
+        }
+        let parsed: Any
+        do {
+            parsed = try JSONSerialization.jsonObject(with: Data(request.body), options: [.fragmentsAllowed])
+        } catch {
+            throw HTTPError(status: 400, code: "invalid_json", message: "The request body is not valid JSON.")
+        }
+        guard let object = parsed as? [String: Any] else {
+            throw HTTPError(status: 400, code: "invalid_json", message: "The request body must be a JSON object.")
+        }
+        self.object = object
+    }
+
+    /// Whether the field is present (even as null).
+    func has(_ field: String) -> Bool { object[field] != nil }
+
+    /// An optional string field: absent and null both read as nil.
+    func string(_ field: String) throws(HTTPError) -> String? {
+        switch object[field] {
+        case nil, is NSNull: return nil
+        case let value as String: return value
+        default: throw Self.wrongType(field, "a string")
+        }
+    }
+
+    /// A required, non-empty string field.
+    func requiredString(_ field: String) throws(HTTPError) -> String {
+        guard let value = try string(field) else {
+            throw HTTPError(status: 400, code: "invalid_request", message: "'\(field)' is required.")
+        }
+        guard !value.isEmpty else {
+            throw HTTPError(status: 400, code: "invalid_request", message: "'\(field)' must not be empty.")
+        }
+        return value
+    }
+
+    private static func wrongType(_ field: String, _ expected: String) -> HTTPError {
+        HTTPError(status: 400, code: "invalid_request", message: "'\(field)' must be \(expected).")
+    }
+}

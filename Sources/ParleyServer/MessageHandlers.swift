@@ -1,0 +1,127 @@
+import Foundation
+import ParleyGeneration
+import ParleyHTTP
+import ParleyProviders
+import ParleyStore
+
+/// Messages: send (starts a generation), the resumable event stream, stop, regenerate, continue.
+struct MessageHandlers: Sendable {
+    let store: Store
+    let generations: Generations
+    let providers: ProviderRegistry
+    let renderer: UserMessageRenderer
+    /// Until team mode brings accounts every request belongs to one local user.
+    static let localOwner = "local"
+
+    func models(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let models = await providers.models()
+        return .json(ModelListResource(models: models.map {
+            ModelListResource.Model(id: $0.id, provider: $0.provider, label: $0.label)
+        }))
+    }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let body = try JSONBody(request)
+        let content = try body.requiredString("content")
+        let turn = try await generations.send(conversationID: request.parameters["id"] ?? "",
+                                              parentID: try body.string("parent_id"), content: content,
+                                              model: try body.string("model"), owner: Self.localOwner)
+        return .json(TurnResource(userMessage: MessageResource(turn.user, html: renderer.html(for: turn.user)),
+                                  assistantMessage: MessageResource(turn.assistant)), status: 201)
+    }
+
+    func show(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let message = try existing(request)
+        return .json(MessageResource(message, html: renderer.html(for: message)))
+    }
+
+    func stop(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let message = try await generations.stop(messageID: request.parameters["id"] ?? "")
+        return .json(MessageResource(message, html: renderer.html(for: message)))
+    }
+
+    func regenerate(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let model = try JSONBody(request).string("model")
+        let message = try await generations.regenerate(messageID: request.parameters["id"] ?? "", model: model,
+                                                       owner: Self.localOwner)
+        return .json(MessageResource(message), status: 201)
+    }
+
+    func continueMessage(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let message = try await generations.continueMessage(messageID: request.parameters["id"] ?? "",
+                                                            owner: Self.localOwner)
+        return .json(MessageResource(message))
+    }
+
+    /// `text/event-stream` of the message: the missed events or a snapshot, then live events until `done`.
+    func stream(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let message = try existing(request)
+        let encoder = EventStreamEncoder(mode: request.query["mode"] == "text" ? .text : .html)
+        let lastEventID = try Self.lastEventID(request)
+        let generations = generations
+        return HTTPResponse(status: 200, headers: [], body: .eventStream { writer in
+            Task {
+                let subscription = try? await generations.subscribe(messageID: message.id, after: lastEventID) {
+                    events in
+                    let bytes = encoder.encode(events)
+                    if !bytes.isEmpty, !writer.write(bytes) { return false }
+                    if events.contains(where: \.isDone) {
+                        writer.finish()
+                        return false
+                    }
+                    return !writer.isClosed
+                }
+                if let subscription {
+                    writer.onClose { Task { await subscription.cancel() } }
+                }
+            }
+        })
+    }
+
+    /// Last-Event-ID header (EventSource reconnects) or `?last_event_id=` (a fresh EventSource).
+    private static func lastEventID(_ request: HTTPRequest) throws -> Int64? {
+        guard let raw = request.header("Last-Event-ID") ?? request.query["last_event_id"], !raw.isEmpty else {
+            return nil
+        }
+        guard let id = Int64(raw), id >= 0 else {
+            throw HTTPError(status: 400, code: "invalid_request", message: "'Last-Event-ID' must be an event id.")
+        }
+        return id
+    }
+
+    private func existing(_ request: HTTPRequest) throws -> Message {
+        guard let message = try store.message(id: request.parameters["id"] ?? "") else {
+            throw APIErrors.messageNotFound
+        }
+        return message
+    }
+}
+
+extension GenerationEvent {
+    var isDone: Bool {
+        if case .done = payload { return true }
+        return false
+    }
+}
+
+/// `POST /api/conversations/{id}/messages` answers with both new messages.
+struct TurnResource: Encodable {
+    let userMessage: MessageResource
+    let assistantMessage: MessageResource
+
+    enum CodingKeys: String, CodingKey {
+        case userMessage = "user_message"
+        case assistantMessage = "assistant_message"
+    }
+}
+
+/// `GET /api/models`.
+struct ModelListResource: Encodable {
+    struct Model: Encodable {
+        let id: String
+        let provider: String
+        let label: String
+    }
+
+    let models: [Model]
+}

@@ -1,0 +1,58 @@
+import Foundation
+import ParleyGeneration
+import ParleyHTTP
+import ParleyMarkdown
+import ParleyProviders
+import ParleyStore
+import ParleyUpstream
+
+/// A running Parley: the store, the providers, the live generations and the HTTP server, wired
+/// together. `parley` (main) and the integration tests start exactly this.
+public final class ParleyApp: Sendable {
+    public let configuration: ParleyConfiguration
+    public let store: Store
+    public let generations: Generations
+    private let server: HTTPServer
+
+    /// Opens the store (marking replies cut by a crash as `interrupted`) and builds the server.
+    public init(configuration: ParleyConfiguration) throws {
+        self.configuration = configuration
+        store = try Store(path: configuration.databasePath)
+        let interrupted = try store.markInterruptedAtStartup()
+        if interrupted > 0 {
+            Log.info("\(interrupted) reply(s) cut by the last shutdown are marked interrupted")
+        }
+        let providerConfiguration = ProviderConfiguration(environment: configuration.settings)
+        let providers = ProviderRegistry(configuration: providerConfiguration, client: UpstreamClient())
+        let renderer = MarkdownRenderer()
+        generations = Generations(store: store, providers: providers, limits: configuration.generation,
+                                  renderer: renderer)
+        let html = UserMessageRenderer(renderer: renderer)
+        var router = Router()
+        APIRoutes(conversations: ConversationHandlers(store: store, renderer: html),
+                  messages: MessageHandlers(store: store, generations: generations, providers: providers,
+                                            renderer: html))
+            .register(in: &router)
+        server = HTTPServer(configuration: configuration.http, router: router)
+    }
+
+    /// Binds and starts serving; `port` is the real port afterwards.
+    public func start() throws {
+        try server.start()
+    }
+
+    public var port: Int { server.port }
+
+    /// Ends live replies as `interrupted` (their text stored), finishes open streams, stops.
+    public func shutdown() async {
+        await generations.shutdown()
+        server.shutdown()
+    }
+}
+
+/// Log lines go to standard error; standard output carries only the `listening on` line.
+enum Log {
+    static func info(_ message: String) {
+        FileHandle.standardError.write(Data("parley: \(message)\n".utf8))
+    }
+}
