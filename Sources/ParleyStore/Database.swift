@@ -34,7 +34,12 @@ final class Database {
         // committed transaction survive a process crash (only an OS crash or power loss may
         // lose the last commits). journal_mode is persistent in the file, the rest per connection.
         if !readOnly {
-            try execute("PRAGMA journal_mode = WAL")
+            // The pragma answers with the mode in effect; a file system without shared memory
+            // would silently keep the rollback journal, and readers would then block the writer.
+            let mode = try queryFirst("PRAGMA journal_mode = WAL") { row in row.text(0) }
+            guard mode?.lowercased() == "wal" else {
+                throw StoreError.invalidConfiguration("\(path) cannot use WAL (journal mode \(mode ?? "unknown"))")
+            }
         }
         try execute("PRAGMA synchronous = NORMAL")
         try execute("PRAGMA foreign_keys = ON")

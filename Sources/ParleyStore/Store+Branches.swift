@@ -29,6 +29,7 @@ extension Store {
             let leaf = try database.queryFirst(
                 "SELECT current_leaf_id FROM conversations WHERE id = ?", [.text(conversationID)]
             ) { row in row.optionalText(0) }
+            // Outer optional: is there a conversation; inner: does it have messages yet.
             guard let leaf else { throw StoreError.notFound("conversation \(conversationID)") }
             guard let leaf else { return [] }
             let path = try Self.path(to: leaf, database: database)
@@ -77,14 +78,15 @@ extension Store {
         )
         """
 
+    /// The messages of `pathCTE`, root first.
+    static let pathQuery = """
+        WITH RECURSIVE \(pathCTE)
+        SELECT \(Message.columns(alias: "m")) FROM path JOIN messages m ON m.id = path.id
+        ORDER BY path.depth DESC
+        """
+
     static func path(to leafID: String, database: Database) throws(StoreError) -> [Message] {
-        try database.query(
-            """
-            WITH RECURSIVE \(pathCTE)
-            SELECT \(Message.columns(alias: "m")) FROM path JOIN messages m ON m.id = path.id
-            ORDER BY path.depth DESC
-            """,
-            [.text(leafID)], Message.init(row:))
+        try database.query(pathQuery, [.text(leafID)], Message.init(row:))
     }
 
     private func requireConversation(_ id: String, database: Database) throws(StoreError) {

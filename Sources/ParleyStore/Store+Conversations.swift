@@ -69,7 +69,7 @@ extension Store {
     /// total and pages never overlap or skip). `limit` is cut to 1...`configuration.maxPageSize`.
     /// `cursor` is a previous page's `nextCursor`; anything else throws `StoreError.invalidCursor`.
     /// Read transaction; keyset pagination, so a page costs the same however deep it is.
-    public func listConversations(limit: Int = 50, cursor: String? = nil) throws(StoreError) -> ConversationPage {
+    public func listConversations(limit: Int = Store.defaultPageSize, cursor: String? = nil) throws(StoreError) -> ConversationPage {
         let pageSize = min(max(limit, 1), configuration.maxPageSize)
         let after = try cursor.map { (text) throws(StoreError) in try PageCursor(encoded: text) }
         let rows = try read { (database) throws(StoreError) in

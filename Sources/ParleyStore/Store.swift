@@ -45,6 +45,8 @@ public final class Store: Sendable {
 
     /// The default title of a conversation created without one.
     public static let defaultTitle = "New conversation"
+    /// The page size of `listConversations` when the caller gives none.
+    public static let defaultPageSize = 50
 
     /// Opens (creating if needed) the database at `path` and applies pending migrations.
     public convenience init(

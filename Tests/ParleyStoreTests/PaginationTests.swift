@@ -58,6 +58,14 @@ final class PaginationTests: StoreTestCase {
         XCTAssertEqual(try store.listConversations(limit: 0).items.count, 1)
     }
 
+    func testDefaultPageSizeApplies() throws {
+        let store = try makeStore()
+        for _ in 0...Store.defaultPageSize { _ = try store.createConversation() }
+        let page = try store.listConversations()
+        XCTAssertEqual(page.items.count, Store.defaultPageSize)
+        XCTAssertEqual(try store.listConversations(cursor: page.nextCursor).items.count, 1)
+    }
+
     func testInvalidCursorsAreRejected() throws {
         let store = try makeStore()
         _ = try store.createConversation()

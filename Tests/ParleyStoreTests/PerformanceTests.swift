@@ -3,9 +3,10 @@ import ParleyStore
 import XCTest
 
 final class PerformanceTests: StoreTestCase {
-    /// Budget for reading a 2,000-message branch with sibling info. Generous for a loaded 2-core CI
+    /// Budget for reading a 2,000-message branch with sibling info: a guard against quadratic work,
+    /// generous for a loaded 2-core CI
     /// machine; the measured figure is printed.
-    static let currentBranchBudget: Duration = .milliseconds(250)
+    static let currentBranchBudget: Duration = .milliseconds(500)
 
     func testCurrentBranchOfTwoThousandMessagesIsFast() throws {
         let store = try makeStore()
