@@ -4,8 +4,7 @@ import XCTest
 
 final class PerformanceTests: StoreTestCase {
     /// Budget for reading a 2,000-message branch with sibling info: a guard against quadratic work,
-    /// generous for a loaded 2-core CI
-    /// machine; the measured figure is printed.
+    /// generous for a loaded 2-core CI machine. The measured figure is printed.
     static let currentBranchBudget: Duration = .milliseconds(500)
 
     func testCurrentBranchOfTwoThousandMessagesIsFast() throws {
