@@ -1,0 +1,40 @@
+import Foundation
+
+/// A conversation: settings plus a pointer to the leaf of the branch the user is looking at.
+public struct Conversation: Sendable, Equatable {
+    public let id: String
+    public var title: String
+    public var model: String?
+    public var systemPrompt: String?
+    /// The last message of the current branch; nil while the conversation is empty.
+    public var currentLeafID: String?
+    public let createdAt: Date
+    /// Moves on every change of settings or messages (not on progress saves or branch switches).
+    public var updatedAt: Date
+
+    public init(
+        id: String, title: String, model: String?, systemPrompt: String?, currentLeafID: String?,
+        createdAt: Date, updatedAt: Date
+    ) {
+        self.id = id
+        self.title = title
+        self.model = model
+        self.systemPrompt = systemPrompt
+        self.currentLeafID = currentLeafID
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
+    // MARK: - Row decoding
+
+    /// The column list every conversation query selects, in the order `init(row:)` reads.
+    static let columns = "id, title, model, system_prompt, current_leaf_id, created_at, updated_at"
+
+    init(row: Row) {
+        self.init(
+            id: row.text(0), title: row.text(1), model: row.optionalText(2),
+            systemPrompt: row.optionalText(3), currentLeafID: row.optionalText(4),
+            createdAt: Date(millisecondsSince1970: row.int64(5)),
+            updatedAt: Date(millisecondsSince1970: row.int64(6)))
+    }
+}

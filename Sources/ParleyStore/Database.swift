@@ -1,0 +1,129 @@
+import CSQLite
+
+/// One SQLite connection with its cache of prepared statements.
+///
+/// Not thread-safe by design: `Store` keeps each `Database` inside a `Mutex`, so exactly one thread
+/// uses a connection at a time. That is why it is opened with `SQLITE_OPEN_NOMUTEX`.
+final class Database {
+    /// How a transaction takes its locks: `immediate` takes the write lock at `BEGIN` (so a write
+    /// transaction never fails half-way on a lock upgrade), `deferred` reads from one snapshot.
+    enum TransactionMode {
+        case immediate
+        case deferred
+    }
+
+    private let handle: OpaquePointer
+    private var statements: [String: Statement] = [:]
+
+    /// Opens (creating if needed) the file at `path`. A reader connection is `query_only`, so a bug
+    /// can never write through it.
+    init(path: String, readOnly: Bool, busyTimeoutMilliseconds: Int32) throws(StoreError) {
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &handle, flags, nil)
+        guard rc == SQLITE_OK, let handle else {
+            let error = handle.map { StoreError.from(connection: $0, code: rc) }
+                ?? StoreError.sqlite(code: rc, message: String(cString: sqlite3_errstr(rc)))
+            sqlite3_close_v2(handle)
+            throw error
+        }
+        self.handle = handle
+        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+        // WAL lets readers run beside the one writer; synchronous=NORMAL still makes every
+        // committed transaction survive a process crash (only an OS crash or power loss may
+        // lose the last commits). journal_mode is persistent in the file, the rest per connection.
+        if !readOnly {
+            // The pragma answers with the mode in effect; a file system without shared memory
+            // would silently keep the rollback journal, and readers would then block the writer.
+            let mode = try queryFirst("PRAGMA journal_mode = WAL") { row in row.text(0) }
+            guard mode?.lowercased() == "wal" else {
+                throw StoreError.invalidConfiguration("\(path) cannot use WAL (journal mode \(mode ?? "unknown"))")
+            }
+        }
+        try execute("PRAGMA synchronous = NORMAL")
+        try execute("PRAGMA foreign_keys = ON")
+        if readOnly {
+            try execute("PRAGMA query_only = ON")
+        }
+    }
+
+    deinit {
+        statements.removeAll()  // finalize every statement before closing
+        sqlite3_close_v2(handle)
+    }
+
+    // MARK: - Running SQL
+
+    /// Runs a script of one or more statements without parameters (pragmas, migrations). Not cached.
+    func execute(_ sql: String) throws(StoreError) {
+        let rc = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard rc == SQLITE_OK else { throw StoreError.from(connection: handle, code: rc) }
+    }
+
+    /// Runs one statement to completion; returns the number of rows it changed.
+    @discardableResult
+    func run(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) -> Int {
+        let statement = try prepared(sql)
+        defer { statement.reset() }
+        try statement.bind(arguments)
+        while try statement.step() {}
+        return Int(sqlite3_changes64(handle))
+    }
+
+    /// Runs one statement and decodes every row it returns.
+    func query<T>(
+        _ sql: String, _ arguments: [SQLValue] = [], _ decode: (Row) throws(StoreError) -> T
+    ) throws(StoreError) -> [T] {
+        let statement = try prepared(sql)
+        defer { statement.reset() }
+        try statement.bind(arguments)
+        var results: [T] = []
+        while try statement.step() {
+            results.append(try decode(statement.row))
+        }
+        return results
+    }
+
+    /// Runs one statement and decodes its first row, if any. Any further rows are not read, so use
+    /// it for queries (or `RETURNING` of a single-row change), not for multi-row writes.
+    func queryFirst<T>(
+        _ sql: String, _ arguments: [SQLValue] = [], _ decode: (Row) throws(StoreError) -> T
+    ) throws(StoreError) -> T? {
+        let statement = try prepared(sql)
+        defer { statement.reset() }
+        try statement.bind(arguments)
+        guard try statement.step() else { return nil }
+        let value = try decode(statement.row)
+        while try statement.step() {}  // finish the statement so a RETURNING write completes
+        return value
+    }
+
+    /// Runs `body` in one transaction: committed if it returns, rolled back if it throws.
+    func transaction<T>(
+        _ mode: TransactionMode, _ body: () throws(StoreError) -> T
+    ) throws(StoreError) -> T {
+        try run(mode == .immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+        do {
+            let result = try body()
+            try run("COMMIT")
+            return result
+        } catch {
+            if sqlite3_get_autocommit(handle) == 0 {
+                _ = try? run("ROLLBACK")
+            }
+            throw error
+        }
+    }
+
+    // MARK: - Statement cache
+
+    /// The cached statement for `sql`, prepared on first use. The SQL strings are literals in this
+    /// module, so the cache is bounded by the number of distinct queries in the source.
+    private func prepared(_ sql: String) throws(StoreError) -> Statement {
+        if let statement = statements[sql] { return statement }
+        let statement = try Statement(connection: handle, sql: sql)
+        statements[sql] = statement
+        return statement
+    }
+}

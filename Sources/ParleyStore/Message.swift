@@ -1,0 +1,78 @@
+import Foundation
+
+/// One node of a conversation's tree. Siblings (same parent) are alternative versions: edits of a
+/// user message, regenerations of an assistant reply.
+public struct Message: Sendable, Equatable {
+    public let id: String
+    public let conversationID: String
+    /// nil for a root (the first message of a branch).
+    public let parentID: String?
+    public let role: Role
+    public var content: String
+    public var status: MessageStatus
+    public var finishReason: String?
+    public var model: String?
+    /// Token usage as the provider's raw JSON text.
+    public var usage: String?
+    public var errorCode: String?
+    public var errorMessage: String?
+    /// Final rendered HTML; set when a message finishes, cleared when it resumes streaming.
+    public var html: String?
+    /// Strictly increasing across the store, so it orders siblings in creation order.
+    public let createdAt: Date
+    public var updatedAt: Date
+
+    public init(
+        id: String, conversationID: String, parentID: String?, role: Role, content: String,
+        status: MessageStatus, finishReason: String?, model: String?, usage: String?,
+        errorCode: String?, errorMessage: String?, html: String?, createdAt: Date, updatedAt: Date
+    ) {
+        self.id = id
+        self.conversationID = conversationID
+        self.parentID = parentID
+        self.role = role
+        self.content = content
+        self.status = status
+        self.finishReason = finishReason
+        self.model = model
+        self.usage = usage
+        self.errorCode = errorCode
+        self.errorMessage = errorMessage
+        self.html = html
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
+    // MARK: - Row decoding
+
+    /// The column list every message query selects, in the order `init(row:)` reads.
+    static let columns = """
+        id, conversation_id, parent_id, role, content, status, finish_reason, model, usage, \
+        error_code, error_message, html, created_at, updated_at
+        """
+
+    /// `columns` qualified with a table alias, for joins.
+    static func columns(alias: String) -> String {
+        columns.split(separator: ",")
+            .map { "\(alias).\($0.trimmingCharacters(in: .whitespacesAndNewlines))" }
+            .joined(separator: ", ")
+    }
+
+    init(row: Row) throws(StoreError) {
+        let roleText = row.text(3)
+        let statusText = row.text(5)
+        guard let role = Role(rawValue: roleText) else {
+            throw StoreError.corrupt("unknown message role '\(roleText)'")
+        }
+        guard let status = MessageStatus(rawValue: statusText) else {
+            throw StoreError.corrupt("unknown message status '\(statusText)'")
+        }
+        self.init(
+            id: row.text(0), conversationID: row.text(1), parentID: row.optionalText(2),
+            role: role, content: row.text(4), status: status, finishReason: row.optionalText(6),
+            model: row.optionalText(7), usage: row.optionalText(8), errorCode: row.optionalText(9),
+            errorMessage: row.optionalText(10), html: row.optionalText(11),
+            createdAt: Date(millisecondsSince1970: row.int64(12)),
+            updatedAt: Date(millisecondsSince1970: row.int64(13)))
+    }
+}

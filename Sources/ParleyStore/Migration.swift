@@ -1,0 +1,67 @@
+/// A named, append-only schema step. `PRAGMA user_version` counts the steps applied, so the list
+/// below may only grow: never edit or reorder a shipped migration, add a new one.
+///
+/// Room left for later steps: an owner/user id column (`ALTER TABLE ... ADD COLUMN owner_id`),
+/// an FTS5 table over `messages.content`, generated titles (`conversations.title` is plain text).
+struct Migration: Sendable {
+    let name: String
+    let sql: String
+
+    static let all: [Migration] = [
+        Migration(name: "v1_conversations_and_messages", sql: """
+            CREATE TABLE conversations (
+                id              TEXT PRIMARY KEY NOT NULL,
+                title           TEXT NOT NULL,
+                model           TEXT,
+                system_prompt   TEXT,
+                -- kept by the store (not a foreign key: a cascade over a big tree would scan
+                -- conversations once per deleted message)
+                current_leaf_id TEXT,
+                created_at      INTEGER NOT NULL,   -- milliseconds since 1970
+                updated_at      INTEGER NOT NULL
+            );
+            -- keyset pagination: ORDER BY updated_at DESC, id DESC
+            CREATE INDEX conversations_by_updated ON conversations (updated_at, id);
+
+            CREATE TABLE messages (
+                id              TEXT PRIMARY KEY NOT NULL,
+                conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+                parent_id       TEXT REFERENCES messages (id) ON DELETE CASCADE,
+                role            TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'system')),
+                content         TEXT NOT NULL DEFAULT '',
+                status          TEXT NOT NULL
+                                CHECK (status IN ('streaming', 'complete', 'stopped', 'failed', 'interrupted')),
+                finish_reason   TEXT,
+                model           TEXT,
+                usage           TEXT,               -- raw JSON from the provider
+                error_code      TEXT,
+                error_message   TEXT,
+                html            TEXT,               -- final rendered HTML of a finished message
+                created_at      INTEGER NOT NULL,   -- milliseconds since 1970, strictly increasing
+                updated_at      INTEGER NOT NULL
+            );
+            -- children of a message in sibling order (tree walks, cascades)
+            CREATE INDEX messages_by_parent ON messages (parent_id, created_at, id);
+            -- roots of a conversation in sibling order, and the conversation cascade
+            CREATE INDEX messages_by_conversation ON messages (conversation_id, parent_id, created_at, id);
+            -- the startup sweep of unfinished messages stays cheap however big the table
+            CREATE INDEX messages_streaming ON messages (status) WHERE status = 'streaming';
+            """),
+    ]
+
+    /// Applies every migration past the file's `user_version`, each in its own transaction with
+    /// its version bump, so a crash mid-way leaves a consistent, resumable schema.
+    static func migrate(_ database: Database) throws(StoreError) {
+        let applied = try database.queryFirst("PRAGMA user_version") { row in Int(row.int64(0)) } ?? 0
+        guard applied <= all.count else {
+            throw StoreError.conflict(
+                "database schema version \(applied) is newer than this build (\(all.count))")
+        }
+        for (index, migration) in all.enumerated().dropFirst(applied) {
+            try database.transaction(.immediate) { () throws(StoreError) in
+                try database.execute(migration.sql)
+                try database.execute("PRAGMA user_version = \(index + 1)")
+            }
+        }
+    }
+}

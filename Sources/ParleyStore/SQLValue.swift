@@ -1,0 +1,17 @@
+/// A value bound to a `?` parameter of a statement. Keeps SQL parameterised: callers never splice
+/// values into SQL text.
+enum SQLValue {
+    case null
+    case integer(Int64)
+    case text(String)
+
+    /// `.text` for a string, `.null` for nil.
+    static func optionalText(_ value: String?) -> SQLValue {
+        value.map(SQLValue.text) ?? .null
+    }
+
+    /// `.integer(1)` or `.integer(0)`: SQLite has no boolean type.
+    static func bool(_ value: Bool) -> SQLValue {
+        .integer(value ? 1 : 0)
+    }
+}

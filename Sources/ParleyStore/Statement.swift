@@ -1,0 +1,62 @@
+import CSQLite
+
+/// A prepared statement owned by one `Database`, cached there for the connection's lifetime.
+///
+/// Not thread-safe: used only while the owning connection is held. Each use binds, steps to
+/// completion (or until the caller has what it needs) and resets, so a cached statement never
+/// holds a read snapshot or write lock between uses.
+final class Statement {
+    let handle: OpaquePointer
+    private let connection: OpaquePointer
+
+    init(connection: OpaquePointer, sql: String) throws(StoreError) {
+        var handle: OpaquePointer?
+        let rc = sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
+        guard rc == SQLITE_OK, let handle else {
+            sqlite3_finalize(handle)
+            throw StoreError.from(connection: connection, code: rc)
+        }
+        self.handle = handle
+        self.connection = connection
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    /// Binds `values` to parameters 1...n (clearing earlier bindings first).
+    func bind(_ values: [SQLValue]) throws(StoreError) {
+        sqlite3_clear_bindings(handle)
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let rc: Int32
+            switch value {
+            case .null:
+                rc = sqlite3_bind_null(handle, index)
+            case .integer(let number):
+                rc = sqlite3_bind_int64(handle, index, number)
+            case .text(let string):
+                rc = sqlite3_bind_text(handle, index, string, -1, parley_sqlite_transient())
+            }
+            guard rc == SQLITE_OK else { throw StoreError.from(connection: connection, code: rc) }
+        }
+    }
+
+    /// Advances one row: true when a row is available through `row`, false when done.
+    func step() throws(StoreError) -> Bool {
+        let rc = sqlite3_step(handle)
+        switch rc {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw StoreError.from(connection: connection, code: rc)
+        }
+    }
+
+    /// Ends this use: releases the statement's snapshot/locks so the cached statement is idle.
+    func reset() {
+        sqlite3_reset(handle)
+    }
+
+    /// The current row; valid only until the next `step()` or `reset()`.
+    var row: Row { Row(statement: handle) }
+}

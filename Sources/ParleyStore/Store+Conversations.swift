@@ -1,0 +1,96 @@
+import Foundation
+
+extension Store {
+    // MARK: - Writing conversations
+
+    /// Creates an empty conversation (title defaults to `Store.defaultTitle`). Write transaction.
+    public func createConversation(
+        title: String? = nil, model: String? = nil, systemPrompt: String? = nil
+    ) throws(StoreError) -> Conversation {
+        try write { (writer, now) throws(StoreError) in
+            let created = try writer.database.queryFirst(
+                """
+                INSERT INTO conversations (id, title, model, system_prompt, current_leaf_id, created_at, updated_at)
+                VALUES (?, ?, ?, ?, NULL, ?, ?)
+                RETURNING \(Conversation.columns)
+                """,
+                [.text(RecordID.make()), .text(title ?? Store.defaultTitle), .optionalText(model),
+                 .optionalText(systemPrompt), .integer(now), .integer(now)],
+                Conversation.init(row:))
+            guard let created else { throw StoreError.corrupt("INSERT returned no conversation") }
+            return created
+        }
+    }
+
+    /// Changes the given settings: nil leaves a field as it is; for the optional ones `.some(nil)`
+    /// clears it. Bumps `updatedAt`. Returns nil if there is no such conversation. Write transaction.
+    public func updateConversation(
+        id: String, title: String? = nil, systemPrompt: String?? = nil, model: String?? = nil
+    ) throws(StoreError) -> Conversation? {
+        try write { (writer, now) throws(StoreError) in
+            try writer.database.queryFirst(
+                """
+                UPDATE conversations SET
+                    title = coalesce(?2, title),
+                    system_prompt = CASE WHEN ?3 THEN ?4 ELSE system_prompt END,
+                    model = CASE WHEN ?5 THEN ?6 ELSE model END,
+                    updated_at = ?7
+                WHERE id = ?1
+                RETURNING \(Conversation.columns)
+                """,
+                [.text(id), .optionalText(title),
+                 .bool(systemPrompt != nil), .optionalText(systemPrompt ?? nil),
+                 .bool(model != nil), .optionalText(model ?? nil), .integer(now)],
+                Conversation.init(row:))
+        }
+    }
+
+    /// Deletes a conversation and all its messages. Returns false if there was no such
+    /// conversation. Write transaction.
+    @discardableResult
+    public func deleteConversation(id: String) throws(StoreError) -> Bool {
+        try write { (writer, _) throws(StoreError) in
+            try writer.database.run("DELETE FROM conversations WHERE id = ?", [.text(id)]) > 0
+        }
+    }
+
+    // MARK: - Reading conversations
+
+    /// The conversation, or nil. Read transaction.
+    public func conversation(id: String) throws(StoreError) -> Conversation? {
+        try read { (database) throws(StoreError) in
+            try database.queryFirst(
+                "SELECT \(Conversation.columns) FROM conversations WHERE id = ?", [.text(id)],
+                Conversation.init(row:))
+        }
+    }
+
+    /// A page of conversations, most recently updated first (ties broken by id, so the order is
+    /// total and pages never overlap or skip). `limit` is cut to 1...`configuration.maxPageSize`.
+    /// `cursor` is a previous page's `nextCursor`; anything else throws `StoreError.invalidCursor`.
+    /// Read transaction; keyset pagination, so a page costs the same however deep it is.
+    public func listConversations(limit: Int = Store.defaultPageSize, cursor: String? = nil) throws(StoreError) -> ConversationPage {
+        let pageSize = min(max(limit, 1), configuration.maxPageSize)
+        let after = try cursor.map { (text) throws(StoreError) in try PageCursor(encoded: text) }
+        let rows = try read { (database) throws(StoreError) in
+            if let after {
+                return try database.query(
+                    """
+                    SELECT \(Conversation.columns) FROM conversations
+                    WHERE (updated_at, id) < (?, ?)
+                    ORDER BY updated_at DESC, id DESC LIMIT ?
+                    """,
+                    [.integer(after.updatedAtMilliseconds), .text(after.id), .integer(Int64(pageSize + 1))],
+                    Conversation.init(row:))
+            }
+            return try database.query(
+                "SELECT \(Conversation.columns) FROM conversations ORDER BY updated_at DESC, id DESC LIMIT ?",
+                [.integer(Int64(pageSize + 1))], Conversation.init(row:))
+        }
+        guard rows.count > pageSize else { return ConversationPage(items: rows, nextCursor: nil) }
+        let items = Array(rows.prefix(pageSize))
+        let last = items[items.count - 1]
+        let next = PageCursor(updatedAtMilliseconds: last.updatedAt.millisecondsSince1970, id: last.id)
+        return ConversationPage(items: items, nextCursor: next.encoded)
+    }
+}

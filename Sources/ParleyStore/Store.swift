@@ -1,0 +1,108 @@
+import Foundation
+
+/// The SQLite store of conversations and their message trees. Knows nothing of HTTP.
+///
+/// ## Concurrency contract
+/// `Store` is thread-safe and every method is synchronous and short: call it from any thread or
+/// task (from async code it briefly blocks the caller, as GRDB's synchronous API does).
+/// - **Writes** run on the one writer connection, serialised by a lock; each write method is
+///   exactly one `BEGIN IMMEDIATE` transaction: all of it or none of it.
+/// - **Reads** run on a pool of `StoreConfiguration.readers` connections; each read method is one
+///   deferred transaction, so it sees a single consistent snapshot, never a half-done write. WAL
+///   lets reads run beside the write without blocking either.
+/// - Methods never call each other under a lock, so there is no lock ordering to get wrong.
+///
+/// ## Durability
+/// WAL with `synchronous = NORMAL`: once a write method returns, its transaction is in the WAL
+/// file and survives a crash or `kill -9` of this process. Only an OS crash or power loss may undo
+/// the last few commits (`FULL` would fsync every commit, too slow for 200 ms progress saves).
+///
+/// ## Files
+/// `path` must name a file (not `:memory:`): readers and writer share it through the WAL.
+public final class Store: Sendable {
+    /// The writer connection and the clock state that only writes touch.
+    final class Writer {
+        let database: Database
+        /// The last `created_at` handed to a message; new messages get a strictly larger one, so
+        /// sibling order is creation order even within one millisecond.
+        var lastMessageMilliseconds: Int64
+
+        init(database: Database, lastMessageMilliseconds: Int64) {
+            self.database = database
+            self.lastMessageMilliseconds = lastMessageMilliseconds
+        }
+
+        func nextMessageMilliseconds(now: Int64) -> Int64 {
+            lastMessageMilliseconds = max(now, lastMessageMilliseconds + 1)
+            return lastMessageMilliseconds
+        }
+    }
+
+    public let configuration: StoreConfiguration
+    private let writer: ExclusiveAccess<Writer>
+    private let readers: ReaderPool
+    private let now: @Sendable () -> Date
+
+    /// The default title of a conversation created without one.
+    public static let defaultTitle = "New conversation"
+    /// The page size of `listConversations` when the caller gives none.
+    public static let defaultPageSize = 50
+
+    /// Opens (creating if needed) the database at `path` and applies pending migrations.
+    public convenience init(
+        path: String, readers: Int = 4, busyTimeout: Duration = .milliseconds(5000)
+    ) throws(StoreError) {
+        try self.init(
+            path: path, configuration: StoreConfiguration(readers: readers, busyTimeout: busyTimeout))
+    }
+
+    /// Opens (creating if needed) the database at `path` and applies pending migrations.
+    /// `now` is the clock for timestamps (tests pin it to make equal `updated_at` values).
+    public init(
+        path: String, configuration: StoreConfiguration,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) throws(StoreError) {
+        try configuration.validate()
+        let timeout = configuration.busyTimeoutMilliseconds
+        let database = try Database(path: path, readOnly: false, busyTimeoutMilliseconds: timeout)
+        try Migration.migrate(database)
+        let lastMessage = try database.queryFirst("SELECT coalesce(max(created_at), 0) FROM messages") {
+            row in row.int64(0)
+        } ?? 0
+        self.configuration = configuration
+        self.now = now
+        self.writer = ExclusiveAccess(Writer(database: database, lastMessageMilliseconds: lastMessage))
+        self.readers = try ReaderPool(path: path, count: configuration.readers, busyTimeoutMilliseconds: timeout)
+    }
+
+    // MARK: - Connections
+
+    /// Runs `body` as one write transaction on the writer connection.
+    func write<T>(_ body: (Writer, _ now: Int64) throws(StoreError) -> T) throws(StoreError) -> T {
+        try writer.withLock { (writer: Writer) throws(StoreError) -> T in
+            let now = self.now().millisecondsSince1970
+            return try writer.database.transaction(.immediate) { () throws(StoreError) -> T in
+                try body(writer, now)
+            }
+        }
+    }
+
+    /// Runs `body` as one read transaction on a pooled reader connection.
+    func read<T>(_ body: (Database) throws(StoreError) -> T) throws(StoreError) -> T {
+        try readers.read(body)
+    }
+
+    // MARK: - Startup
+
+    /// Marks every message still `streaming` as `interrupted`, keeping its saved content: after a
+    /// restart no generation is running, so nothing can finish them. Call once at startup, before
+    /// serving. Write transaction. Returns how many messages changed.
+    @discardableResult
+    public func markInterruptedAtStartup() throws(StoreError) -> Int {
+        try write { (writer, now) throws(StoreError) in
+            try writer.database.run(
+                "UPDATE messages SET status = 'interrupted', updated_at = ? WHERE status = 'streaming'",
+                [.integer(now)])
+        }
+    }
+}
