@@ -92,9 +92,11 @@ extension ServerCore {
             uploadDataSize.pointee = 0
             if context.rejected { return MHD_Result.YES }
             if context.body.count + pieceSize > configuration.maxBodyBytes {
+                // Only a body without Content-Length gets here. 0.9.75 refuses a response queued mid-body,
+                // so the connection is closed rather than reading an unbounded upload to the end.
                 context.rejected = true
                 context.body = []
-                return queue(HTTPError.payloadTooLarge.response, on: connection, context: context)
+                return MHD_Result.NO
             }
             if let uploadData {
                 uploadData.withMemoryRebound(to: UInt8.self, capacity: pieceSize) { bytes in
