@@ -124,13 +124,11 @@ final class ServerCore: Sendable {
         var aborted = false
         while true {
             let (handlers, open) = lifecycle.withLock { ($0.inFlightHandlers, Array($0.streams.values)) }
-            if handlers == 0 && open.isEmpty { break }
+            // Aborted streams never suspend again, so once handlers are done the daemon can stop.
+            if handlers == 0 && (open.isEmpty || aborted) { break }
             if !aborted && DispatchTime.now().uptimeNanoseconds >= deadline {
                 for stream in open { stream.abort() }
                 aborted = true
-            }
-            if aborted && handlers == 0 {
-                for stream in open { stream.abort() }
             }
             usleep(5_000)
         }

@@ -163,12 +163,35 @@ final class EventStreamTests: XCTestCase {
             }
         }
         let port = try XCTUnwrap(Int(base.split(separator: ":").last ?? ""))
-        let socket = try rawConnect(port: port)
-        defer { close(socket) }
-        let request = "GET /flood HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-        XCTAssertEqual(send(socket, request, request.utf8.count, 0), request.utf8.count)
+        let socket = try RawSocket(port: port)
+        defer { socket.close() }
+        socket.send("GET /flood HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         XCTAssertTrue(refused.wait(for: 1, timeout: 20), "write should return false once the backlog passes the cap")
         XCTAssertTrue(closed.wait(for: 1, timeout: 5))
+    }
+
+    /// The control for the cap test: the same paced producer to a client that reads is never cut off.
+    func testReadingClientIsNotCutOffByBacklogCap() throws {
+        let refused = Counter()
+        let (_, base) = try startServer(self, configure: { $0.streamBacklogLimit = 256 * 1024 }) { router in
+            router.on("GET", "/flood") { _ in
+                HTTPResponse(body: .eventStream { writer in
+                    Task {
+                        let chunk = "data: \(String(repeating: "x", count: 16 * 1024))\n\n"
+                        for _ in 0..<20_000 {
+                            guard writer.write(chunk) else {
+                                refused.increment()
+                                return
+                            }
+                            try? await Task.sleep(for: .milliseconds(1))
+                        }
+                    }
+                })
+            }
+        }
+        let response = try TestHTTPClient().stream(base + "/flood", until: { $0.count > 4 << 20 }, timeout: 20)
+        XCTAssertGreaterThan(response.body.count, 4 << 20)
+        XCTAssertEqual(refused.current, 0)
     }
 
     func testShutdownFinishesOpenStreams() throws {
@@ -242,18 +265,5 @@ final class EventStreamTests: XCTestCase {
         let (accepted, isClosed) = try XCTUnwrap(outcome.withLock { $0 })
         XCTAssertFalse(accepted)
         XCTAssertTrue(isClosed)
-    }
-
-    private func rawConnect(port: Int) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard result == 0 else { throw POSIXError(.ECONNREFUSED) }
-        return fd
     }
 }
