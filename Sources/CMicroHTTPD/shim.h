@@ -4,3 +4,43 @@
 #include <stdint.h>
 #include <stdarg.h>
 #include <microhttpd.h>
+
+/* MHD_start_daemon, MHD_get_daemon_info and MHD_get_connection_info are variadic: Swift calls these
+   typed shims instead. Option values arrive as plain arguments so no intptr_t/function-pointer casts
+   are needed on the Swift side. */
+static inline struct MHD_Daemon *parley_mhd_start(
+    unsigned int flags, uint16_t port, const struct sockaddr *bind_address,
+    MHD_AccessHandlerCallback handler, void *handler_cls,
+    MHD_RequestCompletedCallback completed, void *completed_cls,
+    void *(*uri_log)(void *cls, const char *uri, struct MHD_Connection *connection), void *uri_log_cls,
+    unsigned int thread_pool_size, unsigned int connection_limit, size_t connection_memory_limit,
+    unsigned int connection_timeout, unsigned int listen_backlog)
+{
+    struct MHD_OptionItem options[] = {
+        { MHD_OPTION_NOTIFY_COMPLETED, (intptr_t) completed, completed_cls },
+        { MHD_OPTION_URI_LOG_CALLBACK, (intptr_t) uri_log, uri_log_cls },
+        { MHD_OPTION_THREAD_POOL_SIZE, (intptr_t) thread_pool_size, NULL },
+        { MHD_OPTION_CONNECTION_LIMIT, (intptr_t) connection_limit, NULL },
+        { MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t) connection_memory_limit, NULL },
+        { MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t) connection_timeout, NULL },
+        { MHD_OPTION_LISTEN_BACKLOG_SIZE, (intptr_t) listen_backlog, NULL },
+        { bind_address != NULL ? MHD_OPTION_SOCK_ADDR : MHD_OPTION_END, 0, (void *) bind_address },
+        { MHD_OPTION_END, 0, NULL },
+    };
+    return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls,
+                            MHD_OPTION_ARRAY, options, MHD_OPTION_END);
+}
+
+/* The port the daemon really bound (useful when 0 was asked for); 0 if unknown. */
+static inline uint16_t parley_mhd_bound_port(struct MHD_Daemon *daemon)
+{
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info != NULL ? info->port : 0;
+}
+
+/* The peer's address, or NULL. */
+static inline const struct sockaddr *parley_mhd_client_address(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info != NULL ? info->client_addr : NULL;
+}

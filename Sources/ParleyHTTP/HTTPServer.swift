@@ -1,0 +1,214 @@
+import CMicroHTTPD
+import Dispatch
+import Foundation
+import Synchronization
+
+/// An HTTP/1.1 server over libmicrohttpd: a pool of epoll threads, keep-alive, async handlers (the
+/// connection is suspended while the handler runs), chunked event streams and static files.
+///
+/// Thread-safe. `start()` binds (the real port is then in `port`); `shutdown()` stops accepting, finishes
+/// every event stream, waits for in-flight handlers, then stops. Dropping the server shuts it down.
+public final class HTTPServer: Sendable {
+    public let configuration: HTTPServerConfiguration
+    private let core: ServerCore
+
+    public init(configuration: HTTPServerConfiguration, router: Router) {
+        self.configuration = configuration
+        core = ServerCore(configuration: configuration, router: router)
+    }
+
+    deinit {
+        core.shutdown()
+    }
+
+    /// The bound port (the configured one, or the kernel's pick when it was 0); 0 before `start()`.
+    public var port: Int {
+        core.boundPort
+    }
+
+    public func start() throws(HTTPServerError) {
+        try core.start()
+    }
+
+    /// Idempotent; blocks until the daemon has stopped.
+    public func shutdown() {
+        core.shutdown()
+    }
+}
+
+// MARK: - Core
+
+/// Everything the C callbacks reach through their `cls` pointer.
+final class ServerCore: Sendable {
+    private struct Lifecycle {
+        var daemon: ConnectionHandle?
+        var port = 0
+        var started = false
+        var shuttingDown = false
+        var inFlightHandlers = 0
+        var streams: [ObjectIdentifier: EventStreamWriter] = [:]
+        var heartbeat: HeartbeatTimer?
+    }
+
+    let configuration: HTTPServerConfiguration
+    let router: Router
+    let staticFiles: StaticFiles?
+    private let lifecycle = Mutex(Lifecycle())
+
+    init(configuration: HTTPServerConfiguration, router: Router) {
+        self.configuration = configuration
+        self.router = router
+        staticFiles = configuration.publicDirectory.map { StaticFiles(directory: $0) }
+    }
+
+    var boundPort: Int { lifecycle.withLock { $0.port } }
+
+    // MARK: - Starting and stopping
+
+    func start() throws(HTTPServerError) {
+        let alreadyStarted = lifecycle.withLock { state in
+            defer { state.started = true }
+            return state.started
+        }
+        if alreadyStarted { throw .alreadyStarted }
+        ServerCore.raiseOpenFileLimit()
+
+        var flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+            | MHD_USE_ERROR_LOG.rawValue
+        let address: SocketAddress
+        switch SocketAddress(host: configuration.host, port: configuration.port) {
+        case .some(let parsed): address = parsed
+        case .none: throw .invalidHost(configuration.host)
+        }
+        if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        let daemon = address.withSockaddr { sockaddr in
+            parley_mhd_start(
+                flags, UInt16(clamping: configuration.port), sockaddr,
+                accessHandler, me, requestCompleted, me, uriLogged, me,
+                UInt32(clamping: max(1, configuration.threadPoolSize)),
+                UInt32(clamping: configuration.connectionLimit),
+                max(4096, configuration.connectionMemoryLimit),
+                UInt32(clamping: Int(configuration.connectionTimeout.rounded(.up))),
+                UInt32(clamping: configuration.listenBacklog))
+        }
+        guard let daemon else {
+            lifecycle.withLock { $0.started = false }
+            throw .startFailed(host: configuration.host, port: configuration.port)
+        }
+        let port = Int(parley_mhd_bound_port(daemon))
+        let timer = makeHeartbeatTimer()
+        lifecycle.withLock { state in
+            state.daemon = ConnectionHandle(raw: daemon)
+            state.port = port == 0 ? configuration.port : port
+            state.heartbeat = HeartbeatTimer(source: timer)
+        }
+        timer.resume()
+    }
+
+    func shutdown() {
+        let taken = lifecycle.withLock { state -> (ConnectionHandle, HeartbeatTimer?, [EventStreamWriter])? in
+            guard let daemon = state.daemon, !state.shuttingDown else { return nil }
+            state.shuttingDown = true
+            return (daemon, state.heartbeat, Array(state.streams.values))
+        }
+        guard let (daemon, timer, streams) = taken else { return }
+        let listenSocket = MHD_quiesce_daemon(daemon.raw)
+        timer?.source.cancel()
+        for stream in streams { stream.finish() }
+
+        // Streams get a grace period to drain; handlers must finish (their connections are suspended and
+        // MHD_stop_daemon must not see a suspended connection).
+        let deadline = DispatchTime.now().uptimeNanoseconds
+            + UInt64(max(0, configuration.shutdownGracePeriod) * 1e9)
+        var aborted = false
+        while true {
+            let (handlers, open) = lifecycle.withLock { ($0.inFlightHandlers, Array($0.streams.values)) }
+            // Aborted streams never suspend again, so once handlers are done the daemon can stop.
+            if handlers == 0 && (open.isEmpty || aborted) { break }
+            if !aborted && DispatchTime.now().uptimeNanoseconds >= deadline {
+                for stream in open { stream.abort() }
+                aborted = true
+            }
+            usleep(5_000)
+        }
+        MHD_stop_daemon(daemon.raw)
+        if listenSocket >= 0 { close(listenSocket) }
+        let leftovers = lifecycle.withLock { state in
+            state.daemon = nil
+            state.heartbeat = nil
+            defer { state.streams = [:] }
+            return Array(state.streams.values)
+        }
+        for stream in leftovers { stream.connectionEnded() }
+    }
+
+    private func makeHeartbeatTimer() -> DispatchSourceTimer {
+        let interval = max(0.01, configuration.heartbeatInterval)
+        let tick = min(1.0, interval / 2)
+        let idleNanos = UInt64(interval * 1e9)
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "parley.http.heartbeat"))
+        timer.schedule(deadline: .now() + tick, repeating: tick, leeway: .milliseconds(Int(tick * 100)))
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
+            let streams = lifecycle.withLock { Array($0.streams.values) }
+            let now = DispatchTime.now().uptimeNanoseconds
+            for stream in streams { stream.heartbeat(now: now, idleNanos: idleNanos) }
+        }
+        return timer
+    }
+
+    /// Each open connection is a file descriptor: lift the soft limit to the hard one.
+    private static func raiseOpenFileLimit() {
+        var limit = rlimit()
+        guard getrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0 else { return }
+        if limit.rlim_cur < limit.rlim_max {
+            limit.rlim_cur = limit.rlim_max
+            _ = setrlimit(RLIMIT_NOFILE_VALUE, &limit)
+            _ = getrlimit(RLIMIT_NOFILE_VALUE, &limit)
+        }
+        log("open-file limit \(limit.rlim_cur)")
+    }
+
+    static func log(_ message: String) {
+        FileHandle.standardError.write(Data("parley-http: \(message)\n".utf8))
+    }
+
+    // MARK: - Stream registry
+
+    /// Registers a new stream; false when shutting down (the caller finishes it at once).
+    func register(_ stream: EventStreamWriter) -> Bool {
+        lifecycle.withLock { state in
+            state.streams[ObjectIdentifier(stream)] = stream
+            return !state.shuttingDown
+        }
+    }
+
+    func forget(_ stream: EventStreamWriter) {
+        _ = lifecycle.withLock { $0.streams.removeValue(forKey: ObjectIdentifier(stream)) }
+    }
+
+    /// Counts a handler about to run; false when shutting down.
+    func beginHandler() -> Bool {
+        lifecycle.withLock { state in
+            guard !state.shuttingDown else { return false }
+            state.inFlightHandlers += 1
+            return true
+        }
+    }
+
+    func endHandler() {
+        lifecycle.withLock { $0.inFlightHandlers -= 1 }
+    }
+}
+
+/// libdispatch sources are thread-safe; the wrapper only lets one sit in the lifecycle mutex.
+private struct HeartbeatTimer: @unchecked Sendable {
+    let source: DispatchSourceTimer
+}
+
+#if canImport(Glibc)
+private let RLIMIT_NOFILE_VALUE = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+#else
+private let RLIMIT_NOFILE_VALUE = RLIMIT_NOFILE
+#endif

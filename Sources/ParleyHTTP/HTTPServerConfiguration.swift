@@ -1,0 +1,62 @@
+import Foundation
+
+/// Everything an `HTTPServer` needs to know before it binds. Every limit here is enforced by the server
+/// and has a test; defaults suit a small self-hosted deployment on a few cores.
+public struct HTTPServerConfiguration: Sendable {
+    /// IPv4 or IPv6 literal to bind (`127.0.0.1`, `0.0.0.0`, `::1`).
+    public var host: String
+    /// TCP port; 0 asks the kernel for a free one (read it back from `HTTPServer.port`).
+    public var port: Int
+    /// Number of libmicrohttpd worker threads (each runs its own epoll loop).
+    public var threadPoolSize: Int
+    /// Simultaneous connections accepted; further clients wait in the listen backlog.
+    public var connectionLimit: Int
+    /// Per-connection memory pool in bytes: must hold the request line, headers and one body piece.
+    public var connectionMemoryLimit: Int
+    /// Idle seconds before a connection that is not suspended is closed (0 = never).
+    public var connectionTimeout: TimeInterval
+    /// Length of the kernel's listen queue.
+    public var listenBacklog: Int
+    /// Largest request body accepted; larger bodies get 413 `payload_too_large` and the connection closes.
+    public var maxBodyBytes: Int
+    /// Unsent bytes an event stream may hold for a slow client before the stream is closed.
+    public var streamBacklogLimit: Int
+    /// Seconds of silence after which an event stream gets a `: ping` comment, so a dead client is noticed.
+    public var heartbeatInterval: TimeInterval
+    /// Folder served for GET/HEAD when no route matches (`index.html` at `/`); nil serves nothing.
+    public var publicDirectory: String?
+    /// Seconds `shutdown()` lets open event streams drain after finishing them before dropping them.
+    public var shutdownGracePeriod: TimeInterval
+    /// Headers added to every response (security headers); `X-Content-Type-Options: nosniff` is always sent.
+    public var defaultHeaders: [(String, String)]
+
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        threadPoolSize: Int = ProcessInfo.processInfo.activeProcessorCount,
+        connectionLimit: Int = 4096,
+        connectionMemoryLimit: Int = 32 * 1024,
+        connectionTimeout: TimeInterval = 120,
+        listenBacklog: Int = 1024,
+        maxBodyBytes: Int = 1 << 20,
+        streamBacklogLimit: Int = 4 << 20,
+        heartbeatInterval: TimeInterval = 15,
+        publicDirectory: String? = nil,
+        shutdownGracePeriod: TimeInterval = 5,
+        defaultHeaders: [(String, String)] = [("Referrer-Policy", "no-referrer"), ("X-Frame-Options", "DENY")]
+    ) {
+        self.host = host
+        self.port = port
+        self.threadPoolSize = threadPoolSize
+        self.connectionLimit = connectionLimit
+        self.connectionMemoryLimit = connectionMemoryLimit
+        self.connectionTimeout = connectionTimeout
+        self.listenBacklog = listenBacklog
+        self.maxBodyBytes = maxBodyBytes
+        self.streamBacklogLimit = streamBacklogLimit
+        self.heartbeatInterval = heartbeatInterval
+        self.publicDirectory = publicDirectory
+        self.shutdownGracePeriod = shutdownGracePeriod
+        self.defaultHeaders = defaultHeaders
+    }
+}

@@ -1,0 +1,63 @@
+/// Maps method + path pattern to a handler. Patterns are `/`-separated literals and `:name` captures
+/// (`/api/conversations/:id/messages`); a pattern matches only paths with the same number of segments.
+/// Among matching routes the first registered wins. HEAD falls back to GET (the body is not sent).
+public struct Router: Sendable {
+    public typealias Handler = @Sendable (HTTPRequest) async throws -> HTTPResponse
+
+    private struct Route: Sendable {
+        var method: String
+        var segments: [Segment]
+        var handler: Handler
+    }
+
+    private enum Segment: Sendable, Equatable {
+        case literal(String)
+        case parameter(String)
+    }
+
+    /// The outcome of matching one request.
+    enum Match {
+        case handler(Handler, parameters: [String: String])
+        /// The path exists for other methods.
+        case methodNotAllowed(allow: [String])
+        case noRoute
+    }
+
+    private var routes: [Route] = []
+
+    public init() {}
+
+    public mutating func on(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
+        let segments = pattern.split(separator: "/", omittingEmptySubsequences: true).map { piece -> Segment in
+            piece.hasPrefix(":") ? .parameter(String(piece.dropFirst())) : .literal(String(piece))
+        }
+        routes.append(Route(method: method.uppercased(), segments: segments, handler: handler))
+    }
+
+    /// `segments` are the request path's percent-decoded segments.
+    func match(method: String, segments: [String]) -> Match {
+        var allowed: [String] = []
+        var fallback: (Handler, [String: String])?
+        for route in routes where route.segments.count == segments.count {
+            guard let parameters = Router.bind(route.segments, to: segments) else { continue }
+            if route.method == method { return .handler(route.handler, parameters: parameters) }
+            if method == "HEAD", route.method == "GET", fallback == nil { fallback = (route.handler, parameters) }
+            if !allowed.contains(route.method) { allowed.append(route.method) }
+        }
+        if let fallback { return .handler(fallback.0, parameters: fallback.1) }
+        if allowed.isEmpty { return .noRoute }
+        if allowed.contains("GET"), !allowed.contains("HEAD") { allowed.append("HEAD") }
+        return .methodNotAllowed(allow: allowed)
+    }
+
+    private static func bind(_ pattern: [Segment], to segments: [String]) -> [String: String]? {
+        var parameters: [String: String] = [:]
+        for (part, segment) in zip(pattern, segments) {
+            switch part {
+            case .literal(let text): if text != segment { return nil }
+            case .parameter(let name): parameters[name] = segment
+            }
+        }
+        return parameters
+    }
+}

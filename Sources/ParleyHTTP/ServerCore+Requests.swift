@@ -1,0 +1,227 @@
+import CMicroHTTPD
+import Foundation
+
+// MARK: - C callbacks (libmicrohttpd calls these on its worker threads)
+
+/// MHD_OPTION_URI_LOG_CALLBACK: the first sight of a request; its return value becomes `*req_cls`.
+/// The raw target is kept because MHD's own decoding would turn `%2f` into a path separator.
+func uriLogged(
+    _ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer?
+) -> UnsafeMutableRawPointer? {
+    let target = uri.map { String(cString: $0) } ?? "/"
+    return Unmanaged.passRetained(RequestContext(rawTarget: target)).toOpaque()
+}
+
+func accessHandler(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ url: UnsafePointer<CChar>?,
+    _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?, _ uploadData: UnsafePointer<CChar>?,
+    _ uploadDataSize: UnsafeMutablePointer<Int>?, _ requestClass: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> MHD_Result {
+    guard let cls, let connection, let method, let uploadDataSize, let contextPointer = requestClass?.pointee
+    else { return MHD_Result.NO }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    let context = Unmanaged<RequestContext>.fromOpaque(contextPointer).takeUnretainedValue()
+    return core.handle(
+        connection: connection, context: context, method: String(cString: method),
+        uploadData: uploadData, uploadDataSize: uploadDataSize)
+}
+
+/// MHD_OPTION_NOTIFY_COMPLETED: the only reliable sign that a request (and maybe its client) is gone.
+func requestCompleted(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+    _ requestClass: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ reason: MHD_RequestTerminationCode
+) {
+    guard let requestClass, let pointer = requestClass.pointee else { return }
+    requestClass.pointee = nil
+    let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
+    context.stream?.connectionEnded()
+}
+
+private func streamRead(
+    _ cls: UnsafeMutableRawPointer?, _ position: UInt64, _ buffer: UnsafeMutablePointer<CChar>?, _ maximum: Int
+) -> Int {
+    guard let cls, let buffer else { return EventStreamWriter.endWithError }
+    return Unmanaged<EventStreamWriter>.fromOpaque(cls).takeUnretainedValue().read(into: buffer, maximum: maximum)
+}
+
+private func streamFreed(_ cls: UnsafeMutableRawPointer?) {
+    guard let cls else { return }
+    let stream = Unmanaged<EventStreamWriter>.fromOpaque(cls).takeRetainedValue()
+    stream.connectionEnded()
+}
+
+private func collectHeader(
+    _ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind, _ key: UnsafePointer<CChar>?,
+    _ value: UnsafePointer<CChar>?
+) -> MHD_Result {
+    guard let cls, let key else { return MHD_Result.YES }
+    let headers = Unmanaged<HeaderCollector>.fromOpaque(cls).takeUnretainedValue()
+    headers.add(String(cString: key), value.map { String(cString: $0) } ?? "")
+    return MHD_Result.YES
+}
+
+private final class HeaderCollector {
+    var values: [String: String] = [:]
+    func add(_ name: String, _ value: String) {
+        let key = name.lowercased()
+        if let existing = values[key] { values[key] = existing + ", " + value } else { values[key] = value }
+    }
+}
+
+// MARK: - Request handling
+
+extension ServerCore {
+    /// One call of the access handler. The first call only looks at headers (queueing there would make
+    /// 0.9.75 close keep-alive connections); body pieces accumulate; the final call routes.
+    func handle(
+        connection: OpaquePointer, context: RequestContext, method: String,
+        uploadData: UnsafePointer<CChar>?, uploadDataSize: UnsafeMutablePointer<Int>
+    ) -> MHD_Result {
+        if !context.sawFirstCall {
+            context.sawFirstCall = true
+            if let declared = MHD_lookup_connection_value(connection, MHD_ValueKind.HEADER_KIND, "Content-Length"),
+                let length = Int(String(cString: declared)), length > configuration.maxBodyBytes
+            {
+                context.rejected = true
+                return queue(HTTPError.payloadTooLarge.response, on: connection, context: context)
+            }
+            return MHD_Result.YES
+        }
+        let pieceSize = uploadDataSize.pointee
+        if pieceSize > 0 {
+            uploadDataSize.pointee = 0
+            if context.rejected { return MHD_Result.YES }
+            if context.body.count + pieceSize > configuration.maxBodyBytes {
+                // Only a body without Content-Length gets here. 0.9.75 refuses a response queued mid-body,
+                // so the connection is closed rather than reading an unbounded upload to the end.
+                context.rejected = true
+                context.body = []
+                return MHD_Result.NO
+            }
+            if let uploadData {
+                uploadData.withMemoryRebound(to: UInt8.self, capacity: pieceSize) { bytes in
+                    context.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: pieceSize))
+                }
+            }
+            return MHD_Result.YES
+        }
+        if context.rejected { return MHD_Result.YES }
+        if let response = context.takeResult() {
+            return queue(response, on: connection, context: context)
+        }
+        if context.handlerStarted { return MHD_Result.YES }
+        context.handlerStarted = true
+        return route(connection: connection, context: context, method: method)
+    }
+
+    private func route(connection: OpaquePointer, context: RequestContext, method: String) -> MHD_Result {
+        let target = RequestTarget(raw: context.rawTarget)
+        if target.isMalformed {
+            return queue(HTTPError.badRequest("Malformed URL.").response, on: connection, context: context)
+        }
+        var request = HTTPRequest(
+            method: method, path: target.path, query: target.query, headers: headers(of: connection),
+            body: context.body, remoteAddress: remoteAddress(of: connection))
+        context.body = []
+
+        switch router.match(method: request.method, segments: target.segments) {
+        case .handler(let handler, let parameters):
+            request.parameters = parameters
+            guard beginHandler() else {
+                return queue(HTTPError.serviceUnavailable.response, on: connection, context: context)
+            }
+            MHD_suspend_connection(connection)
+            let handle = ConnectionHandle(raw: connection)
+            let core = self
+            Task {
+                let response: HTTPResponse
+                do {
+                    response = try await handler(request)
+                } catch let error as HTTPError {
+                    response = error.response
+                } catch {
+                    ServerCore.log("handler for \(request.method) \(request.path) failed: \(error)")
+                    response = HTTPError.internal.response
+                }
+                context.setResult(response)
+                MHD_resume_connection(handle.raw)
+                core.endHandler()
+            }
+            return MHD_Result.YES
+        case .methodNotAllowed(let allow):
+            return queue(HTTPError.methodNotAllowed(allow: allow).response, on: connection, context: context)
+        case .noRoute:
+            if target.segments.first != "api", let staticFiles, let response = staticFiles.response(for: request) {
+                return queue(response, on: connection, context: context)
+            }
+            return queue(HTTPError.notFound.response, on: connection, context: context)
+        }
+    }
+
+    // MARK: - Responses
+
+    private func queue(_ response: HTTPResponse, on connection: OpaquePointer, context: RequestContext) -> MHD_Result {
+        var headers: [(String, String)] = [("X-Content-Type-Options", "nosniff")] + configuration.defaultHeaders
+        let mhdResponse: OpaquePointer?
+        var stream: (EventStreamWriter, @Sendable (EventStreamWriter) -> Void)?
+        switch response.body {
+        case .bytes(let bytes):
+            mhdResponse = bytes.withUnsafeBytes { buffer in
+                MHD_create_response_from_buffer(
+                    buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+            }
+            headers += response.headers
+        case .eventStream(let start):
+            let writer = EventStreamWriter(backlogLimit: configuration.streamBacklogLimit) { [weak self] ended in
+                self?.forget(ended)
+            }
+            let retained = Unmanaged.passRetained(writer).toOpaque()
+            mhdResponse = MHD_create_response_from_callback(UInt64.max, 16 * 1024, streamRead, retained, streamFreed)
+            if mhdResponse == nil { Unmanaged<EventStreamWriter>.fromOpaque(retained).release() }
+            let fixed = ["content-type", "cache-control", "x-accel-buffering"]
+            headers += [
+                ("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-cache"),
+                ("X-Accel-Buffering", "no"),
+            ]
+            headers += response.headers.filter { !fixed.contains($0.0.lowercased()) }
+            stream = (writer, start)
+        }
+        guard let mhdResponse else {
+            ServerCore.log("could not create a response")
+            return MHD_Result.NO
+        }
+        for (name, value) in headers {
+            _ = MHD_add_response_header(mhdResponse, name, value)
+        }
+        if let (writer, _) = stream {
+            writer.attach(ConnectionHandle(raw: connection))
+            context.stream = writer
+        }
+        let queued = MHD_queue_response(connection, UInt32(clamping: response.status), mhdResponse)
+        MHD_destroy_response(mhdResponse)
+        if let (writer, start) = stream {
+            if queued != MHD_Result.YES {
+                writer.connectionEnded()
+            } else {
+                let open = register(writer)
+                start(writer)
+                if !open { writer.finish() }
+            }
+        }
+        return queued
+    }
+
+    private func headers(of connection: OpaquePointer) -> [String: String] {
+        let collector = HeaderCollector()
+        withExtendedLifetime(collector) {
+            _ = MHD_get_connection_values(
+                connection, MHD_ValueKind.HEADER_KIND, collectHeader, Unmanaged.passUnretained(collector).toOpaque())
+        }
+        return collector.values
+    }
+
+    private func remoteAddress(of connection: OpaquePointer) -> String {
+        guard let address = parley_mhd_client_address(connection) else { return "" }
+        return SocketAddress.numericHost(address)
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import ParleyHTTP
+import ParleyTestSupport
+import XCTest
+
+/// One test per configured limit that the other suites do not already cover.
+final class ConfigurationLimitTests: XCTestCase {
+    private func hello(_ router: inout Router) {
+        router.on("GET", "/api/hello") { _ in .text("hi") }
+    }
+
+    func testConnectionLimitRefusesExtraConnections() throws {
+        let (_, base) = try startServer(self, configure: {
+            $0.threadPoolSize = 1
+            $0.connectionLimit = 2
+        }, routes: hello)
+        let port = try XCTUnwrap(Int(base.split(separator: ":").last ?? ""))
+        let first = try RawSocket(port: port)
+        let second = try RawSocket(port: port)
+        usleep(100_000)
+        XCTAssertThrowsError(try TestHTTPClient().request(base + "/api/hello", timeout: 2))
+        first.close()
+        second.close()
+        usleep(100_000)
+        XCTAssertEqual(try TestHTTPClient().request(base + "/api/hello").status, 200)
+    }
+
+    func testConnectionTimeoutClosesSilentConnection() throws {
+        let (_, base) = try startServer(self, configure: { $0.connectionTimeout = 1 }, routes: hello)
+        let port = try XCTUnwrap(Int(base.split(separator: ":").last ?? ""))
+        let socket = try RawSocket(port: port)
+        defer { socket.close() }
+        let started = Date()
+        XCTAssertEqual(socket.readUntilClosed(timeout: 5), 0)
+        let waited = Date().timeIntervalSince(started)
+        XCTAssertGreaterThan(waited, 0.5)
+        XCTAssertLessThan(waited, 4)
+    }
+
+    func testHeadersLargerThanConnectionMemoryAreRejected() throws {
+        let (_, base) = try startServer(self, configure: { $0.connectionMemoryLimit = 8 * 1024 }, routes: hello)
+        let client = TestHTTPClient()
+        let big = String(repeating: "a", count: 16 * 1024)
+        let status = (try? client.request(base + "/api/hello", headers: [("X-Big", big)]))?.status
+        XCTAssertNotEqual(status, 200)
+        XCTAssertEqual(try client.request(base + "/api/hello").status, 200)
+    }
+
+    func testShutdownGracePeriodBoundsDrainOfStuckStream() throws {
+        let closed = Counter()
+        let (server, base) = try startServer(self, configure: {
+            $0.shutdownGracePeriod = 0.5
+            $0.streamBacklogLimit = 64 << 20
+        }) { router in
+            router.on("GET", "/flood") { _ in
+                HTTPResponse(body: .eventStream { writer in
+                    writer.onClose { closed.increment() }
+                    writer.write([UInt8](repeating: 65, count: 32 << 20))
+                })
+            }
+        }
+        let port = try XCTUnwrap(Int(base.split(separator: ":").last ?? ""))
+        let socket = try RawSocket(port: port)
+        defer { socket.close() }
+        socket.send("GET /flood HTTP/1.1\r\nHost: x\r\n\r\n")
+        usleep(300_000)
+        let done = DispatchSemaphore(value: 0)
+        let started = Date()
+        Thread {
+            server.shutdown()
+            done.signal()
+        }.start()
+        XCTAssertEqual(done.wait(timeout: .now() + 5), .success, "shutdown must not wait for a client that never reads")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 3)
+        XCTAssertEqual(closed.current, 1)
+    }
+
+    func testMalformedEscapeIsBadRequest() throws {
+        let (_, base) = try startServer(self, routes: hello)
+        let response = try TestHTTPClient().request(base + "/api/hello%zz")
+        XCTAssertEqual(response.status, 400)
+        XCTAssertTrue(response.text.contains(#""code":"bad_request""#))
+    }
+}
+
+/// A plain TCP client for behaviour curl hides (never reading, staying silent).
+final class RawSocket {
+    let fd: Int32
+
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else {
+            Glibc.close(fd)
+            throw POSIXError(.ECONNREFUSED)
+        }
+    }
+
+    func send(_ text: String) {
+        _ = Glibc.send(fd, text, text.utf8.count, 0)
+    }
+
+    /// Reads and discards until EOF (returns 0) or timeout (returns -1).
+    func readUntilClosed(timeout: TimeInterval) -> Int {
+        var tv = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count <= 0 { return count == 0 ? 0 : -1 }
+        }
+    }
+
+    func close() {
+        Glibc.close(fd)
+    }
+}
