@@ -40,7 +40,7 @@ final class SSEDecoderTests: XCTestCase {
         var decoder = SSEDecoder()
         let events = try decoder.decode(Array(": ping - 2026\n:\ndata: a\n\n".utf8))
         XCTAssertEqual(events.map(\.data), ["a"])
-        XCTAssertEqual(decoder.comments, 1)  // one ": ping - <time>" comment
+        XCTAssertEqual(decoder.comments, 2)
     }
 
     func testUnknownFieldsAreIgnored() throws {
