@@ -1,0 +1,87 @@
+import Foundation
+import ParleyUpstream
+
+/// Anthropic's Messages API (`POST {base}/v1/messages`, streaming). Immutable and thread-safe.
+///
+/// System messages become the top-level `system` field; a final assistant message is a native
+/// prefill (its trailing whitespace is removed, as the API requires).
+public struct AnthropicProvider: ChatProvider {
+    /// Default `max_tokens` (required by the API) when the request names none.
+    public static let defaultMaxTokens = 4096
+    public static let apiVersion = "2023-06-01"
+
+    public let name: String
+    public var supportsPrefill: Bool { true }
+    public let baseURL: String
+    public let maxTokens: Int
+    private let apiKey: String
+    private let configuredModels: [String]
+    private let limits: UpstreamLimits
+    private let call: UpstreamCall
+
+    public init(name: String = "anthropic", baseURL: String = "https://api.anthropic.com", apiKey: String,
+                models: [String] = [], maxTokens: Int = AnthropicProvider.defaultMaxTokens, client: UpstreamClient,
+                limits: UpstreamLimits = UpstreamLimits(), retry: RetryPolicy = RetryPolicy()) {
+        self.name = name
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.apiKey = apiKey
+        self.configuredModels = models
+        self.maxTokens = maxTokens
+        self.limits = limits
+        self.call = UpstreamCall(client: client, retry: retry, secrets: [apiKey])
+    }
+
+    private var headers: [(String, String)] {
+        [("x-api-key", apiKey), ("anthropic-version", Self.apiVersion)]
+    }
+
+    /// The configured models, or else `GET {base}/v1/models` (empty when it fails).
+    public func models() async -> [ModelInfo] {
+        if !configuredModels.isEmpty {
+            return configuredModels.map { ModelInfo(id: "\(name):\($0)", provider: name, label: $0) }
+        }
+        let request = limits.request(url: baseURL + "/v1/models", headers: headers + [("Accept", "application/json")])
+        guard let body = try? await call.fetch(request),
+              let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
+              let data = object["data"] as? [[String: Any]] else { return [] }
+        return data.compactMap { model in
+            guard let id = jsonString(model["id"]) else { return nil }
+            return ModelInfo(id: "\(name):\(id)", provider: name, label: jsonString(model["display_name"]) ?? id)
+        }
+    }
+
+    public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ProviderEvent, Error> {
+        let (body, trimmed) = Self.body(for: request, defaultMaxTokens: maxTokens)
+        let upstream = limits.request(url: baseURL + "/v1/messages", method: "POST",
+                                      headers: headers + [("Content-Type", "application/json"), ("Accept", "text/event-stream")],
+                                      body: body)
+        let call = self.call
+        return providerStream { continuation in
+            let response = try await call.send(upstream)
+            var parser = AnthropicStreamParser(prefillWasTrimmed: trimmed)
+            try await call.pump(response, parser: &parser, into: continuation)
+        }
+    }
+
+    /// The JSON body, and whether trailing whitespace was trimmed from the prefill.
+    static func body(for request: ChatRequest, defaultMaxTokens: Int) -> (body: [UInt8], prefillTrimmed: Bool) {
+        let system = request.messages.filter { $0.role == .system }.map(\.content).joined(separator: "\n\n")
+        var messages: [[String: Any]] = request.messages.filter { $0.role != .system }
+            .map { ["role": $0.role.rawValue, "content": $0.content] }
+        var trimmed = false
+        if let prefill = request.prefill {
+            var kept = prefill
+            while let last = kept.last, last.isWhitespace { kept.removeLast() }
+            trimmed = kept.count != prefill.count
+            if !kept.isEmpty { messages.append(["role": "assistant", "content": kept]) }
+        }
+        var object: [String: Any] = [
+            "model": request.model,
+            "messages": messages,
+            "max_tokens": request.maxTokens ?? defaultMaxTokens,
+            "stream": true,
+        ]
+        if !system.isEmpty { object["system"] = system }
+        return (Array((try? JSONSerialization.data(withJSONObject: object)) ?? Data()), trimmed)
+    }
+}

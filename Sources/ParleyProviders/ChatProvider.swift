@@ -1,0 +1,25 @@
+/// A source of model answers. Implementations are value types or immutable, and thread-safe.
+///
+/// `stream` starts the call when iterated; cancelling the consuming task (or dropping the stream)
+/// cancels the upstream call at once. Failures are thrown as `ProviderError`.
+public protocol ChatProvider: Sendable {
+    /// The prefix of this provider's model ids (`openai`, `anthropic`, `demo`).
+    var name: String { get }
+    /// True when a final assistant message is continued natively (a real prefill).
+    var supportsPrefill: Bool { get }
+    func models() async -> [ModelInfo]
+    func stream(_ request: ChatRequest) -> AsyncThrowingStream<ProviderEvent, Error>
+}
+
+/// A model as listed by `/api/models`: `id` is what clients send back (`openai:llama3`, `demo`).
+public struct ModelInfo: Sendable, Equatable, Codable {
+    public var id: String
+    public var provider: String
+    public var label: String
+
+    public init(id: String, provider: String, label: String) {
+        self.id = id
+        self.provider = provider
+        self.label = label
+    }
+}

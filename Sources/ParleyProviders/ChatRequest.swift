@@ -1,0 +1,30 @@
+/// One turn of a conversation as sent to a model.
+public struct ChatMessage: Sendable, Equatable {
+    public enum Role: String, Sendable {
+        case system, user, assistant
+    }
+
+    public var role: Role
+    public var content: String
+
+    public init(role: Role, content: String) {
+        self.role = role
+        self.content = content
+    }
+}
+
+/// What to ask a provider. `model` is the provider's own model name (no `openai:` prefix).
+public struct ChatRequest: Sendable, Equatable {
+    public var model: String
+    public var messages: [ChatMessage]
+    /// A partial assistant answer to continue (sent as a final assistant message).
+    public var prefill: String?
+    public var maxTokens: Int?
+
+    public init(model: String, messages: [ChatMessage], prefill: String? = nil, maxTokens: Int? = nil) {
+        self.model = model
+        self.messages = messages
+        self.prefill = prefill
+        self.maxTokens = maxTokens
+    }
+}

@@ -1,0 +1,118 @@
+/// A built-in model that needs no LLM: streams a deterministic Markdown answer (heading, quote of the
+/// user's text, lists, fenced code, GFM table, link) at a realistic pace. For trying Parley out and
+/// for tests. Immutable and thread-safe; cancelling the consumer stops it at once.
+public struct DemoProvider: ChatProvider {
+    public static let modelID = "demo"
+    public static let label = "Demo model (built-in, no LLM)"
+    /// Default pace (30 tokens per second); 0 streams without delay.
+    public static let defaultTokensPerSecond = 30.0
+
+    public var name: String { "demo" }
+    public var supportsPrefill: Bool { true }
+    public let tokensPerSecond: Double
+
+    public init(tokensPerSecond: Double = DemoProvider.defaultTokensPerSecond) {
+        self.tokensPerSecond = max(0, tokensPerSecond)
+    }
+
+    public func models() async -> [ModelInfo] {
+        [ModelInfo(id: Self.modelID, provider: name, label: Self.label)]
+    }
+
+    public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ProviderEvent, Error> {
+        let answer = Self.answer(to: request.messages.last { $0.role == .user }?.content ?? "")
+        // Continue: skip what the prefill already holds of the deterministic text.
+        let skip = request.prefill.map { $0.count } ?? 0
+        let remaining = String(answer.dropFirst(min(skip, answer.count)))
+        let tokens = Self.tokens(remaining)
+        let interval: Duration? = tokensPerSecond > 0 ? .seconds(1.0 / tokensPerSecond) : nil
+        let inputTokens = request.messages.reduce(0) { $0 + Self.tokens($1.content).count }
+        return providerStream { continuation in
+            for token in tokens {
+                if let interval {
+                    try await Task.sleep(for: interval)
+                } else {
+                    try Task.checkCancellation()
+                }
+                continuation.yield(.text(token))
+            }
+            continuation.yield(.usage(Usage(inputTokens: inputTokens, outputTokens: tokens.count)))
+            continuation.yield(.finish(.stop))
+        }
+    }
+
+    /// The whole deterministic answer to a user message.
+    public static func answer(to userText: String) -> String {
+        var quoted = userText.split(whereSeparator: \.isNewline).joined(separator: " ")
+        if quoted.count > 200 { quoted = String(quoted.prefix(200)) + "…" }
+        quoted = quoted.replacingOccurrences(of: "`", with: "'")
+        if quoted.trimmingWhitespace.isEmpty { quoted = "(nothing)" }
+        let words = quoted.split(separator: " ").count
+        return """
+        ## Demo answer
+
+        You wrote: `\(quoted)` (\(words) word\(words == 1 ? "" : "s")). This is the built-in demo model: \
+        no language model is running, but the text streams like a real one so that you can try **Markdown** \
+        rendering, *stopping* and continuing.
+
+        What this answer shows:
+
+        - a heading and a paragraph
+        - a bulleted list and a numbered list
+        - a fenced code block and a table
+
+        Steps to connect a real model:
+
+        1. Start an OpenAI-compatible server (llama.cpp, vLLM, Ollama).
+        2. Set `PARLEY_OPENAI_BASE_URL` and restart Parley.
+        3. Pick the model in the menu.
+
+        ```swift
+        let greeting = "Hello, Parley"
+        print(greeting)
+        ```
+
+        | Provider | Variable |
+        | --- | --- |
+        | OpenAI-compatible | `PARLEY_OPENAI_BASE_URL` |
+        | Anthropic | `PARLEY_ANTHROPIC_API_KEY` |
+
+        Read more in the [CommonMark spec](https://spec.commonmark.org/).
+        """
+    }
+
+    /// Short word pieces: each whitespace run stays with the word after it; long words are cut in four.
+    static func tokens(_ text: String) -> [String] {
+        var tokens: [String] = []
+        var current = ""
+        var inWord = false
+        for character in text {
+            if character.isWhitespace {
+                if inWord {
+                    tokens.append(current)
+                    current = ""
+                    inWord = false
+                }
+                current.append(character)
+            } else {
+                inWord = true
+                current.append(character)
+                if current.count >= 4, !current.allSatisfy(\.isWhitespace) {
+                    tokens.append(current)
+                    current = ""
+                }
+            }
+        }
+        if !current.isEmpty { tokens.append(current) }
+        return tokens
+    }
+}
+
+extension String {
+    var trimmingWhitespace: Substring {
+        var result = self[...]
+        while let first = result.first, first.isWhitespace { result.removeFirst() }
+        while let last = result.last, last.isWhitespace { result.removeLast() }
+        return result
+    }
+}

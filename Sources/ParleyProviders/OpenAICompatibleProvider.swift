@@ -1,0 +1,74 @@
+import Foundation
+import ParleyUpstream
+
+/// A server speaking OpenAI Chat Completions (`POST {base}/chat/completions`, streaming): OpenAI,
+/// llama.cpp, vLLM, Ollama, llama-cpp-python... Immutable and thread-safe.
+///
+/// Continue (prefill) sends the partial answer as a final assistant message, which llama.cpp and
+/// vLLM continue; `supportsPrefill` says whether this server is trusted to do so.
+public struct OpenAICompatibleProvider: ChatProvider {
+    public let name: String
+    public let supportsPrefill: Bool
+    public let baseURL: String
+    private let apiKey: String?
+    private let configuredModels: [String]
+    private let limits: UpstreamLimits
+    private let call: UpstreamCall
+
+    public init(name: String = "openai", baseURL: String, apiKey: String? = nil, models: [String] = [],
+                supportsPrefill: Bool = false, client: UpstreamClient,
+                limits: UpstreamLimits = UpstreamLimits(), retry: RetryPolicy = RetryPolicy()) {
+        self.name = name
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.apiKey = apiKey.flatMap { $0.isEmpty ? nil : $0 }
+        self.configuredModels = models
+        self.supportsPrefill = supportsPrefill
+        self.limits = limits
+        self.call = UpstreamCall(client: client, retry: retry, secrets: self.apiKey.map { [$0] } ?? [])
+    }
+
+    private var authorization: [(String, String)] {
+        apiKey.map { [("Authorization", "Bearer \($0)")] } ?? []
+    }
+
+    /// The configured models, or else the server's `GET {base}/models` (empty when it fails).
+    public func models() async -> [ModelInfo] {
+        var names = configuredModels
+        if names.isEmpty {
+            let request = limits.request(url: baseURL + "/models", headers: authorization + [("Accept", "application/json")])
+            if let body = try? await call.fetch(request),
+               let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
+               let data = object["data"] as? [[String: Any]] {
+                names = data.compactMap { jsonString($0["id"]) }
+            }
+        }
+        return names.map { ModelInfo(id: "\(name):\($0)", provider: name, label: $0) }
+    }
+
+    public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ProviderEvent, Error> {
+        let upstream = limits.request(url: baseURL + "/chat/completions", method: "POST",
+                                      headers: authorization + [("Content-Type", "application/json"), ("Accept", "text/event-stream")],
+                                      body: Self.body(for: request))
+        let call = self.call
+        return providerStream { continuation in
+            let response = try await call.send(upstream)
+            var parser = OpenAIStreamParser()
+            try await call.pump(response, parser: &parser, into: continuation)
+        }
+    }
+
+    static func body(for request: ChatRequest) -> [UInt8] {
+        var messages: [[String: Any]] = request.messages.map { ["role": $0.role.rawValue, "content": $0.content] }
+        if let prefill = request.prefill, !prefill.isEmpty {
+            messages.append(["role": "assistant", "content": prefill])
+        }
+        var object: [String: Any] = [
+            "model": request.model,
+            "messages": messages,
+            "stream": true,
+            "stream_options": ["include_usage": true],
+        ]
+        if let maxTokens = request.maxTokens { object["max_tokens"] = maxTokens }
+        return Array((try? JSONSerialization.data(withJSONObject: object)) ?? Data())
+    }
+}

@@ -1,0 +1,79 @@
+import ParleyUpstream
+import Synchronization
+
+/// The configured providers, and the mapping from a model id (`openai:llama3`, `anthropic:claude-x`,
+/// `demo`) to a provider and its own model name. Thread-safe.
+///
+/// The demo model is listed only when no other provider is configured, but is always accepted.
+/// An unprefixed name is accepted when exactly one provider lists it (from the last `models()` call
+/// or the configured lists).
+public final class ProviderRegistry: Sendable {
+    public let providers: [any ChatProvider]
+    public let demo: DemoProvider
+    private let knownModels: Mutex<[ModelInfo]>
+
+    public init(providers: [any ChatProvider], demo: DemoProvider = DemoProvider(), configuredModels: [ModelInfo] = []) {
+        self.providers = providers
+        self.demo = demo
+        knownModels = Mutex(configuredModels)
+    }
+
+    public convenience init(configuration: ProviderConfiguration, client: UpstreamClient) {
+        var providers: [any ChatProvider] = []
+        var configured: [ModelInfo] = []
+        if let openAI = configuration.openAI {
+            let provider = OpenAICompatibleProvider(baseURL: openAI.baseURL, apiKey: openAI.apiKey, models: openAI.models,
+                                                    supportsPrefill: openAI.supportsPrefill, client: client,
+                                                    limits: configuration.limits, retry: configuration.retry)
+            providers.append(provider)
+            configured += openAI.models.map { ModelInfo(id: "openai:\($0)", provider: "openai", label: $0) }
+        }
+        if let anthropic = configuration.anthropic {
+            providers.append(AnthropicProvider(baseURL: anthropic.baseURL, apiKey: anthropic.apiKey, models: anthropic.models,
+                                               maxTokens: anthropic.maxTokens, client: client,
+                                               limits: configuration.limits, retry: configuration.retry))
+            configured += anthropic.models.map { ModelInfo(id: "anthropic:\($0)", provider: "anthropic", label: $0) }
+        }
+        self.init(providers: providers, demo: DemoProvider(tokensPerSecond: configuration.demoTokensPerSecond),
+                  configuredModels: configured)
+    }
+
+    /// Every model of every provider (asked concurrently), or just the demo model when none is configured.
+    public func models() async -> [ModelInfo] {
+        guard !providers.isEmpty else { return await demo.models() }
+        var lists = [[ModelInfo]](repeating: [], count: providers.count)
+        await withTaskGroup(of: (Int, [ModelInfo]).self) { group in
+            for (index, provider) in providers.enumerated() {
+                group.addTask { (index, await provider.models()) }
+            }
+            for await (index, list) in group { lists[index] = list }
+        }
+        let all = lists.flatMap { $0 }
+        knownModels.withLock { known in
+            for model in all where !known.contains(model) { known.append(model) }
+        }
+        return all
+    }
+
+    /// The first listed model, or `demo` when there is none.
+    public func defaultModelID() async -> String {
+        await models().first?.id ?? DemoProvider.modelID
+    }
+
+    /// The provider and its own model name for a model id, or nil for an unknown id.
+    public func resolve(_ modelID: String) -> (provider: any ChatProvider, model: String)? {
+        if modelID == DemoProvider.modelID { return (demo, DemoProvider.modelID) }
+        if let colon = modelID.firstIndex(of: ":") {
+            let prefix = modelID[..<colon]
+            let model = String(modelID[modelID.index(after: colon)...])
+            if !model.isEmpty, let provider = providers.first(where: { $0.name == prefix }) {
+                return (provider, model)
+            }
+        }
+        let matches = knownModels.withLock { $0.filter { $0.id == "\($0.provider):\(modelID)" } }
+        let owners = Set(matches.map(\.provider))
+        guard owners.count == 1, let owner = owners.first,
+              let provider = providers.first(where: { $0.name == owner }) else { return nil }
+        return (provider, modelID)
+    }
+}

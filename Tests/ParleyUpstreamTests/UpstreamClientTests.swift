@@ -1,0 +1,229 @@
+import Foundation
+import ParleyTestSupport
+import ParleyUpstream
+import XCTest
+
+final class UpstreamClientTests: XCTestCase {
+    private static func collect(_ body: AsyncThrowingStream<[UInt8], Error>) async throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        for try await piece in body { bytes += piece }
+        return bytes
+    }
+
+    private func expectError(_ expected: UpstreamError, file: StaticString = #filePath, line: UInt = #line,
+                             _ body: () async throws -> Void) async {
+        do {
+            try await body()
+            XCTFail("expected \(expected)", file: file, line: line)
+        } catch {
+            XCTAssertEqual(error as? UpstreamError, expected, file: file, line: line)
+        }
+    }
+
+    // MARK: - Requests and responses
+
+    func testSendsMethodPathHeadersAndBodyAndReturnsStatusAndLowerCasedHeaders() async throws {
+        let fake = try FakeUpstream()
+        fake.enqueue(.init(status: 201, headers: [("X-Thing", "yes")], steps: [.send(Array("hello ".utf8)), .send(Array("world".utf8))]))
+        let client = UpstreamClient()
+        let response = try await client.send(UpstreamRequest(
+            url: fake.baseURL + "/v1/chat?x=1", method: "POST",
+            headers: [("Authorization", "Bearer k"), ("Content-Type", "application/json")], body: Array("{\"a\":1}".utf8)))
+        XCTAssertEqual(response.status, 201)
+        XCTAssertEqual(response.headers["x-thing"], "yes")
+        let body = try await Self.collect(response.body)
+        XCTAssertEqual(String(decoding: body, as: UTF8.self), "hello world")
+        let request = try XCTUnwrap(fake.requests.first)
+        XCTAssertEqual(request.method, "POST")
+        XCTAssertEqual(request.path, "/v1/chat?x=1")
+        XCTAssertEqual(request.header("authorization"), "Bearer k")
+        XCTAssertNil(request.header("expect"))
+        XCTAssertEqual(request.bodyText, "{\"a\":1}")
+    }
+
+    func testBodyBytesArriveBeforeTheResponseEnds() async throws {
+        let fake = try FakeUpstream()
+        fake.enqueue(.init(steps: [.send([65]), .sleep(milliseconds: 400), .send([66])]))
+        let client = UpstreamClient()
+        let start = ContinuousClock.now
+        let response = try await client.send(UpstreamRequest(url: fake.baseURL + "/"))
+        var iterator = response.body.makeAsyncIterator()
+        let first = try await iterator.next()
+        XCTAssertEqual(first, [65])
+        XCTAssertLessThan(ContinuousClock.now - start, .milliseconds(300))
+        let second = try await iterator.next()
+        XCTAssertEqual(second, [66])
+        let end = try await iterator.next()
+        XCTAssertNil(end)
+    }
+
+    func testConnectionCloseFramingEndsTheBodyNormally() async throws {
+        let fake = try FakeUpstream()
+        fake.enqueue(.init(framing: .close, steps: [.send(Array("abc".utf8))]))
+        let response = try await UpstreamClient().send(UpstreamRequest(url: fake.baseURL + "/"))
+        let body = try await Self.collect(response.body)
+        XCTAssertEqual(body, Array("abc".utf8))
+    }
+
+    func testSequentialRequestsReuseTheConnection() async throws {
+        let fake = try FakeUpstream()
+        fake.enqueue(.json("{}"), .json("{}"))
+        let client = UpstreamClient()
+        for _ in 0..<2 {
+            let response = try await client.send(UpstreamRequest(url: fake.baseURL + "/"))
+            _ = try await Self.collect(response.body)
+        }
+        XCTAssertEqual(fake.connectionCount, 1)
+    }
+
+    func testManyConcurrentTransfersAllComplete() async throws {
+        let fake = try FakeUpstream { request in .json("{\"path\":\"\(request.path)\"}") }
+        let client = UpstreamClient()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for i in 0..<20 {
+                group.addTask {
+                    let response = try await client.send(UpstreamRequest(url: fake.baseURL + "/\(i)"))
+                    let text = String(decoding: try await Self.collect(response.body), as: UTF8.self)
+                    XCTAssertEqual(text, "{\"path\":\"/\(i)\"}")
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    // MARK: - Failures
+
+    func testConnectionRefusedIsConnectionFailed() async throws {
+        let fake = try FakeUpstream()
+        let url = fake.baseURL + "/"
+        fake.shutdown()
+        try await Task.sleep(for: .milliseconds(50))
+        do {
+            _ = try await UpstreamClient().send(UpstreamRequest(url: url))
+            XCTFail("expected a failure")
+        } catch {
+            guard case .connectionFailed = error else { return XCTFail("\(error)") }
+        }
+    }
+
+    func testDisconnectMidBodyThrowsConnectionFailedFromTheBody() async throws {
+        let fake = try FakeUpstream()
+        fake.enqueue(.init(steps: [.send(Array("partial".utf8)), .close]))
+        let response = try await UpstreamClient().send(UpstreamRequest(url: fake.baseURL + "/"))
+        do {
+            _ = try await Self.collect(response.body)
+            XCTFail("expected a failure")
+        } catch {
+            guard case .connectionFailed = error as? UpstreamError else { return XCTFail("\(error)") }
+        }
+    }
+
+    func testIdleTimeoutAfterHeaders() async throws {
+        let fake = try FakeUpstream()
+        fake.enqueue(.init(steps: [.send([1]), .stall]))
+        let response = try await UpstreamClient().send(UpstreamRequest(url: fake.baseURL + "/", idleTimeout: .milliseconds(300)))
+        let start = ContinuousClock.now
+        await expectError(.idleTimeout) { _ = try await Self.collect(response.body) }
+        XCTAssertLessThan(ContinuousClock.now - start, .seconds(2))
+    }
+
+    func testIdleTimeoutBeforeHeaders() async throws {
+        let fake = try FakeUpstream()
+        fake.enqueue(.init(steps: [.stall]) .rawStall)
+        await expectError(.idleTimeout) {
+            _ = try await UpstreamClient().send(UpstreamRequest(url: fake.baseURL + "/", idleTimeout: .milliseconds(300)))
+        }
+    }
+
+    func testResponseLargerThanLimitIsAborted() async throws {
+        let fake = try FakeUpstream()
+        fake.enqueue(.init(steps: [.send([UInt8](repeating: 65, count: 600)), .send([UInt8](repeating: 66, count: 600))]))
+        let response = try await UpstreamClient().send(UpstreamRequest(url: fake.baseURL + "/", maxResponseBytes: 1000))
+        await expectError(.responseTooLarge) { _ = try await Self.collect(response.body) }
+    }
+
+    func testErrorsNeverContainRequestHeaders() async throws {
+        let secret = "sk-secret-123456"
+        let fake = try FakeUpstream()
+        fake.enqueue(.init(steps: [.send([1]), .close]))
+        let response = try await UpstreamClient().send(UpstreamRequest(url: fake.baseURL + "/", headers: [("Authorization", "Bearer \(secret)")]))
+        do {
+            _ = try await Self.collect(response.body)
+        } catch {
+            XCTAssertFalse(String(describing: error).contains(secret))
+        }
+        fake.shutdown()
+        do {
+            _ = try await UpstreamClient().send(UpstreamRequest(url: fake.baseURL + "/", headers: [("Authorization", "Bearer \(secret)")]))
+        } catch {
+            XCTAssertFalse(String(describing: error).contains(secret))
+        }
+    }
+
+    func testHeaderWithLineBreakIsRejected() async throws {
+        let fake = try FakeUpstream()
+        do {
+            _ = try await UpstreamClient().send(UpstreamRequest(url: fake.baseURL + "/", headers: [("X", "a\r\nInjected: 1")]))
+            XCTFail("expected a failure")
+        } catch {
+            XCTAssertEqual(error, .other("invalid request header"))
+        }
+        XCTAssertTrue(fake.requests.isEmpty)
+    }
+
+    // MARK: - Cancellation closes the socket at once
+
+    func testCancellingTheSendingTaskClosesTheSocketWithin100ms() async throws {
+        let fake = try FakeUpstream()
+        fake.enqueue(.init(steps: [.stall]).rawStall)
+        let client = UpstreamClient()
+        let task = Task { try await client.send(UpstreamRequest(url: fake.baseURL + "/")) }
+        while fake.requests.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        let cancelledAt = ContinuousClock.now
+        task.cancel()
+        let result = await task.result
+        XCTAssertThrowsError(try result.get()) { XCTAssertEqual($0 as? UpstreamError, .cancelled) }
+        let disconnect = try await XCTUnwrapAsync(await fake.waitForDisconnect())
+        XCTAssertLessThan(disconnect - cancelledAt, .milliseconds(100))
+    }
+
+    func testCancellingTheBodyConsumerClosesTheSocketWithin100ms() async throws {
+        let fake = try FakeUpstream()
+        fake.enqueue(.init(steps: [.send(Array("data: x\n\n".utf8)), .stall]))
+        let client = UpstreamClient()
+        let response = try await client.send(UpstreamRequest(url: fake.baseURL + "/"))
+        let consumer = Task {
+            for try await _ in response.body {}
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        let cancelledAt = ContinuousClock.now
+        consumer.cancel()
+        let disconnect = try await XCTUnwrapAsync(await fake.waitForDisconnect())
+        XCTAssertLessThan(disconnect - cancelledAt, .milliseconds(100))
+    }
+
+    func testDroppingTheBodyStreamClosesTheSocket() async throws {
+        let fake = try FakeUpstream()
+        fake.enqueue(.init(steps: [.send([1]), .stall]))
+        let client = UpstreamClient()
+        do {
+            let response = try await client.send(UpstreamRequest(url: fake.baseURL + "/"))
+            XCTAssertEqual(response.status, 200)
+        }
+        let disconnect = await fake.waitForDisconnect(timeout: .seconds(2))
+        XCTAssertNotNil(disconnect)
+    }
+
+    private func XCTUnwrapAsync<T>(_ value: T?, file: StaticString = #filePath, line: UInt = #line) async throws -> T {
+        try XCTUnwrap(value, file: file, line: line)
+    }
+}
+
+private extension FakeUpstream.Script {
+    /// The same steps with no status line or headers: the server says nothing at all.
+    var rawStall: FakeUpstream.Script {
+        var script = FakeUpstream.Script.raw([])
+        script.steps = steps
+        return script
+    }
+}
