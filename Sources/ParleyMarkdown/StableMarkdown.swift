@@ -45,6 +45,9 @@ public struct StableMarkdown: Sendable {
     /// All text appended so far.
     public var text: String { String(decoding: bytes, as: UTF8.self) }
 
+    /// Size of the definition prelude re-parsed before the uncommitted text (for tests and metrics).
+    var preludeByteCount: Int { prelude.count }
+
     /// Whether `finish()` has run; later appends are ignored.
     public var isFinished: Bool { final != nil }
 
