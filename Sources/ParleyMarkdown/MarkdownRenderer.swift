@@ -1,4 +1,5 @@
 import CCmarkGFM
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -14,8 +15,10 @@ import Darwin
 /// emptied by cmark. No `style=` attribute is ever emitted (table alignment uses `align=`), so the
 /// output fits a strict Content-Security-Policy. Code fences keep `class="language-x"`.
 ///
-/// Thread-safety: a value type with no shared mutable state; every call builds and frees its own
-/// cmark parser, so one renderer may be used from any number of threads at once.
+/// Thread-safety: safe from any number of threads. Every call builds and frees its own cmark parser,
+/// but cmark-gfm's inline parser keeps the extensions' special characters in one process-wide table
+/// that each parse adds to and removes from (github/cmark-gfm PR #176, unmerged), so parsing is
+/// serialised by one lock; rendering HTML runs outside it.
 public struct MarkdownRenderer: Sendable {
     /// Whether `[^label]` footnotes are parsed (`CMARK_OPT_FOOTNOTES`); their section renders last.
     public var footnotes: Bool
@@ -71,6 +74,9 @@ public struct MarkdownRenderer: Sendable {
         cmark_gfm_core_extensions_ensure_registered()
     }()
 
+    /// Serialises cmark parsing process-wide (see the type's thread-safety note).
+    private static let parseLock = Mutex(())
+
     /// Parses `bytes` (UTF-8) and hands the document to `body`; parser and nodes live exactly as long
     /// as the call, so nothing of cmark escapes.
     func withDocument<Result>(_ bytes: [UInt8], _ body: (ParsedMarkdown) -> Result) -> Result {
@@ -85,14 +91,17 @@ public struct MarkdownRenderer: Sendable {
                 cmark_parser_attach_syntax_extension(parser, syntax)
             }
         }
-        bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { chars in
-                if let base = chars.baseAddress, !chars.isEmpty {
-                    cmark_parser_feed(parser, base, chars.count)
+        var root: OpaquePointer?
+        Self.parseLock.withLock { _ in
+            bytes.withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { chars in
+                    if let base = chars.baseAddress, !chars.isEmpty {
+                        cmark_parser_feed(parser, base, chars.count)
+                    }
                 }
             }
+            root = cmark_parser_finish(parser)
         }
-        let root = cmark_parser_finish(parser)
         defer { if let root { cmark_node_free(root) } }
         return body(ParsedMarkdown(parser: parser, root: root, options: options))
     }
