@@ -1,12 +1,6 @@
 import CCmarkGFM
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Safe HTML from Markdown through cmark-gfm with the GitHub extensions (tables, strikethrough,
 /// autolinks, tag filter, task lists) and, by default, footnotes.
 ///
@@ -104,75 +98,5 @@ public struct MarkdownRenderer: Sendable {
         }
         defer { if let root { cmark_node_free(root) } }
         return body(ParsedMarkdown(parser: parser, root: root, options: options))
-    }
-}
-
-/// A parsed cmark document, valid only inside `MarkdownRenderer.withDocument`.
-struct ParsedMarkdown {
-    let parser: OpaquePointer?
-    let root: OpaquePointer?
-    let options: Int32
-
-    /// The document's top-level children in order (cmark has moved footnote definitions to the end).
-    func topLevelBlocks() -> [MarkdownBlockNode] {
-        var blocks: [MarkdownBlockNode] = []
-        var child = root.flatMap { cmark_node_first_child($0) }
-        while let node = child {
-            blocks.append(MarkdownBlockNode(
-                node: node,
-                kind: MarkdownBlockNode.Kind(cmark_node_get_type(node)),
-                startLine: Int(cmark_node_get_start_line(node)),
-                endLine: Int(cmark_node_get_end_line(node))))
-            child = cmark_node_next(node)
-        }
-        return blocks
-    }
-
-    /// The HTML of `node` and its descendants, rendered with the parser's extensions.
-    func html(of node: OpaquePointer?) -> String {
-        guard let node, let parser else { return "" }
-        guard let cString = cmark_render_html(node, options, cmark_parser_get_syntax_extensions(parser)) else {
-            return ""
-        }
-        defer { free(cString) }
-        return String(cString: cString)
-    }
-}
-
-/// One top-level block of a parsed document, as StableMarkdown needs it.
-struct MarkdownBlockNode {
-    enum Kind: Equatable {
-        case paragraph, heading, thematicBreak, codeBlock, htmlBlock, blockQuote, list, table
-        case footnoteDefinition, other
-
-        init(_ type: cmark_node_type) {
-            switch type {
-            case CMARK_NODE_PARAGRAPH: self = .paragraph
-            case CMARK_NODE_HEADING: self = .heading
-            case CMARK_NODE_THEMATIC_BREAK: self = .thematicBreak
-            case CMARK_NODE_CODE_BLOCK: self = .codeBlock
-            case CMARK_NODE_HTML_BLOCK: self = .htmlBlock
-            case CMARK_NODE_BLOCK_QUOTE: self = .blockQuote
-            case CMARK_NODE_LIST: self = .list
-            case CMARK_NODE_FOOTNOTE_DEFINITION: self = .footnoteDefinition
-            case CMARK_NODE_TABLE: self = .table
-            default: self = .other
-            }
-        }
-    }
-
-    let node: OpaquePointer
-    let kind: Kind
-    /// 1-based line numbers in the parsed text; 0 or `endLine < startLine` mean "unknown".
-    let startLine: Int
-    let endLine: Int
-
-    /// For a fenced code block: the fence character and length; nil for indented code.
-    var fence: (character: UInt8, length: Int)? {
-        var length: Int32 = 0
-        var offset: Int32 = 0
-        var character: CChar = 0
-        guard cmark_node_get_fenced(node, &length, &offset, &character) != 0 else { return nil }
-        return (UInt8(bitPattern: character), Int(length))
     }
 }

@@ -45,6 +45,9 @@ public struct StableMarkdown: Sendable {
     /// All text appended so far.
     public var text: String { String(decoding: bytes, as: UTF8.self) }
 
+    /// Bytes handed to cmark by appends so far (prelude included): the measure of the linear cost.
+    private(set) var parsedByteCount = 0
+
     /// Size of the definition prelude re-parsed before the uncommitted text (for tests and metrics).
     var preludeByteCount: Int { prelude.count }
 
@@ -106,6 +109,7 @@ public struct StableMarkdown: Sendable {
         let lines = LineIndex(region)
         var source = prelude
         source.append(contentsOf: region)
+        parsedByteCount += source.count
         let preludeLines = self.preludeLines
         let firstIndex = blocks.count
 

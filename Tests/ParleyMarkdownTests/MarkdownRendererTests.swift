@@ -93,6 +93,10 @@ final class MarkdownRendererTests: XCTestCase {
         }
     }
 
+    func testNULCharacterBecomesReplacementCharacter() {
+        XCTAssertEqual(renderer.render("a\u{0}b\n"), "<p>a\u{FFFD}b</p>\n")
+    }
+
     func testCodeEscapesMarkup() {
         XCTAssertEqual(renderer.render("`<b>`\n"), "<p><code>&lt;b&gt;</code></p>\n")
     }

@@ -93,4 +93,20 @@ final class SpecExampleTests: XCTestCase {
             harness.run(StreamingHarness.randomPieces(crlf, seed: UInt64(number) + 1), label: "CRLF example \(number) random")
         }
     }
+
+    func testInvariantHoldsForRandomConcatenationsOfExamples() {
+        var generator = SplitMix64(seed: 42)
+        for round in 0..<300 {
+            var text = ""
+            for _ in 0..<4 {
+                text += Self.examples.randomElement(using: &generator) ?? ""
+                if Bool.random(using: &generator) { text += "\n" }
+            }
+            let pieces = StreamingHarness.randomPieces(text, seed: UInt64(round), maxLength: 6)
+            let outcome = harness.run(pieces, label: "round \(round): \(text.debugDescription)")
+            if !text.contains("]:") {
+                XCTAssertEqual(outcome.final.patch, [], "round \(round): \(text.debugDescription)")
+            }
+        }
+    }
 }
