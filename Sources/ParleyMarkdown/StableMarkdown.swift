@@ -145,7 +145,7 @@ public struct StableMarkdown: Sendable {
                     count -= 1
                 }
             }
-            guard let cutLine, count > 0, cutLine <= lines.count + 1 else { return nil }
+            guard let cutLine, count > 0, cutLine > 1, cutLine <= lines.count + 1 else { return nil }
 
             let committed = candidates.prefix(count)
             let html = committed.map { document.html(of: $0.block.node) }
