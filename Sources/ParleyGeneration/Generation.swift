@@ -214,15 +214,12 @@ public actor Generation {
         guard outcome == nil else { return }
         emitFrame()
         let final = markdown.finish()
-        var blocks = markdown.blocks
+        // After finish, `markdown.blocks` is the whole render: committed blocks patched, then the final ones.
+        let blocks = markdown.blocks
         var batch: [GenerationEvent] = []
         let patch = final.patch.map { BlockPatch(index: $0.index, html: $0.html) }
-        for item in patch where item.index < blocks.count {
-            blocks[item.index] = item.html
-        }
         for block in final.blocks {
             batch.append(event(.block(index: block.index, html: block.html)))
-            blocks.append(block.html)
         }
         if let errorCode {
             batch.append(event(.error(code: errorCode, message: errorMessage ?? "")))

@@ -43,13 +43,17 @@ public actor Generations {
         guard let conversation = try store.conversation(id: conversationID) else {
             throw GenerationError.conversationNotFound
         }
-        let (modelID, provider, upstreamModel) = try resolve(model ?? conversation.model)
+        let (modelID, provider, upstreamModel) = try await resolve(model ?? conversation.model)
         let turn: (user: Message, assistant: Message)
         do {
             turn = try store.appendTurn(conversationID: conversationID, parentID: parentID,
                                         userContent: content, model: modelID)
-        } catch StoreError.notFound {
-            throw GenerationError.invalidParent("parent_id names no message of this conversation")
+        } catch {
+            // (A pattern `catch StoreError.notFound` crashes the 6.3 compiler on typed throws.)
+            if case .notFound = error {
+                throw GenerationError.invalidParent("parent_id names no message of this conversation")
+            }
+            throw error
         }
         let history = try store.contextPath(leafID: turn.user.id)
         let request = ChatRequest(model: upstreamModel,
@@ -68,7 +72,7 @@ public actor Generations {
               let conversation = try store.conversation(id: message.conversationID) else {
             throw GenerationError.invalidParent("the message has no user message to answer")
         }
-        let (modelID, provider, upstreamModel) = try resolve(model ?? message.model ?? conversation.model)
+        let (modelID, provider, upstreamModel) = try await resolve(model ?? message.model ?? conversation.model)
         let sibling = try store.createSibling(ofAssistant: messageID, model: modelID)
         let history = try store.contextPath(leafID: parentID)
         let request = ChatRequest(model: upstreamModel,
@@ -90,7 +94,7 @@ public actor Generations {
               let conversation = try store.conversation(id: message.conversationID) else {
             throw GenerationError.invalidParent("the message has no user message to answer")
         }
-        let (modelID, provider, upstreamModel) = try resolve(message.model ?? conversation.model)
+        let (modelID, provider, upstreamModel) = try await resolve(message.model ?? conversation.model)
         let resumed = try store.resumeStreaming(id: messageID)
         let history = try store.contextPath(leafID: parentID)
         var messages = context.messages(systemPrompt: conversation.systemPrompt, branch: history)
@@ -235,8 +239,9 @@ public actor Generations {
         return message
     }
 
-    private func resolve(_ requested: String?) throws -> (id: String, provider: any ChatProvider, model: String) {
-        let id = requested ?? providers.defaultModelID
+    private func resolve(_ requested: String?) async throws -> (id: String, provider: any ChatProvider, model: String) {
+        var id = requested ?? ""
+        if id.isEmpty { id = await providers.defaultModelID() }
         guard let resolved = providers.resolve(id) else { throw GenerationError.unknownModel(id) }
         return (id, resolved.provider, resolved.model)
     }

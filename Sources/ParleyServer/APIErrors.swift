@@ -36,7 +36,7 @@ enum APIErrors {
         case .tooManyGenerations(let limit):
             HTTPError(status: 429, code: "too_many_generations",
                       message: "At most \(limit) replies may stream at once; try again when one ends.",
-                      headers: [("Retry-After", "1")])
+                      headers: [HTTPError.Header("Retry-After", "1")])
         case .invalidParent(let why):
             HTTPError(status: 400, code: "invalid_parent", message: why)
         }

@@ -69,8 +69,11 @@ struct ConversationHandlers: Sendable {
         let messageID = try JSONBody(request).requiredString("message_id")
         do {
             _ = try store.setCurrent(conversationID: conversation.id, messageID: messageID)
-        } catch StoreError.notFound {
-            throw HTTPError(status: 404, code: "not_found", message: "No message \(messageID) in this conversation.")
+        } catch {
+            if case .notFound = error {
+                throw HTTPError(status: 404, code: "not_found", message: "No message \(messageID) in this conversation.")
+            }
+            throw error
         }
         return try await show(request)
     }

@@ -22,7 +22,7 @@ public final class ParleyApp: Sendable {
         if interrupted > 0 {
             Log.info("\(interrupted) reply(s) cut by the last shutdown are marked interrupted")
         }
-        let providerConfiguration = ProviderConfiguration(environment: configuration.settings)
+        let providerConfiguration = try ProviderConfiguration(environment: configuration.settings)
         let providers = ProviderRegistry(configuration: providerConfiguration, client: UpstreamClient())
         let renderer = MarkdownRenderer()
         generations = Generations(store: store, providers: providers, limits: configuration.generation,

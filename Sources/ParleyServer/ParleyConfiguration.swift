@@ -119,12 +119,12 @@ private struct SettingReader {
         return value
     }
 
-    func seconds(_ name: String, default fallback: Duration) throws(ConfigurationError) -> Duration {
+    func seconds(_ name: String, default fallback: Double) throws(ConfigurationError) -> Double {
         guard let raw = values[name] else { return fallback }
-        guard let value = Double(raw), value >= 0, value <= 86_400 else {
-            throw .invalidValue(name: name, value: raw, expected: "a number of seconds")
+        guard let value = Double(raw), value > 0, value <= 86_400 else {
+            throw .invalidValue(name: name, value: raw, expected: "a number of seconds above 0")
         }
-        return .milliseconds(Int64(value * 1000))
+        return value
     }
 
     func milliseconds(_ name: String, default fallback: Duration) throws(ConfigurationError) -> Duration {

@@ -30,6 +30,19 @@ struct ConversationResource: Encodable {
         case createdAt = "created_at"
         case updatedAt = "updated_at"
     }
+
+    /// Absent values are written as null: clients see every field of the documented shape.
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(title, forKey: .title)
+        try container.encode(model, forKey: .model)
+        try container.encode(systemPrompt, forKey: .systemPrompt)
+        try container.encode(currentLeafID, forKey: .currentLeafID)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(updatedAt, forKey: .updatedAt)
+        try container.encodeIfPresent(messages, forKey: .messages)
+    }
 }
 
 /// The JSON shape of a message in the API. `usage` is the stored JSON object, passed through.

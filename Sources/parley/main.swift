@@ -21,8 +21,7 @@ do {
     exit(1)
 }
 
-print("listening on http://\(configuration.host):\(app.port)")
-fflush(stdout)
+FileHandle.standardOutput.write(Data("listening on http://\(configuration.host):\(app.port)\n".utf8))
 
 signal(SIGINT, SIG_IGN)
 signal(SIGTERM, SIG_IGN)
