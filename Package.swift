@@ -45,7 +45,7 @@ let package = Package(
                     dependencies: ["ParleyProviders", "ParleyUpstream", "ParleyTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "ParleyServerTests",
-                    dependencies: ["ParleyServer", "ParleyTestSupport"]),
+                    dependencies: ["ParleyServer", "ParleySSE", "ParleyTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

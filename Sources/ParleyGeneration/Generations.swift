@@ -36,8 +36,9 @@ public actor Generations {
 
     // MARK: - Starting
 
-    /// Adds a user message (under the current leaf, or under `parentID` to branch) and starts its answer.
-    public func send(conversationID: String, parentID: String?, content: String, model: String?,
+    /// Adds a user message where `placement` says (under the current leaf; under an earlier message or
+    /// as a new root to branch, which is how edit works) and starts its answer.
+    public func send(conversationID: String, placement: TurnPlacement, content: String, model: String?,
                      owner: String) async throws -> (user: Message, assistant: Message) {
         try checkCapacity(owner: owner)
         guard let conversation = try store.conversation(id: conversationID) else {
@@ -46,7 +47,7 @@ public actor Generations {
         let (modelID, provider, upstreamModel) = try await resolve(model ?? conversation.model)
         let turn: (user: Message, assistant: Message)
         do {
-            turn = try store.appendTurn(conversationID: conversationID, parentID: parentID,
+            turn = try store.appendTurn(conversationID: conversationID, placement: placement,
                                         userContent: content, model: modelID)
         } catch {
             // (A pattern `catch StoreError.notFound` crashes the 6.3 compiler on typed throws.)

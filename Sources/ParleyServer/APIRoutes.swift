@@ -6,21 +6,31 @@ struct APIRoutes {
     let messages: MessageHandlers
 
     func register(in router: inout Router) {
-        router.on("GET", "/api/health") { _ in .json(["status": "ok"]) }
-        router.on("GET", "/api/models", messages.models)
+        // Every handler's store and generation errors become API errors (APIErrors) on the way out.
+        func route(_ method: String, _ pattern: String, _ handler: @escaping Router.Handler) {
+            router.on(method, pattern) { request in
+                do {
+                    return try await handler(request)
+                } catch {
+                    throw APIErrors.map(error)
+                }
+            }
+        }
+        route("GET", "/api/health") { _ in .json(["status": "ok"]) }
+        route("GET", "/api/models", messages.models)
 
-        router.on("POST", "/api/conversations", conversations.create)
-        router.on("GET", "/api/conversations", conversations.list)
-        router.on("GET", "/api/conversations/:id", conversations.show)
-        router.on("PATCH", "/api/conversations/:id", conversations.update)
-        router.on("DELETE", "/api/conversations/:id", conversations.delete)
-        router.on("PUT", "/api/conversations/:id/current", conversations.switchBranch)
+        route("POST", "/api/conversations", conversations.create)
+        route("GET", "/api/conversations", conversations.list)
+        route("GET", "/api/conversations/:id", conversations.show)
+        route("PATCH", "/api/conversations/:id", conversations.update)
+        route("DELETE", "/api/conversations/:id", conversations.delete)
+        route("PUT", "/api/conversations/:id/current", conversations.switchBranch)
 
-        router.on("POST", "/api/conversations/:id/messages", messages.send)
-        router.on("GET", "/api/messages/:id", messages.show)
-        router.on("GET", "/api/messages/:id/stream", messages.stream)
-        router.on("POST", "/api/messages/:id/stop", messages.stop)
-        router.on("POST", "/api/messages/:id/regenerate", messages.regenerate)
-        router.on("POST", "/api/messages/:id/continue", messages.continueMessage)
+        route("POST", "/api/conversations/:id/messages", messages.send)
+        route("GET", "/api/messages/:id", messages.show)
+        route("GET", "/api/messages/:id/stream", messages.stream)
+        route("POST", "/api/messages/:id/stop", messages.stop)
+        route("POST", "/api/messages/:id/regenerate", messages.regenerate)
+        route("POST", "/api/messages/:id/continue", messages.continueMessage)
     }
 }

@@ -23,9 +23,15 @@ struct MessageHandlers: Sendable {
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let body = try JSONBody(request)
         let content = try body.requiredString("content")
-        let turn = try await generations.send(conversationID: request.parameters["id"] ?? "",
-                                              parentID: try body.string("parent_id"), content: content,
-                                              model: try body.string("model"), owner: Self.localOwner)
+        // No parent_id: under the current leaf; a parent_id: a branch under it; null: a new root
+        // (editing the first message).
+        var placement = TurnPlacement.afterCurrentLeaf
+        if body.has("parent_id") {
+            placement = try body.string("parent_id").map { .under(messageID: $0) } ?? .root
+        }
+        let turn = try await generations.send(conversationID: request.parameters["id"] ?? "", placement: placement,
+                                              content: content, model: try body.string("model"),
+                                              owner: Self.localOwner)
         return .json(TurnResource(userMessage: MessageResource(turn.user, html: renderer.html(for: turn.user)),
                                   assistantMessage: MessageResource(turn.assistant)), status: 201)
     }

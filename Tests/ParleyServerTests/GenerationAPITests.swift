@@ -1,0 +1,256 @@
+import Foundation
+import ParleyTestSupport
+import XCTest
+
+/// Sending, streaming, stop, regenerate, continue and branches, against a fake upstream that is a
+/// real HTTP server on loopback.
+final class GenerationAPITests: XCTestCase {
+    var upstream: FakeUpstream!
+    var parley: TestParley!
+    let model = "openai:fake"
+
+    override func setUp() async throws {
+        upstream = try FakeUpstream()
+        parley = try TestParley(["PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1", "PARLEY_OPENAI_MODELS": "fake",
+                                 "PARLEY_OPENAI_API_KEY": "sk-secret-test-key"])
+    }
+
+    override func tearDown() async throws {
+        await parley.stop()
+        upstream.shutdown()
+    }
+
+    private func conversation() async throws -> String {
+        try await parley.conversation(["model": model, "system_prompt": "You are terse."])
+    }
+
+    func testDemoReplyStreamsRenderedMarkdownAndStoresIt() async throws {
+        let id = try await parley.conversation(["model": "demo"])
+        let (_, assistant) = try await parley.send(id, "Show me Markdown")
+        let read = try await parley.events(assistant)
+        XCTAssertEqual(read.status, 200)
+        XCTAssertTrue(read.headers["content-type"]?.hasPrefix("text/event-stream") ?? false)
+        XCTAssertEqual(read.headers["cache-control"], "no-cache")
+        XCTAssertEqual(read.headers["x-accel-buffering"], "no")
+        XCTAssertEqual(read.events.first?.type, "snapshot")
+        XCTAssertEqual(read.done?["status"] as? String, "complete")
+        let stored = try await parley.message(assistant)
+        let html = read.page.blocks.joined()
+        XCTAssertEqual(html, stored["html"] as? String)
+        for element in ["<h2>", "<ul>", "<ol>", "<table>", "<pre><code class=\"language-", "<a href="] {
+            XCTAssertTrue(html.contains(element), "missing \(element)")
+        }
+        XCTAssertEqual(read.done?["blocks"] as? Int, read.page.blocks.count)
+    }
+
+    func testTextModeReconstructsTheUpstreamTextByteForByte() async throws {
+        for cut in [1, 3, 7] {
+            upstream.enqueue(UpstreamStreams.complete(UpstreamStreams.zoo, cut: cut))
+            let id = try await conversation()
+            let (_, assistant) = try await parley.send(id, "zoo")
+            let read = try await parley.events(assistant, mode: "text")
+            XCTAssertEqual(read.text, UpstreamStreams.zoo.joined(), "cut every \(cut) bytes")
+            XCTAssertFalse(read.events.contains { $0.type == "block" || $0.type == "tail" })
+            let stored = try await parley.finished(assistant)
+            XCTAssertEqual(stored["content"] as? String, UpstreamStreams.zoo.joined())
+            XCTAssertEqual(stored["finish_reason"] as? String, "stop")
+            XCTAssertEqual((stored["usage"] as? [String: Any])?["output_tokens"] as? Int, 3)
+        }
+    }
+
+    func testUpstreamGetsTheSystemPromptAndTheBranchButNeverLeaksTheKey() async throws {
+        upstream.enqueue(UpstreamStreams.complete(["first answer"]), UpstreamStreams.complete(["second"]))
+        let id = try await conversation()
+        let (_, first) = try await parley.send(id, "first question")
+        _ = try await parley.finished(first)
+        let (_, second) = try await parley.send(id, "second question")
+        _ = try await parley.finished(second)
+        let request = try XCTUnwrap(upstream.requests.last)
+        XCTAssertEqual(request.path, "/v1/chat/completions")
+        XCTAssertEqual(request.header("authorization"), "Bearer sk-secret-test-key")
+        let body = try XCTUnwrap(request.jsonBody)
+        XCTAssertEqual(body["model"] as? String, "fake")
+        XCTAssertEqual(body["stream"] as? Bool, true)
+        let messages = try XCTUnwrap(body["messages"] as? [[String: Any]])
+        XCTAssertEqual(messages.map { $0["role"] as? String }, ["system", "user", "assistant", "user"])
+        XCTAssertEqual(messages.map { $0["content"] as? String },
+                       ["You are terse.", "first question", "first answer", "second question"])
+        let everything = try await parley.call("GET", "/api/conversations/\(id)").text
+            + (try await parley.call("GET", "/api/models").text)
+        XCTAssertFalse(everything.contains("sk-secret"))
+    }
+
+    func testStopKeepsExactlyTheStreamedTextAndAbortsUpstreamAtOnce() async throws {
+        upstream.enqueue(UpstreamStreams.stalling(after: ["Hello", " there", " 👋"]))
+        let id = try await conversation()
+        let (_, assistant) = try await parley.send(id, "hi")
+        let partial = try await parley.events(assistant, mode: "text", until: { events in
+            events.contains { $0.data.contains("👋") }
+        })
+        XCTAssertEqual(partial.text, "Hello there 👋")
+        let before = ContinuousClock.now
+        let stopped = try await parley.call("POST", "/api/messages/\(assistant)/stop")
+        XCTAssertEqual(stopped.status, 200)
+        XCTAssertEqual(stopped.json["status"] as? String, "stopped")
+        XCTAssertEqual(stopped.json["content"] as? String, "Hello there 👋")
+        let disconnect = await upstream.waitForDisconnect(timeout: .seconds(2))
+        let latency = try XCTUnwrap(disconnect) - before
+        XCTAssertLessThan(latency, .milliseconds(500), "upstream saw the disconnect after \(latency)")
+        print("stop -> upstream disconnect: \(latency)")
+
+        let late = try await parley.events(assistant)
+        XCTAssertEqual(late.events.map(\.type), ["snapshot", "done"])
+        XCTAssertEqual(late.done?["status"] as? String, "stopped")
+        XCTAssertEqual(late.data(late.events[0])["content"] as? String, "Hello there 👋")
+
+        let again = try await parley.call("POST", "/api/messages/\(assistant)/stop")
+        XCTAssertEqual(again.status, 200)
+        XCTAssertEqual(again.json["content"] as? String, "Hello there 👋")
+    }
+
+    func testStopBeforeTheFirstTokenLeavesAnEmptyStoppedAnswer() async throws {
+        upstream.enqueue(UpstreamStreams.stalling(after: []))
+        let id = try await conversation()
+        let (user, assistant) = try await parley.send(id, "hi")
+        let parley = try XCTUnwrap(self.parley)
+        let subscriber = Task { try await parley.events(assistant) }
+        try await Task.sleep(for: .milliseconds(100))
+        let stopped = try await parley.call("POST", "/api/messages/\(assistant)/stop")
+        XCTAssertEqual(stopped.json["status"] as? String, "stopped")
+        XCTAssertEqual(stopped.json["content"] as? String, "")
+        let read = try await subscriber.value
+        XCTAssertEqual(read.done?["status"] as? String, "stopped")
+        let onUser = try await parley.call("POST", "/api/messages/\(user)/stop")
+        XCTAssertEqual(onUser.status, 400)
+    }
+
+    func testRegenerateMakesASiblingAndSwitchingBranchesShowsEither() async throws {
+        upstream.enqueue(UpstreamStreams.complete(["one"]), UpstreamStreams.complete(["two"]))
+        let id = try await conversation()
+        let (_, first) = try await parley.send(id, "question")
+        _ = try await parley.finished(first)
+        let regenerated = try await parley.call("POST", "/api/messages/\(first)/regenerate")
+        XCTAssertEqual(regenerated.status, 201)
+        let second = try XCTUnwrap(regenerated.json["id"] as? String)
+        _ = try await parley.finished(second)
+
+        var shown = try await parley.call("GET", "/api/conversations/\(id)")
+        var messages = try XCTUnwrap(shown.json["messages"] as? [[String: Any]])
+        XCTAssertEqual(messages.last?["content"] as? String, "two")
+        var siblings = try XCTUnwrap(messages.last?["siblings"] as? [String: Any])
+        XCTAssertEqual(siblings["count"] as? Int, 2)
+        XCTAssertEqual(siblings["index"] as? Int, 1)
+        XCTAssertEqual(siblings["ids"] as? [String], [first, second])
+
+        shown = try await parley.call("PUT", "/api/conversations/\(id)/current", json: ["message_id": first])
+        XCTAssertEqual(shown.status, 200)
+        messages = try XCTUnwrap(shown.json["messages"] as? [[String: Any]])
+        XCTAssertEqual(messages.last?["content"] as? String, "one")
+        siblings = try XCTUnwrap(messages.last?["siblings"] as? [String: Any])
+        XCTAssertEqual(siblings["index"] as? Int, 0)
+
+        let unknown = try await parley.call("PUT", "/api/conversations/\(id)/current", json: ["message_id": "nope"])
+        XCTAssertEqual(unknown.status, 404)
+    }
+
+    func testEditingAUserMessageStartsABranchBesideIt() async throws {
+        upstream.enqueue(UpstreamStreams.complete(["a1"]), UpstreamStreams.complete(["a2"]),
+                         UpstreamStreams.complete(["a2 edited"]))
+        let id = try await conversation()
+        let (_, a1) = try await parley.send(id, "q1")
+        _ = try await parley.finished(a1)
+        let (q2, a2) = try await parley.send(id, "q2")
+        _ = try await parley.finished(a2)
+        let (edited, a3) = try await parley.send(id, "q2 edited", extra: ["parent_id": a1])
+        _ = try await parley.finished(a3)
+        let shown = try await parley.call("GET", "/api/conversations/\(id)")
+        let messages = try XCTUnwrap(shown.json["messages"] as? [[String: Any]])
+        XCTAssertEqual(messages.map { $0["content"] as? String }, ["q1", "a1", "q2 edited", "a2 edited"])
+        XCTAssertEqual((messages[2]["siblings"] as? [String: Any])?["ids"] as? [String], [q2, edited])
+        // The edited branch's context does not contain the old question.
+        let contents = (upstream.requests.last?.jsonBody?["messages"] as? [[String: Any]])?.compactMap { $0["content"] as? String }
+        XCTAssertEqual(contents, ["You are terse.", "q1", "a1", "q2 edited"])
+    }
+
+    func testContinueAppendsToAStoppedAnswerWithoutLosingOrRepeatingText() async throws {
+        upstream.enqueue(UpstreamStreams.stalling(after: ["Once upon", " a ti"]), UpstreamStreams.complete(["me, there", " was."]))
+        let id = try await conversation()
+        let (_, assistant) = try await parley.send(id, "story")
+        _ = try await parley.events(assistant, mode: "text", until: { $0.contains { $0.data.contains("a ti") } })
+        let stopped = try await parley.call("POST", "/api/messages/\(assistant)/stop")
+        let lastID = try await parley.events(assistant).lastID
+        XCTAssertEqual(stopped.json["content"] as? String, "Once upon a ti")
+
+        let continued = try await parley.call("POST", "/api/messages/\(assistant)/continue")
+        XCTAssertEqual(continued.status, 200)
+        XCTAssertEqual(continued.json["status"] as? String, "streaming")
+        XCTAssertEqual(continued.json["id"] as? String, assistant)
+        let read = try await parley.events(assistant, mode: "text")
+        XCTAssertEqual(read.text, "Once upon a time, there was.")
+        XCTAssertGreaterThan(read.events.compactMap { Int64($0.id) }.min() ?? 0, lastID ?? .max,
+                             "ids keep growing across continue")
+        let stored = try await parley.finished(assistant)
+        XCTAssertEqual(stored["content"] as? String, "Once upon a time, there was.")
+        XCTAssertEqual(stored["status"] as? String, "complete")
+        let sent = try XCTUnwrap(upstream.requests.last?.jsonBody?["messages"] as? [[String: Any]])
+        XCTAssertEqual(sent.suffix(2).map { $0["role"] as? String }, ["assistant", "user"])
+        XCTAssertEqual(sent.suffix(2).first?["content"] as? String, "Once upon a ti")
+    }
+
+    func testContinueWhileStreamingIs409AndOnAUserMessageIs400() async throws {
+        upstream.enqueue(UpstreamStreams.stalling(after: ["x"]))
+        let id = try await conversation()
+        let (user, assistant) = try await parley.send(id, "hi")
+        let busy = try await parley.call("POST", "/api/messages/\(assistant)/continue")
+        XCTAssertEqual(busy.status, 409)
+        XCTAssertEqual(busy.errorCode, "already_streaming")
+        let status1 = try await parley.call("POST", "/api/messages/\(user)/continue").status
+        XCTAssertEqual(status1, 400)
+        let status2 = try await parley.call("POST", "/api/messages/\(user)/regenerate").status
+        XCTAssertEqual(status2, 400)
+        _ = try await parley.call("POST", "/api/messages/\(assistant)/stop")
+    }
+
+    func testTooManyLiveRepliesIs429() async throws {
+        let limited = try TestParley(["PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1",
+                                      "PARLEY_OPENAI_MODELS": "fake", "PARLEY_MAX_GENERATIONS_PER_USER": "1"])
+        upstream.enqueue(UpstreamStreams.stalling(after: ["x"]))
+        let id = try await limited.conversation(["model": model])
+        let (_, first) = try await limited.send(id, "one")
+        let refused = try await limited.call("POST", "/api/conversations/\(id)/messages", json: ["content": "two"])
+        XCTAssertEqual(refused.status, 429)
+        XCTAssertEqual(refused.errorCode, "too_many_generations")
+        XCTAssertNotNil(refused.headers["retry-after"])
+        _ = try await limited.call("POST", "/api/messages/\(first)/stop")
+        upstream.enqueue(UpstreamStreams.complete(["ok"]))
+        let accepted = try await limited.call("POST", "/api/conversations/\(id)/messages", json: ["content": "three"])
+        XCTAssertEqual(accepted.status, 201)
+        await limited.stop()
+    }
+
+    func testAReplyOverTheSizeLimitIsCutAndMarkedLength() async throws {
+        let limited = try TestParley(["PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1",
+                                      "PARLEY_OPENAI_MODELS": "fake", "PARLEY_MAX_REPLY_BYTES": "10"])
+        upstream.enqueue(UpstreamStreams.complete(["12345", "678é", "90", "more"]))
+        let id = try await limited.conversation(["model": model])
+        let (_, assistant) = try await limited.send(id, "long")
+        let stored = try await limited.finished(assistant)
+        XCTAssertEqual(stored["content"] as? String, "12345678é")
+        XCTAssertEqual(stored["finish_reason"] as? String, "length")
+        XCTAssertEqual(stored["status"] as? String, "complete")
+        await limited.stop()
+    }
+
+    func testASecondSubscriberSeesTheSameStream() async throws {
+        let tokens = (0..<40).map { "w\($0) " }
+        upstream.enqueue(UpstreamStreams.complete(tokens, delayMilliseconds: 10))
+        let id = try await conversation()
+        let (_, assistant) = try await parley.send(id, "hi")
+        let parley = try XCTUnwrap(self.parley)
+        async let first = parley.events(assistant, mode: "text")
+        async let second = parley.events(assistant, mode: "text")
+        let (a, b) = try await (first, second)
+        XCTAssertEqual(a.text, tokens.joined())
+        XCTAssertEqual(b.text, tokens.joined())
+    }
+}
