@@ -5,7 +5,7 @@ import ParleyUpstream
 import XCTest
 
 final class AnthropicProviderTests: XCTestCase {
-    private let client = UpstreamClient()
+    private let client = sharedClient
     private let apiKey = "sk-ant-SECRET-abcdef"
 
     private func provider(_ fake: FakeUpstream, maxTokens: Int = AnthropicProvider.defaultMaxTokens) -> AnthropicProvider {

@@ -5,7 +5,7 @@ import ParleyUpstream
 import XCTest
 
 final class OpenAICompatibleProviderTests: XCTestCase {
-    private let client = UpstreamClient()
+    private let client = sharedClient
     private let apiKey = "sk-test-SECRET-0123456789"
     private let fastRetry = RetryPolicy(maxRetries: 2, maxRetryAfter: .seconds(10), backoff: .milliseconds(10))
 

@@ -4,7 +4,7 @@ import ParleyUpstream
 import XCTest
 
 final class ProviderRegistryTests: XCTestCase {
-    private let client = UpstreamClient()
+    private let client = sharedClient
 
     func testConfigurationFromEnvironment() throws {
         let configuration = try ProviderConfiguration(environment: [

@@ -1,6 +1,7 @@
 import Foundation
 import ParleyProviders
 import ParleyTestSupport
+import ParleyUpstream
 import XCTest
 
 /// What a provider stream produced: its events and the error that ended it, if any.
@@ -59,3 +60,6 @@ enum Fixture {
 }
 
 let userHello = [ChatMessage(role: .system, content: "Be brief."), ChatMessage(role: .user, content: "Hello")]
+
+/// One client for all provider tests (XCTest keeps every test case instance alive until the end).
+let sharedClient = UpstreamClient()

@@ -214,6 +214,19 @@ final class UpstreamClientTests: XCTestCase {
         XCTAssertNotNil(disconnect)
     }
 
+    func testDroppingTheFakeUpstreamStopsItsServer() async throws {
+        var fake: FakeUpstream? = try FakeUpstream()
+        let url = try XCTUnwrap(fake?.baseURL) + "/"
+        fake = nil
+        try await Task.sleep(for: .milliseconds(60))
+        do {
+            _ = try await UpstreamClient().send(UpstreamRequest(url: url))
+            XCTFail("expected the port to be closed")
+        } catch {
+            guard case .connectionFailed = error else { return XCTFail("\(error)") }
+        }
+    }
+
     private func XCTUnwrapAsync<T>(_ value: T?, file: StaticString = #filePath, line: UInt = #line) async throws -> T {
         try XCTUnwrap(value, file: file, line: line)
     }
