@@ -71,6 +71,13 @@ final class AnthropicProviderTests: XCTestCase {
         XCTAssertEqual(json["messages"] as? [[String: String]], [["role": "user", "content": "Hello"]])
     }
 
+    func testMaxTokensDefaultsTo4096() async throws {
+        let fake = try FakeUpstream()
+        fake.enqueue(.anthropicMessages(tokens: ["Hi"]))
+        _ = await collect(provider(fake).stream(ChatRequest(model: "claude-x", messages: userHello)))
+        XCTAssertEqual(fake.requests.first?.jsonBody?["max_tokens"] as? Int, 4096)
+    }
+
     func testPrefillIsAFinalAssistantMessageWithoutTrailingWhitespace() async throws {
         let fake = try FakeUpstream()
         fake.enqueue(.anthropicMessages(tokens: [" world", "!"]))

@@ -187,6 +187,14 @@ final class OpenAICompatibleProviderTests: XCTestCase {
         XCTAssertTrue(outcome.providerError?.message.contains("maximum context length is 2048 tokens") ?? false)
     }
 
+    func testHugeErrorBodyIsCutInTheMessage() async throws {
+        let fake = try FakeUpstream()
+        fake.enqueue(.json("{\"error\":{\"message\":\"" + String(repeating: "x", count: 200_000) + "\"}}", status: 400))
+        let outcome = await run(fake)
+        XCTAssertEqual(outcome.providerError?.status, 400)
+        XCTAssertLessThan(outcome.providerError?.message.count ?? .max, 600)
+    }
+
     func testRateLimitIsRetriedTwiceThenReportedWithRetryAfter() async throws {
         let fake = try FakeUpstream()
         for _ in 0..<3 { fake.enqueue(.json("{\"error\":{\"message\":\"slow down\"}}", status: 429, headers: [("Retry-After", "0")])) }

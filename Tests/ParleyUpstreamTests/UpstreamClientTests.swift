@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import ParleyTestSupport
 import ParleyUpstream
 import XCTest
@@ -104,6 +107,44 @@ final class UpstreamClientTests: XCTestCase {
         } catch {
             guard case .connectionFailed = error else { return XCTFail("\(error)") }
         }
+    }
+
+    func testConnectTimeoutWhenTheServerNeverAccepts() async throws {
+        // A listener with a full accept queue drops new SYNs, so connecting hangs (all on loopback).
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
+                bind(listener, pointer, length) == 0 && listen(listener, 0) == 0 && getsockname(listener, pointer, &length) == 0
+            }
+        }
+        XCTAssertTrue(bound)
+        var fillers: [Int32] = []
+        defer { fillers.forEach { close($0) } }
+        for _ in 0..<3 {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) }
+            }
+            fillers.append(fd)
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        let url = "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))/"
+        let start = ContinuousClock.now
+        do {
+            _ = try await UpstreamClient().send(UpstreamRequest(url: url, connectTimeout: .milliseconds(200)))
+            XCTFail("expected a connect timeout")
+        } catch {
+            guard case .connectionFailed = error else { return XCTFail("\(error)") }
+        }
+        let elapsed = ContinuousClock.now - start
+        XCTAssertGreaterThanOrEqual(elapsed, .milliseconds(190))
+        XCTAssertLessThan(elapsed, .seconds(2))
     }
 
     func testDisconnectMidBodyThrowsConnectionFailedFromTheBody() async throws {
