@@ -170,7 +170,7 @@ final class UpstreamClientTests: XCTestCase {
 
     func testIdleTimeoutBeforeHeaders() async throws {
         let fake = try FakeUpstream()
-        fake.enqueue(.init(steps: [.stall]) .rawStall)
+        fake.enqueue(.noResponse)
         await expectError(.idleTimeout) {
             _ = try await UpstreamClient().send(UpstreamRequest(url: fake.baseURL + "/", idleTimeout: .milliseconds(300)))
         }
@@ -216,7 +216,7 @@ final class UpstreamClientTests: XCTestCase {
 
     func testCancellingTheSendingTaskClosesTheSocketWithin100ms() async throws {
         let fake = try FakeUpstream()
-        fake.enqueue(.init(steps: [.stall]).rawStall)
+        fake.enqueue(.noResponse)
         let client = UpstreamClient()
         let task = Task { try await client.send(UpstreamRequest(url: fake.baseURL + "/")) }
         while fake.requests.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
@@ -270,14 +270,5 @@ final class UpstreamClientTests: XCTestCase {
 
     private func XCTUnwrapAsync<T>(_ value: T?, file: StaticString = #filePath, line: UInt = #line) async throws -> T {
         try XCTUnwrap(value, file: file, line: line)
-    }
-}
-
-private extension FakeUpstream.Script {
-    /// The same steps with no status line or headers: the server says nothing at all.
-    var rawStall: FakeUpstream.Script {
-        var script = FakeUpstream.Script.raw([])
-        script.steps = steps
-        return script
     }
 }
