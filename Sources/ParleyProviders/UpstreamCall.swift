@@ -7,6 +7,8 @@ import ParleyUpstream
 struct UpstreamCall: Sendable {
     /// Largest error body read to build an error message (64 KiB).
     static let maxErrorBodyBytes = 64 << 10
+    /// Longest upstream detail kept in an error message (500 characters).
+    static let maxErrorDetailCharacters = 500
 
     let client: UpstreamClient
     let retry: RetryPolicy
@@ -80,7 +82,7 @@ struct UpstreamCall: Sendable {
     }
 
     private static func limited(_ text: String) -> String {
-        text.count > 500 ? String(text.prefix(500)) + "…" : text
+        text.count > maxErrorDetailCharacters ? String(text.prefix(maxErrorDetailCharacters)) + "…" : text
     }
 
     static func map(_ error: UpstreamError, afterHeaders: Bool) -> ProviderError {

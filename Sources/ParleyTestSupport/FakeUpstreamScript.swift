@@ -42,6 +42,9 @@ extension FakeUpstream {
             case close
             /// Hang, sending nothing, until the client disconnects (recorded with its time).
             case stall
+
+            /// One write of the UTF-8 bytes of `text`.
+            public static func send(_ text: String) -> Step { .send(Array(text.utf8)) }
         }
 
         public var status: Int
@@ -65,6 +68,13 @@ extension FakeUpstream {
         public static func raw(_ bytes: [UInt8], cuts: [Int] = []) -> Script {
             var script = Script(steps: pieces(bytes, cuts: cuts).map { .send($0) })
             script.raw = true
+            return script
+        }
+
+        /// Accepts the request and never answers, not even a status line, until the client goes.
+        public static var noResponse: Script {
+            var script = Script.raw([])
+            script.steps = [.stall]
             return script
         }
 

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import ParleyTestSupport
 import ParleyUpstream
 import XCTest
@@ -106,6 +109,44 @@ final class UpstreamClientTests: XCTestCase {
         }
     }
 
+    func testConnectTimeoutWhenTheServerNeverAccepts() async throws {
+        // A listener with a full accept queue drops new SYNs, so connecting hangs (all on loopback).
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
+                bind(listener, pointer, length) == 0 && listen(listener, 0) == 0 && getsockname(listener, pointer, &length) == 0
+            }
+        }
+        XCTAssertTrue(bound)
+        var fillers: [Int32] = []
+        defer { fillers.forEach { close($0) } }
+        for _ in 0..<3 {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) }
+            }
+            fillers.append(fd)
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        let url = "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))/"
+        let start = ContinuousClock.now
+        do {
+            _ = try await UpstreamClient().send(UpstreamRequest(url: url, connectTimeout: .milliseconds(200)))
+            XCTFail("expected a connect timeout")
+        } catch {
+            guard case .connectionFailed = error else { return XCTFail("\(error)") }
+        }
+        let elapsed = ContinuousClock.now - start
+        XCTAssertGreaterThanOrEqual(elapsed, .milliseconds(190))
+        XCTAssertLessThan(elapsed, .seconds(2))
+    }
+
     func testDisconnectMidBodyThrowsConnectionFailedFromTheBody() async throws {
         let fake = try FakeUpstream()
         fake.enqueue(.init(steps: [.send(Array("partial".utf8)), .close]))
@@ -129,7 +170,7 @@ final class UpstreamClientTests: XCTestCase {
 
     func testIdleTimeoutBeforeHeaders() async throws {
         let fake = try FakeUpstream()
-        fake.enqueue(.init(steps: [.stall]) .rawStall)
+        fake.enqueue(.noResponse)
         await expectError(.idleTimeout) {
             _ = try await UpstreamClient().send(UpstreamRequest(url: fake.baseURL + "/", idleTimeout: .milliseconds(300)))
         }
@@ -175,7 +216,7 @@ final class UpstreamClientTests: XCTestCase {
 
     func testCancellingTheSendingTaskClosesTheSocketWithin100ms() async throws {
         let fake = try FakeUpstream()
-        fake.enqueue(.init(steps: [.stall]).rawStall)
+        fake.enqueue(.noResponse)
         let client = UpstreamClient()
         let task = Task { try await client.send(UpstreamRequest(url: fake.baseURL + "/")) }
         while fake.requests.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
@@ -214,16 +255,20 @@ final class UpstreamClientTests: XCTestCase {
         XCTAssertNotNil(disconnect)
     }
 
+    func testDroppingTheFakeUpstreamStopsItsServer() async throws {
+        var fake: FakeUpstream? = try FakeUpstream()
+        let url = try XCTUnwrap(fake?.baseURL) + "/"
+        fake = nil
+        try await Task.sleep(for: .milliseconds(60))
+        do {
+            _ = try await UpstreamClient().send(UpstreamRequest(url: url))
+            XCTFail("expected the port to be closed")
+        } catch {
+            guard case .connectionFailed = error else { return XCTFail("\(error)") }
+        }
+    }
+
     private func XCTUnwrapAsync<T>(_ value: T?, file: StaticString = #filePath, line: UInt = #line) async throws -> T {
         try XCTUnwrap(value, file: file, line: line)
-    }
-}
-
-private extension FakeUpstream.Script {
-    /// The same steps with no status line or headers: the server says nothing at all.
-    var rawStall: FakeUpstream.Script {
-        var script = FakeUpstream.Script.raw([])
-        script.steps = steps
-        return script
     }
 }
