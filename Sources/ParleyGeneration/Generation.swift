@@ -268,6 +268,10 @@ public actor Generation {
         } else {
             initial = [snapshotEvent()]
             if let outcome {
+                if let code = outcome.errorCode {
+                    initial.append(GenerationEvent(id: log.lastID - 1,
+                                                   payload: .error(code: code, message: outcome.errorMessage ?? "")))
+                }
                 initial.append(GenerationEvent(id: log.lastID, payload: .done(outcome)))
             }
         }
@@ -287,7 +291,7 @@ public actor Generation {
         if let outcome {
             let snapshot = GenerationSnapshot(messageID: messageID, status: outcome.status,
                                               blocks: finalBlocks, tail: "", content: framed)
-            return GenerationEvent(id: log.lastID - 1, payload: .snapshot(snapshot))
+            return GenerationEvent(id: log.lastID - 2, payload: .snapshot(snapshot))
         }
         let snapshot = GenerationSnapshot(messageID: messageID, status: .streaming, blocks: markdown.blocks,
                                           tail: markdown.tail, content: framed)

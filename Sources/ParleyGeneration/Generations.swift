@@ -186,8 +186,12 @@ public actor Generations {
         let outcome = GenerationOutcome(status: status, finishReason: message.finishReason, usage: message.usage,
                                         patch: [], blockCount: blocks.count, errorCode: message.errorCode,
                                         errorMessage: message.errorMessage)
-        return [GenerationEvent(id: ids.next(), payload: .snapshot(snapshot)),
-                GenerationEvent(id: ids.next(), payload: .done(outcome))]
+        var events = [GenerationEvent(id: ids.next(), payload: .snapshot(snapshot))]
+        if let code = message.errorCode {
+            events.append(GenerationEvent(id: ids.next(), payload: .error(code: code, message: message.errorMessage ?? "")))
+        }
+        events.append(GenerationEvent(id: ids.next(), payload: .done(outcome)))
+        return events
     }
 
     // MARK: - Persistence (group commit)

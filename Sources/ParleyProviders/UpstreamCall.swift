@@ -112,15 +112,20 @@ struct UpstreamCall: Sendable {
         var decoder = SSEDecoder()
         do {
             reading: for try await piece in response.body {
-                let events: [SSEEvent]
+                var events: [SSEEvent] = []
+                var malformed: SSEError?
                 do {
-                    events = try decoder.decode(piece)
+                    try decoder.decode(piece, into: &events)
                 } catch {
-                    throw ProviderError(code: "upstream_protocol", message: "malformed event stream: \(error)")
+                    malformed = error
                 }
+                // The well-formed events before a fault in the same read still count.
                 for event in events {
                     for output in try parser.consume(event) { continuation.yield(output) }
                     if parser.isComplete { break reading }
+                }
+                if let malformed {
+                    throw ProviderError(code: "upstream_protocol", message: "malformed event stream: \(malformed)")
                 }
             }
         } catch let error as ProviderError {

@@ -44,12 +44,21 @@ public struct SSEDecoder: Sendable {
 
     /// Decodes the next piece of the stream and returns the events it completed.
     public mutating func decode(_ bytes: some Sequence<UInt8>) throws(SSEError) -> [SSEEvent] {
+        var events: [SSEEvent] = []
+        try decode(bytes, into: &events)
+        return events
+    }
+
+    /// Decodes the next piece, appending the events it completed to `events`. When the piece holds
+    /// a protocol error, the events completed before it are in `events` when this throws, so a
+    /// caller keeps every well-formed event that preceded the fault.
+    public mutating func decode(_ bytes: some Sequence<UInt8>, into events: inout [SSEEvent]) throws(SSEError) {
         buffer.append(contentsOf: bytes)
         if !bomChecked {
             let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
             let n = min(buffer.count, 3)
             if buffer[0..<n].elementsEqual(bom[0..<n]) {
-                if n < 3 { return [] }  // might still be a BOM: wait for more bytes
+                if n < 3 { return }  // might still be a BOM: wait for more bytes
                 buffer.removeFirst(3)
             }
             bomChecked = true
@@ -58,7 +67,6 @@ public struct SSEDecoder: Sendable {
             pendingCR = false
             if first == 0x0A { buffer.removeFirst() }
         }
-        var events: [SSEEvent] = []
         var lineStart = 0
         var index = scanned
         let count = buffer.count
@@ -89,7 +97,6 @@ public struct SSEDecoder: Sendable {
         if count - lineStart > maxLineBytes { throw .lineTooLong(limit: maxLineBytes) }
         if lineStart > 0 { buffer.removeFirst(lineStart) }
         scanned = buffer.count
-        return events
     }
 
     /// Ends the stream. Per the specification an incomplete event (no empty line after it) is discarded,

@@ -116,6 +116,16 @@ final class SSEDecoderTests: XCTestCase {
         }
     }
 
+    func testEventsBeforeAFaultInTheSamePieceAreKept() {
+        var decoder = SSEDecoder()
+        var events: [SSEEvent] = []
+        let piece = Array("data: good\n\ndata: ".utf8) + [0xC3, 0x28] + [0x0A, 0x0A]
+        XCTAssertThrowsError(try decoder.decode(piece, into: &events)) { error in
+            XCTAssertEqual(error as? SSEError, .invalidUTF8)
+        }
+        XCTAssertEqual(events, [SSEEvent(data: "good")])
+    }
+
     func testTruncatedUTF8CharacterBeforeLineEndThrows() {
         var decoder = SSEDecoder()
         XCTAssertThrowsError(try decoder.decode(Array("data: ".utf8) + [0xE2, 0x82] + [0x0A, 0x0A]))

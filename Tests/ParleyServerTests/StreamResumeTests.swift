@@ -1,0 +1,89 @@
+import Foundation
+import ParleySSE
+import ParleyTestSupport
+import XCTest
+
+/// A generation runs server-side: clients come and go, reconnect with Last-Event-ID and always end
+/// with exactly the upstream text, no gap and no duplicate.
+final class StreamResumeTests: XCTestCase {
+    var upstream: FakeUpstream!
+    var parley: TestParley!
+    let tokens = (0..<150).map { index in ["α", "β ", "日本 ", "👍🏽", "w\(index) ", "\n\n", "- item\n"][index % 7] }
+
+    override func setUp() async throws {
+        upstream = try FakeUpstream()
+        parley = try TestParley(["PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1", "PARLEY_OPENAI_MODELS": "fake",
+                                 "PARLEY_FRAME_INTERVAL_MS": "5"])
+    }
+
+    override func tearDown() async throws {
+        await parley.stop()
+        upstream.shutdown()
+    }
+
+    func testTheGenerationGoesOnWhenTheOnlyClientLeaves() async throws {
+        upstream.enqueue(UpstreamStreams.complete(tokens, delayMilliseconds: 2))
+        let id = try await parley.conversation(["model": "openai:fake"])
+        let (_, assistant) = try await parley.send(id, "go")
+        let partial = try await parley.events(assistant, mode: "text", until: { $0.count > 3 })
+        XCTAssertNil(partial.done, "the client left before the end")
+        let stored = try await parley.finished(assistant)
+        XCTAssertEqual(stored["status"] as? String, "complete")
+        XCTAssertEqual(stored["content"] as? String, tokens.joined())
+    }
+
+    func testManyReconnectsWithLastEventIDLoseAndRepeatNothing() async throws {
+        for mode in ["text", "html"] {
+            upstream.enqueue(UpstreamStreams.complete(tokens, delayMilliseconds: 3))
+            let id = try await parley.conversation(["model": "openai:fake"])
+            let (_, assistant) = try await parley.send(id, "go")
+            var all: [SSEEvent] = []
+            var lastID: Int64?
+            var connections = 0
+            while all.last?.type != "done", connections < 500 {
+                connections += 1
+                let take = connections % 4 + 1
+                let read = try await parley.events(assistant, mode: mode == "text" ? "text" : nil, lastEventID: lastID,
+                                                   until: { $0.count >= take })
+                let fresh = read.events
+                if let lastID, let first = fresh.first {
+                    XCTAssertNotEqual(first.type, "snapshot", "a resumed connection is replayed exactly")
+                    XCTAssertGreaterThan(Int64(first.id) ?? 0, lastID)
+                }
+                let ids = fresh.compactMap { Int64($0.id) }
+                XCTAssertEqual(ids, ids.sorted(), "ids grow")
+                XCTAssertEqual(Set(ids).count, ids.count, "no duplicate")
+                all += fresh
+                lastID = all.last.flatMap { Int64($0.id) } ?? lastID
+            }
+            XCTAssertGreaterThan(connections, 5)
+            let combined = StreamRead(status: 200, headers: [:], events: all, raw: "")
+            let stored = try await parley.finished(assistant)
+            if mode == "text" {
+                XCTAssertEqual(combined.text, tokens.joined(), "text rebuilt from \(connections) connections")
+            } else {
+                XCTAssertEqual(combined.page.blocks.joined(), stored["html"] as? String,
+                               "page rebuilt from \(connections) connections")
+                XCTAssertEqual(combined.page.tail, "")
+            }
+            print("\(mode): \(connections) connections, \(all.count) events")
+        }
+    }
+
+    func testAReconnectFromBeforeTheLogStartsGetsASnapshot() async throws {
+        upstream.enqueue(UpstreamStreams.complete(["a", "b"]))
+        let id = try await parley.conversation(["model": "openai:fake"])
+        let (_, assistant) = try await parley.send(id, "go")
+        let read = try await parley.events(assistant, mode: "text", lastEventID: 1)
+        XCTAssertEqual(read.events.first?.type, "snapshot")
+        XCTAssertEqual(read.text, "ab")
+    }
+
+    func testAMalformedLastEventIDIs400() async throws {
+        let id = try await parley.conversation(["model": "demo"])
+        let (_, assistant) = try await parley.send(id, "go")
+        let reply = try await parley.call("GET", "/api/messages/\(assistant)/stream",
+                                          headers: [("Last-Event-ID", "yesterday")])
+        XCTAssertEqual(reply.status, 400)
+    }
+}
