@@ -16,7 +16,9 @@ missing=()
 "$PYTHON" -c "import pytest" 2>/dev/null || missing+=(pytest)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}"
-  "$PYTHON" -m pip install --quiet "${missing[@]}"
+  # A Debian system Python refuses plain pip installs (PEP 668); fall back to --break-system-packages.
+  "$PYTHON" -m pip install --quiet "${missing[@]}" 2>/dev/null \
+    || "$PYTHON" -m pip install --quiet --break-system-packages "${missing[@]}"
 fi
 
 export PARLEY_BIN="${PARLEY_BIN:-$root/.build/debug/parley}"

@@ -181,3 +181,119 @@ def test_upstream_failure_is_shown_inline_with_retry(browser, parley_fake, fake_
     assert element.find_elements(By.CSS_SELECTOR, ".message-body h1")
     assert "recovered" in element.text
     assert_shows_stored(browser, parley_fake, retried)
+
+
+EVENTSOURCE_COUNTER_JS = """
+(() => {
+  const Native = window.EventSource;
+  window.__eventSources = { open: 0, max: 0, created: 0 };
+  class Counted extends Native {
+    constructor(...args) {
+      super(...args);
+      const stats = window.__eventSources;
+      stats.created += 1; stats.open += 1; stats.max = Math.max(stats.max, stats.open);
+      this.__counted = true;
+    }
+    close() {
+      if (this.__counted) { this.__counted = false; window.__eventSources.open -= 1; }
+      super.close();
+    }
+  }
+  window.EventSource = Counted;
+})();
+"""
+
+
+def test_one_event_source_per_tab_closed_when_done(browser, parley_fast):
+    script = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": EVENTSOURCE_COUNTER_JS})
+    try:
+        open_page(browser, parley_fast.base)
+        send_message(browser, "Count the connections")
+        first_id = last_assistant_id(browser)
+        wait_idle(browser)
+        button_in(message_element(browser, first_id), "Regenerate").click()
+        wait_until(lambda: last_assistant_id(browser) != first_id, message="the regenerated answer")
+        wait_idle(browser)
+        send_message(browser, "And once more")
+        wait_idle(browser)
+        stats = browser.execute_script("return window.__eventSources")
+        assert stats["created"] >= 3, stats
+        assert stats["max"] == 1, stats
+        wait_until(lambda: browser.execute_script("return window.__eventSources.open") == 0,
+                   message="the stream closed after done")
+    finally:
+        browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
+
+
+def test_streaming_inserts_blocks_once_and_respects_scrolling_up(browser, parley_slow, artifacts):
+    browser.set_window_size(1280, 600)
+    open_page(browser, parley_slow.base)
+    send_message(browser, "Watch the blocks")
+    answer_id = last_assistant_id(browser)
+    selector = f"#message-list .message[data-id='{answer_id}'] .message-blocks > .block"
+    wait_until(lambda: browser.execute_script(
+        f"const b = document.querySelector(\"{selector}\"); if (b) b.probe = 'kept'; return !!b;"),
+        message="the first committed block")
+    # The raw tail is plain text under the blocks while the answer streams.
+    wait_until(lambda: browser.execute_script(
+        f"const t = document.querySelector(\"#message-list .message[data-id='{answer_id}'] .message-tail\");"
+        "return !t.hidden && t.textContent.length > 0 && t.children.length === 0;"), message="a plain-text tail")
+    # Once the answer is taller than the view, scrolling up is respected (no jump back down).
+    box = "document.getElementById('messages')"
+    wait_until(lambda: browser.execute_script(f"return {box}.scrollHeight > {box}.clientHeight + 200"),
+               message="an answer taller than the view")
+    assert browser.execute_script(f"const b = {box}; return b.scrollHeight - b.scrollTop - b.clientHeight") < 60, \
+        "pinned to the bottom while streaming"
+    browser.execute_script(f"{box}.scrollTop = 0")
+    time.sleep(0.8)
+    assert browser.execute_script(f"return {box}.scrollTop") == 0
+    assert browser.find_element(By.ID, "jump-latest").is_displayed()
+    assert browser.find_element(By.ID, "announcer").text == "The assistant is answering."
+    screenshot(browser, artifacts, "streaming-scrolled-up")
+    wait_idle(browser, timeout=30)
+    assert browser.execute_script(f"return document.querySelector(\"{selector}\").probe") == "kept", \
+        "a committed block was re-rendered"
+    assert browser.find_element(By.ID, "announcer").text == "The answer is complete."
+    assert browser.find_element(By.ID, "messages").get_attribute("aria-live") is None
+    assert_shows_stored(browser, parley_slow, answer_id)
+
+
+def test_copy_buttons_copy_markdown_source_and_code(browser, parley_fast):
+    browser.execute_cdp_cmd("Browser.grantPermissions", {
+        "origin": parley_fast.base, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]})
+    open_page(browser, parley_fast.base)
+    send_message(browser, "Copy this")
+    answer_id = last_assistant_id(browser)
+    wait_idle(browser)
+    answer = message_element(browser, answer_id)
+    read_clipboard = "navigator.clipboard.readText().then(arguments[0], (e) => arguments[0]('ERR ' + e))"
+    button_in(answer, "Copy").click()
+    stored = parley_fast.api("GET", f"/api/messages/{answer_id}")
+    wait_until(lambda: browser.execute_async_script(read_clipboard) == stored["content"], message="message copied")
+    answer.find_element(By.CSS_SELECTOR, "button[aria-label='Copy swift code']").click()
+    wait_until(lambda: browser.execute_async_script(read_clipboard).strip() ==
+               'let greeting = "Hello, Parley"\nprint(greeting)', message="code copied")
+
+
+def test_model_and_system_prompt_are_saved_per_conversation(browser, parley_fake, fake_upstream):
+    fake_upstream.mode = "ok"
+    open_page(browser, parley_fake.base)
+    send_message(browser, "Settings please")
+    wait_idle(browser)
+    conversation_id = browser.current_url.split("#/c/")[1]
+    Select(browser.find_element(By.ID, "model")).select_by_value("openai:fake")
+    wait_until(lambda: parley_fake.api("GET", f"/api/conversations/{conversation_id}")["model"] == "openai:fake",
+               message="the model stored")
+    toggle = browser.find_element(By.ID, "system-toggle")
+    toggle.click()
+    assert toggle.get_attribute("aria-expanded") == "true"
+    prompt = browser.find_element(By.ID, "system-prompt")
+    prompt.send_keys("Answer like a pirate.")
+    browser.find_element(By.CSS_SELECTOR, "#system-form button[type='submit']").click()
+    wait_until(lambda: parley_fake.api("GET", f"/api/conversations/{conversation_id}")["system_prompt"]
+               == "Answer like a pirate.", message="the system prompt stored")
+    browser.refresh()
+    wait_until(lambda: Select(browser.find_element(By.ID, "model")).first_selected_option.get_attribute("value")
+               == "openai:fake", message="the model shown after reload")
+    browser.find_element(By.ID, "system-toggle").click()
+    assert browser.find_element(By.ID, "system-prompt").get_attribute("value") == "Answer like a pirate."

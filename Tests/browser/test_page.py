@@ -64,7 +64,9 @@ def test_fresh_page_accepts_enter_at_once_with_keyboard_only(browser, parley_fas
     # The composer has the focus at once; Enter sends (Shift+Enter is a newline).
     active = browser.switch_to.active_element
     assert active.get_attribute("aria-label") == "Message"
+    empty_height = active.size["height"]
     active.send_keys("line one", Keys.SHIFT, Keys.ENTER, Keys.NULL, "line two")
+    assert active.size["height"] > empty_height, "the composer grows with its text"
     assert browser.execute_script("return document.getElementById('input').value") == "line one\nline two"
     active.send_keys(Keys.ENTER)
     wait_until(lambda: len(messages(browser)) == 2, message="the sent message and its answer")
@@ -160,6 +162,7 @@ def test_500_message_conversation_renders_fast(browser, parley_bulk, artifacts):
           f"{loaded * 1000:.0f} ms; render (fragment build) {render_ms:.1f} ms; scroll {len(frames)} frames, "
           f"average {average:.1f} ms, worst {worst:.1f} ms")
     screenshot(browser, artifacts, "long-conversation-top")
+    assert browser.execute_script("return document.querySelectorAll('[style]').length") == 0
     assert render_ms is not None and render_ms < 1500
     assert loaded < 5
     assert worst < 250, f"a scroll frame took {worst:.0f} ms"
