@@ -7,6 +7,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
+from cut_proxy import CutProxy
 from conftest import (ROOT, assert_shows_stored, last_assistant_id, messages, open_page, screenshot,
                       send_message, wait_idle, wait_until)
 
@@ -297,3 +298,27 @@ def test_model_and_system_prompt_are_saved_per_conversation(browser, parley_fake
                == "openai:fake", message="the model shown after reload")
     browser.find_element(By.ID, "system-toggle").click()
     assert browser.find_element(By.ID, "system-prompt").get_attribute("value") == "Answer like a pirate."
+
+
+def test_network_loss_mid_answer_resumes_without_gap(browser, parley_slow, request):
+    # The browser itself reports the dropped and refused stream connections.
+    request.node.allowed_console = ["/stream", "ERR_CONNECTION", "ERR_EMPTY_RESPONSE"]
+    proxy = CutProxy(int(parley_slow.base.rsplit(":", 1)[1]))
+    try:
+        open_page(browser, proxy.base)
+        send_message(browser, "Lose the network")
+        answer_id = last_assistant_id(browser)
+        answer = message_element(browser, answer_id)
+        wait_until(lambda: len(answer.text) > 60, message="some streamed text")
+        proxy.cut()
+        wait_until(lambda: answer.find_element(By.CSS_SELECTOR, ".message-status").text
+                   in ("Reconnecting…", "Disconnected"), timeout=10, message="the lost connection shown")
+        time.sleep(1.0)
+        proxy.restore()
+        if answer.find_elements(By.CSS_SELECTOR, ".message-error:not([hidden]) button"):
+            button_in(answer, "Retry").click()
+        wait_idle(browser, timeout=40)
+        stored = assert_shows_stored(browser, parley_slow, answer_id)
+        assert stored["status"] == "complete"
+    finally:
+        proxy.close()
