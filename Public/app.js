@@ -412,7 +412,6 @@ function appendMessages(messages) {
 function touchConversation(leafId) {
   if (!state.conversation) return;
   state.conversation.current_leaf_id = leafId;
-  state.conversation.updated_at = new Date().toISOString();
   conversations.upsert(state.conversation);
   conversations.markCurrent(state.conversation.id);
 }
@@ -888,20 +887,41 @@ document.addEventListener('visibilitychange', () => {
   else refreshIfChanged();
 });
 
-window.addEventListener('pagehide', () => live.close());
+// Leaving the page (or entering the back/forward cache) drops the connection but keeps the place.
+window.addEventListener('pagehide', () => live.suspend());
+window.addEventListener('pageshow', (event) => {
+  if (event.persisted && live.suspended) live.resume();
+});
 
-/** Another tab may have added messages while this one was in the background. */
+/** Another tab may have changed the conversation while this one was in the background: re-render
+ *  only when the branch or its last message differs from what is shown. */
 async function refreshIfChanged() {
   const current = state.conversation;
   if (!current || state.streamingId || state.sending) return;
+  // An unsent message (with its Retry) stays until the person deals with it.
+  if ([...state.messages.values()].some((message) => message.local)) return;
   try {
     const fresh = await Api.conversation(current.id);
     if (state.conversation !== current || state.streamingId || state.sending) return;
-    if (fresh.current_leaf_id !== current.current_leaf_id || fresh.updated_at !== current.updated_at) {
+    const branch = (fresh.messages || []).filter((message) => message.role !== 'system');
+    const leaf = branch[branch.length - 1];
+    const shown = leaf ? state.messages.get(leaf.id) : null;
+    const changed = branch.length !== state.messages.size || (leaf && !shown) ||
+      (leaf && shown && (leaf.status !== shown.status ||
+        (typeof shown.content === 'string' && leaf.content !== shown.content)));
+    if (changed) {
       const pinned = state.pinned;
       renderConversation(fresh);
       if (pinned) scrollToBottomNow();
+      return;
     }
+    const { messages, ...rest } = fresh;
+    state.conversation = rest;
+    if (rest.title !== current.title) {
+      ui.title.textContent = rest.title || 'Untitled';
+      conversations.rename(rest.id, rest.title || 'Untitled');
+    }
+    if (rest.model && rest.model !== ui.model.value) selectModel(rest.model);
   } catch {
     // the next visit tries again
   }

@@ -143,6 +143,15 @@ def parley_bulk(artifacts):
 
 
 @pytest.fixture(scope="session")
+def parley_limited(artifacts):
+    """One live reply at a time (429 past it) and replies cut at 400 bytes (finish_reason length)."""
+    server = start_parley("limited", {"PARLEY_DEMO_TOKENS_PER_SECOND": "40", "PARLEY_MAX_GENERATIONS": "1",
+                                      "PARLEY_MAX_REPLY_BYTES": "400"})
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
 def fake_upstream():
     upstream = FakeUpstream().start()
     yield upstream

@@ -322,3 +322,32 @@ def test_network_loss_mid_answer_resumes_without_gap(browser, parley_slow, reque
         assert stored["status"] == "complete"
     finally:
         proxy.close()
+
+
+def test_rate_limit_is_shown_inline_then_retry_and_continue_a_truncated_answer(browser, parley_limited, request):
+    request.node.allowed_console = ["status of 429"]
+    open_page(browser, parley_limited.base)
+    busy = parley_limited.api("POST", "/api/conversations", {"title": "Busy elsewhere"})
+    running = parley_limited.api("POST", f"/api/conversations/{busy['id']}/messages", {"content": "Keep busy"})
+    box = browser.find_element(By.CSS_SELECTOR, "textarea[aria-label='Message']")
+    box.send_keys("Am I rate limited?", Keys.ENTER)
+    failed = wait_until(lambda: browser.find_element(By.CSS_SELECTOR, "#message-list .message.role-user"),
+                        message="the unsent message")
+    error = wait_until(lambda: (lambda e: e if e.is_displayed() else None)(
+        failed.find_element(By.CSS_SELECTOR, ".message-error")), message="the inline rate-limit error")
+    assert "rate limited" in error.text
+    parley_limited.api("POST", f"/api/messages/{running['assistant_message']['id']}/stop")
+    button_in(failed, "Retry").click()
+    answer_id = last_assistant_id(browser)
+    wait_idle(browser, timeout=20)
+    assert len(messages(browser, "user")) == 1
+    stored = parley_limited.api("GET", f"/api/messages/{answer_id}")
+    assert stored["finish_reason"] == "length", stored
+    answer = message_element(browser, answer_id)
+    assert answer.find_element(By.CSS_SELECTOR, ".message-status").text == "Truncated"
+    button_in(answer, "Continue").click()
+    wait_until(lambda: answer.get_attribute("data-status") == "streaming", timeout=5, message="streaming again")
+    wait_idle(browser, timeout=20)
+    final = assert_shows_stored(browser, parley_limited, answer_id)
+    # PARLEY_MAX_REPLY_BYTES caps the whole message, so here the continued reply may add nothing.
+    assert final["content"].startswith(stored["content"])
