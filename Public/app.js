@@ -59,7 +59,7 @@ const state = {
 };
 
 const live = new LiveStream();
-let modelsReady = loadModels();
+const modelsReady = loadModels();
 let hiddenTimer = null;
 
 const conversations = new ConversationList({
