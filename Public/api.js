@@ -1,0 +1,68 @@
+// The HTTP API of docs/api.md: JSON in, JSON out, every failure an ApiError (never a silent stall).
+
+/** A failed request: HTTP status (0 for a network failure), the server's error code and message. */
+export class ApiError extends Error {
+  constructor(status, code, message, retryAfter = null) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.retryAfter = retryAfter;
+  }
+
+  /** A sentence for the person, with the wait time of a 429. */
+  describe() {
+    if (this.status === 429) {
+      const wait = this.retryAfter ? ` Try again in ${this.retryAfter} s.` : ' Try again shortly.';
+      return `Too many replies are running (rate limited).${wait}`;
+    }
+    if (this.status === 0) return 'Network error: the server could not be reached.';
+    return this.message || `Request failed (${this.status}).`;
+  }
+}
+
+export async function api(method, path, body) {
+  const init = { method, headers: { Accept: 'application/json' } };
+  if (body !== undefined) {
+    init.headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch {
+    throw new ApiError(0, 'network', 'Network error: the server could not be reached.');
+  }
+  if (response.status === 204) return null;
+  let data = null;
+  try {
+    data = await response.json();
+  } catch {
+    data = null;
+  }
+  if (!response.ok) {
+    const error = (data && data.error) || {};
+    throw new ApiError(response.status, error.code || `http_${response.status}`,
+      error.message || `Request failed (${response.status}).`, response.headers.get('Retry-After'));
+  }
+  return data;
+}
+
+const enc = encodeURIComponent;
+
+export const Api = {
+  models: () => api('GET', '/api/models'),
+  listConversations: (limit, cursor) =>
+    api('GET', `/api/conversations?limit=${limit}${cursor ? `&cursor=${enc(cursor)}` : ''}`),
+  createConversation: (fields) => api('POST', '/api/conversations', fields),
+  conversation: (id) => api('GET', `/api/conversations/${enc(id)}`),
+  updateConversation: (id, fields) => api('PATCH', `/api/conversations/${enc(id)}`, fields),
+  deleteConversation: (id) => api('DELETE', `/api/conversations/${enc(id)}`),
+  switchBranch: (id, messageId) => api('PUT', `/api/conversations/${enc(id)}/current`, { message_id: messageId }),
+  postMessage: (id, fields) => api('POST', `/api/conversations/${enc(id)}/messages`, fields),
+  message: (id) => api('GET', `/api/messages/${enc(id)}`),
+  stop: (id) => api('POST', `/api/messages/${enc(id)}/stop`),
+  regenerate: (id, fields = {}) => api('POST', `/api/messages/${enc(id)}/regenerate`, fields),
+  continueMessage: (id) => api('POST', `/api/messages/${enc(id)}/continue`),
+  streamURL: (id, lastEventId) =>
+    `/api/messages/${enc(id)}/stream${lastEventId != null ? `?last_event_id=${enc(lastEventId)}` : ''}`,
+};

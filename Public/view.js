@@ -1,0 +1,216 @@
+// Message elements. Server HTML is inserted once per block and never re-rendered unless it changed;
+// the raw tail is plain text. All presentation is classes and the `hidden` attribute (strict CSP).
+
+const template = document.getElementById('message-template');
+
+const STATUS_LABELS = {
+  streaming: 'Streaming…',
+  stopped: 'Stopped',
+  failed: 'Failed',
+  interrupted: 'Interrupted',
+};
+
+/** Parses trusted, server-sanitised HTML into a fragment (no layout, nothing executes). */
+function fragmentFrom(html) {
+  const holder = document.createElement('template');
+  holder.innerHTML = html;
+  return holder.content;
+}
+
+/** Adds a language label and a copy button to code blocks, and makes links open outside the app. */
+export function enhance(root) {
+  for (const pre of root.querySelectorAll('pre')) {
+    if (pre.classList.contains('message-tail') || (pre.parentElement && pre.parentElement.classList.contains('codeblock'))) continue;
+    const code = pre.querySelector('code');
+    let language = '';
+    if (code) {
+      for (const name of code.classList) {
+        if (name.startsWith('language-')) language = name.slice('language-'.length);
+      }
+    }
+    const box = document.createElement('div');
+    box.className = 'codeblock';
+    const head = document.createElement('div');
+    head.className = 'codeblock-head';
+    const label = document.createElement('span');
+    label.className = 'codeblock-language';
+    label.textContent = language || 'text';
+    const copy = document.createElement('button');
+    copy.type = 'button';
+    copy.className = 'button small';
+    copy.dataset.action = 'copy-code';
+    copy.textContent = 'Copy code';
+    copy.setAttribute('aria-label', language ? `Copy ${language} code` : 'Copy code');
+    head.append(label, copy);
+    pre.replaceWith(box);
+    box.append(head, pre);
+  }
+  for (const link of root.querySelectorAll('a[href^="http://"], a[href^="https://"]')) {
+    link.target = '_blank';
+    link.rel = 'noopener noreferrer';
+  }
+}
+
+function blockElement(index, html) {
+  const block = document.createElement('div');
+  block.className = 'block';
+  block.dataset.index = String(index);
+  block.sourceHTML = html;
+  block.append(fragmentFrom(html));
+  enhance(block);
+  return block;
+}
+
+function parts(el) {
+  return {
+    blocks: el.querySelector('.message-blocks'),
+    tail: el.querySelector('.message-tail'),
+  };
+}
+
+export function createMessageElement(message) {
+  const el = template.content.firstElementChild.cloneNode(true);
+  el.dataset.id = message.id;
+  updateMeta(el, message);
+  if (typeof message.html === 'string' && message.status !== 'streaming') {
+    setHTML(el, message.html);
+  } else if (message.status !== 'streaming') {
+    setPlainText(el, message.content || '');
+  } else {
+    // A running answer: its body comes from the stream's snapshot.
+    setPlainText(el, '');
+  }
+  return el;
+}
+
+/** Whole finished body (from GET): one parse, no block wrappers. */
+export function setHTML(el, html) {
+  const { blocks, tail } = parts(el);
+  const fragment = fragmentFrom(html);
+  enhance(fragment);
+  blocks.replaceChildren(fragment);
+  blocks.sourceHTML = html;
+  tail.textContent = '';
+  tail.hidden = true;
+}
+
+function setPlainText(el, text) {
+  const { blocks, tail } = parts(el);
+  blocks.replaceChildren();
+  blocks.sourceHTML = null;
+  tail.textContent = text;
+  tail.hidden = text === '';
+}
+
+/** `snapshot`: replaces the whole body. */
+export function setBlocks(el, htmlBlocks, tailText) {
+  const { blocks } = parts(el);
+  const fragment = document.createDocumentFragment();
+  htmlBlocks.forEach((html, index) => fragment.append(blockElement(index, html)));
+  blocks.replaceChildren(fragment);
+  blocks.sourceHTML = null;
+  setTail(el, tailText);
+}
+
+/** `block`: appends a committed block (or replaces one with the same index). */
+export function putBlock(el, index, html) {
+  const { blocks } = parts(el);
+  blocks.sourceHTML = null;
+  const existing = blocks.children[index];
+  if (existing && existing.classList.contains('block') && existing.dataset.index === String(index)) {
+    if (existing.sourceHTML !== html) existing.replaceWith(blockElement(index, html));
+    return;
+  }
+  blocks.append(blockElement(index, html));
+}
+
+/** `tail`: the raw open end, replaced as a whole. */
+export function setTail(el, text) {
+  const { tail } = parts(el);
+  if (tail.textContent !== text) tail.textContent = text;
+  tail.hidden = text === '';
+}
+
+/** `done.patch`: replaces already shown blocks in place; unknown indexes are appended. */
+export function applyPatch(el, patch) {
+  for (const item of patch || []) putBlock(el, item.index, item.html);
+}
+
+/** The HTML now shown (block sources joined), to compare with the stored message. */
+export function shownHTML(el) {
+  const { blocks } = parts(el);
+  if (typeof blocks.sourceHTML === 'string') return blocks.sourceHTML;
+  const list = blocks.querySelectorAll(':scope > .block');
+  if (list.length !== blocks.children.length) return null;
+  return Array.from(list, (block) => block.sourceHTML).join('');
+}
+
+export function blockCount(el) {
+  return parts(el).blocks.querySelectorAll(':scope > .block').length;
+}
+
+/** Role, status badge, error, branch switcher and which actions apply. */
+export function updateMeta(el, message) {
+  const isUser = message.role === 'user';
+  el.classList.toggle('role-user', isUser);
+  el.classList.toggle('role-assistant', !isUser);
+  el.dataset.status = message.status || 'complete';
+  el.setAttribute('aria-label', isUser ? 'Your message' : 'Assistant message');
+  el.querySelector('.message-role').textContent = isUser ? 'You' : 'Assistant';
+  el.querySelector('.message-model').textContent = !isUser && message.model ? message.model : '';
+
+  const status = el.querySelector('.message-status');
+  let label = STATUS_LABELS[message.status] || '';
+  if (!label && message.finish_reason === 'length') label = 'Truncated';
+  status.textContent = label;
+  status.hidden = label === '';
+
+  const streaming = message.status === 'streaming';
+  el.classList.toggle('is-streaming', streaming);
+  if (streaming) el.setAttribute('aria-busy', 'true');
+  else el.removeAttribute('aria-busy');
+
+  const siblings = message.siblings;
+  const branch = el.querySelector('.branch');
+  if (siblings && siblings.count > 1) {
+    branch.hidden = false;
+    branch.querySelector('.branch-position').textContent = `${siblings.index + 1} / ${siblings.count}`;
+    branch.querySelector('[data-action="prev"]').disabled = siblings.index <= 0;
+    branch.querySelector('[data-action="next"]').disabled = siblings.index >= siblings.count - 1;
+  } else {
+    branch.hidden = true;
+  }
+
+  el.querySelector('[data-action="edit"]').hidden = !isUser || message.local === true;
+  el.querySelector('[data-action="regenerate"]').hidden = isUser || streaming;
+  const continuable = !isUser && !streaming &&
+    (message.status === 'stopped' || message.status === 'interrupted' || message.finish_reason === 'length');
+  el.querySelector('[data-action="continue"]').hidden = !continuable;
+  el.querySelector('[data-action="copy"]').hidden = message.local === true;
+}
+
+export function setStatusText(el, text) {
+  const status = el.querySelector('.message-status');
+  status.textContent = text;
+  status.hidden = text === '';
+}
+
+/** Shows an error inline on the message; `retry` (a function) makes the Retry button work. */
+export function showError(el, text, retry) {
+  const box = el.querySelector('.message-error');
+  box.querySelector('.message-error-text').textContent = text;
+  box.querySelector('[data-action="retry"]').hidden = !retry;
+  el.retry = retry || null;
+  box.hidden = false;
+}
+
+export function clearError(el) {
+  el.querySelector('.message-error').hidden = true;
+  el.retry = null;
+}
+
+export function errorText(error) {
+  if (!error) return 'The answer failed.';
+  const code = error.code ? ` (${error.code})` : '';
+  return `${error.message || 'The answer failed.'}${code}`;
+}

@@ -1,0 +1,301 @@
+"""Harness for Parley's browser tests: real `parley` processes (port 0, temp DB, --public Public),
+headless Chromium through the system chromedriver, and a console-error check after every test."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from fake_upstream import FakeUpstream
+
+ROOT = Path(__file__).resolve().parents[2]
+PUBLIC = Path(os.environ.get("PARLEY_PUBLIC", ROOT / "Public")).resolve()
+PARLEY_BIN = os.environ.get("PARLEY_BIN", str(ROOT / ".build" / "debug" / "parley"))
+ARTIFACTS = Path(os.environ.get("ARTIFACTS_DIR", Path(__file__).resolve().parent / "artifacts"))
+CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+STARTUP_TIMEOUT_S = 20
+
+
+# MARK: - Parley processes
+
+class Parley:
+    """One real server process; `base` is its http://127.0.0.1:PORT."""
+
+    def __init__(self, name, env):
+        self.name = name
+        self.dir = tempfile.mkdtemp(prefix=f"parley-browser-{name}-")
+        self.log_path = Path(self.dir) / "server.log"
+        full_env = {k: v for k, v in os.environ.items() if not k.startswith("PARLEY_")}
+        full_env.update(env)
+        self.log = open(self.log_path, "w")
+        self.process = subprocess.Popen(
+            [PARLEY_BIN, "--port", "0", "--db", str(Path(self.dir) / "parley.db"), "--public", str(PUBLIC)],
+            stdout=subprocess.PIPE, stderr=self.log, env=full_env, text=True, bufsize=1)
+        self.base = self._wait_for_listening()
+        # Keep draining stdout so the server never blocks on a full pipe.
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _wait_for_listening(self):
+        found = {}
+
+        def read():
+            for line in self.process.stdout:
+                self.log.write(line)
+                match = re.search(r"listening on (http://\S+)", line)
+                if match:
+                    found["base"] = match.group(1).rstrip("/")
+                    return
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        reader.join(STARTUP_TIMEOUT_S)
+        if "base" not in found:
+            self.stop()
+            raise RuntimeError(f"parley ({self.name}) did not print 'listening on': see {self.log_path}")
+        return found["base"]
+
+    def _drain(self):
+        try:
+            for line in self.process.stdout:
+                self.log.write(line)
+        except ValueError:
+            pass
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+        self.log.close()
+        if ARTIFACTS.exists():
+            shutil.copy(self.log_path, ARTIFACTS / f"server-{self.name}.log")
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    # REST helpers for setting up and checking state.
+    def api(self, method, path, body=None, timeout=10):
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.base + path, data=data, method=method,
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            raw = response.read()
+            return json.loads(raw) if raw else None
+
+    def wait_finished(self, message_id, timeout=30):
+        """Reads the message's event stream (text mode) until `done`: no polling."""
+        url = f"{self.base}/api/messages/{message_id}/stream?mode=text"
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            for raw in response:
+                if raw.startswith(b"event: done"):
+                    break
+        return self.api("GET", f"/api/messages/{message_id}")
+
+
+def start_parley(name, env):
+    if not Path(PARLEY_BIN).is_file():
+        pytest.fail(f"PARLEY_BIN {PARLEY_BIN} does not exist: build parley first")
+    return Parley(name, env)
+
+
+@pytest.fixture(scope="session")
+def artifacts():
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS
+
+
+@pytest.fixture(scope="session")
+def parley_fast(artifacts):
+    server = start_parley("fast", {"PARLEY_DEMO_TOKENS_PER_SECOND": "300"})
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def parley_slow(artifacts):
+    """Slow enough to stop, reload or continue in the middle of an answer (~5 s per answer)."""
+    server = start_parley("slow", {"PARLEY_DEMO_TOKENS_PER_SECOND": "60"})
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def parley_bulk(artifacts):
+    """Demo answers without delay, for building a long conversation through the API."""
+    server = start_parley("bulk", {"PARLEY_DEMO_TOKENS_PER_SECOND": "0"})
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def parley_limited(artifacts):
+    """One live reply at a time (429 past it) and replies cut at 400 bytes (finish_reason length)."""
+    server = start_parley("limited", {"PARLEY_DEMO_TOKENS_PER_SECOND": "40", "PARLEY_MAX_GENERATIONS": "1",
+                                      "PARLEY_MAX_REPLY_BYTES": "400"})
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def fake_upstream():
+    upstream = FakeUpstream().start()
+    yield upstream
+    upstream.stop()
+
+
+@pytest.fixture(scope="session")
+def parley_fake(artifacts, fake_upstream):
+    server = start_parley("fake", {"PARLEY_OPENAI_BASE_URL": fake_upstream.base_url,
+                                   "PARLEY_OPENAI_MODELS": "fake",
+                                   "PARLEY_DEMO_TOKENS_PER_SECOND": "300"})
+    yield server
+    server.stop()
+
+
+# MARK: - Browser
+
+def make_driver():
+    options = Options()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                     "--window-size=1280,900", "--disable-extensions", "--no-first-run",
+                     "--disable-background-networking", "--disable-component-update"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    # The system chromedriver: with an explicit path Selenium Manager is not asked for a driver.
+    service = Service(executable_path=CHROMEDRIVER)
+    driver = webdriver.Chrome(service=service, options=options)
+    driver.set_page_load_timeout(20)
+    driver.set_script_timeout(30)
+    return driver
+
+
+@pytest.fixture(scope="session")
+def session_driver():
+    driver = make_driver()
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture
+def browser(session_driver, artifacts, request):
+    """The shared browser, reset to one tab; fails the test on any console error."""
+    driver = session_driver
+    driver.get("about:blank")
+    driver.get_log("browser")  # drain what earlier tests left
+    driver.set_window_size(1280, 900)
+    yield driver
+    errors = []
+    for handle in driver.window_handles:
+        driver.switch_to.window(handle)
+        errors += [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", request.node.name)
+    try:
+        driver.save_screenshot(str(artifacts / f"end-{name}.png"))
+    except Exception:
+        pass
+    while len(driver.window_handles) > 1:
+        driver.switch_to.window(driver.window_handles[-1])
+        driver.close()
+    driver.switch_to.window(driver.window_handles[0])
+    allowed = getattr(request.node, "allowed_console", [])
+    errors = [e for e in errors if not any(pattern in e["message"] for pattern in allowed)]
+    assert not errors, f"browser console errors: {errors}"
+
+
+# MARK: - Page helpers shared by the tests
+
+def wait_until(predicate, timeout=15, interval=0.05, message="condition"):
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        try:
+            last = predicate()
+            if last:
+                return last
+        except Exception as error:  # element replaced mid-check, and the like
+            last = error
+        time.sleep(interval)
+    raise AssertionError(f"timed out waiting for {message} (last: {last!r})")
+
+
+def open_page(driver, base, path="/"):
+    driver.get(base + path)
+    wait_until(lambda: driver.execute_script(
+        "return document.readyState === 'complete' && document.getElementById('model').options.length > 0"),
+        message="page and models loaded")
+
+
+def send_message(driver, text):
+    """Types and sends with Enter; returns once the user message and its answer are on the page."""
+    before = len(messages(driver))
+    box = driver.find_element(By.CSS_SELECTOR, "textarea[aria-label='Message']")
+    box.click()
+    box.send_keys(text)
+    box.send_keys(Keys.ENTER)
+    wait_until(lambda: len(messages(driver)) >= before + 2, message="the sent message and its answer")
+
+
+def messages(driver, role=None):
+    selector = ".message" + (f".role-{role}" if role else "")
+    return driver.find_elements(By.CSS_SELECTOR, f"#message-list {selector}")
+
+
+def last_assistant_id(driver):
+    return wait_until(lambda: driver.execute_script(
+        "const m = document.querySelectorAll('#message-list .message.role-assistant');"
+        "return m.length ? m[m.length - 1].dataset.id : null;"), message="an assistant message")
+
+
+def wait_idle(driver, timeout=30):
+    """Until no answer streams and the Send button is back."""
+    wait_until(lambda: driver.execute_script(
+        "return !document.querySelector('#message-list .message.is-streaming')"
+        " && !document.getElementById('send').hidden"
+        " && document.querySelectorAll('#message-list .message[data-status=streaming]').length === 0;"),
+        timeout=timeout, message="the answer to finish")
+
+
+SHOWN_VS_STORED_JS = """
+const [id, html] = arguments;
+const el = document.querySelector(`#message-list .message[data-id="${id}"]`);
+if (!el) return {error: 'no element'};
+const shown = el.querySelector('.message-blocks').cloneNode(true);
+shown.querySelectorAll('.codeblock-head').forEach((n) => n.remove());
+const stored = document.createElement('template');
+stored.innerHTML = html;
+const tail = el.querySelector('.message-tail');
+return {shown: shown.textContent, stored: stored.content.textContent,
+        tail: tail.hidden ? '' : tail.textContent};
+"""
+
+
+def assert_shows_stored(driver, server, message_id):
+    """The page shows exactly the stored message: same text, nothing left in the raw tail."""
+    stored = server.api("GET", f"/api/messages/{message_id}")
+    assert isinstance(stored.get("html"), str), stored
+    result = driver.execute_script(SHOWN_VS_STORED_JS, message_id, stored["html"])
+    assert result.get("tail") == "", result
+    assert result["shown"] == result["stored"], (result, stored["content"])
+    return stored
+
+
+def screenshot(driver, artifacts, name):
+    path = artifacts / f"{name}.png"
+    driver.save_screenshot(str(path))
+    return path

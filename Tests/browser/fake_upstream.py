@@ -1,0 +1,79 @@
+"""A tiny OpenAI-compatible upstream on 127.0.0.1 for the browser tests.
+
+`mode` decides what POST /v1/chat/completions answers: "fail" -> HTTP 500 with an OpenAI-style error
+body, "ok" -> a streamed SSE answer in a few chunks. Thread-safe enough for one test at a time.
+"""
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+ANSWER_CHUNKS = ["# Fake ", "answer\n\n", "The upstream ", "recovered.\n"]
+
+
+class FakeUpstream:
+    def __init__(self):
+        self.mode = "fail"
+        self.requests = 0
+        upstream = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def _json(self, status, payload):
+                body = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self):
+                if self.path.endswith("/models"):
+                    self._json(200, {"object": "list", "data": [{"id": "fake", "object": "model"}]})
+                else:
+                    self._json(404, {"error": {"message": "not found"}})
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                if length:
+                    self.rfile.read(length)
+                upstream.requests += 1
+                if upstream.mode == "fail":
+                    self._json(500, {"error": {"message": "The fake upstream failed on purpose.",
+                                               "type": "server_error"}})
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Cache-Control", "no-cache")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                for piece in ANSWER_CHUNKS:
+                    chunk = {"id": "c1", "object": "chat.completion.chunk", "model": "fake",
+                             "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    self.wfile.flush()
+                final = {"id": "c1", "object": "chat.completion.chunk", "model": "fake",
+                         "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+                self.wfile.write(f"data: {json.dumps(final)}\n\ndata: [DONE]\n\n".encode())
+                self.wfile.flush()
+                self.close_connection = True
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self):
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self):
+        self.thread.start()
+        return self
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
