@@ -7,8 +7,8 @@ PARLEY_BIN = .build/release/parley
 # Build and run-time libraries (Debian 12 package names).
 RUN_PACKAGES = pkg-config libsqlite3-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
                libmicrohttpd-dev libcurl4-openssl-dev libsodium-dev ca-certificates
-# What the tests need on top (headless browser tests, bench tools come with their issues).
-TEST_PACKAGES = $(RUN_PACKAGES) procps
+# What the tests need on top: headless Chromium and its WebDriver for the page's browser tests.
+TEST_PACKAGES = $(RUN_PACKAGES) procps chromium chromium-driver
 BENCH_PACKAGES = $(RUN_PACKAGES) nginx-light wrk procps
 
 .PHONY: run test build bench deps test-deps bench-deps clean
@@ -44,6 +44,7 @@ run: build
 test: test-deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) test --skip-build --parallel --num-workers 2 $(BUILD_FLAGS)
+	PARLEY_BIN=.build/debug/parley Tests/browser/run.sh
 
 clean:
 	rm -rf .build

@@ -23,6 +23,9 @@ public actor Generation {
     /// Text received but not yet sent: gathered until the end of the current frame.
     private var pending = ""
     private var contentBytes: Int
+    /// Bytes this run may still add before the reply is cut (`maxReplyBytes` per run, so a reply
+    /// cut for length can be continued).
+    private var room: Int
     private var markdown: StableMarkdown
     private var lastTail = ""
     private var lastFrameAt: ContinuousClock.Instant?
@@ -58,6 +61,7 @@ public actor Generation {
         self.framed = message.content
         self.contentBytes = message.content.utf8.count
         self.persistedBytes = message.content.utf8.count
+        self.room = limits.maxReplyBytes
         var markdown = StableMarkdown(renderer: renderer)
         if !message.content.isEmpty {
             let update = markdown.append(message.content)
@@ -124,11 +128,11 @@ public actor Generation {
     /// Appends received text, cutting it at `maxReplyBytes`: the reply then ends as `length` and
     /// leaving the event loop drops the provider stream, which aborts the upstream call.
     private func receive(_ text: String) -> Bool {
-        let room = limits.maxReplyBytes - contentBytes
         let fits = text.utf8.count <= room
         let accepted = fits ? text : String(text.prefix(utf8Bytes: room))
         pending += accepted
         contentBytes += accepted.utf8.count
+        room -= accepted.utf8.count
         guard fits else {
             finishReason = "length"
             return false

@@ -5,7 +5,8 @@ public struct GenerationLimits: Sendable {
     public var frameInterval: Duration
     /// Streamed text is written to SQLite at least this often (one transaction for all generations).
     public var flushInterval: Duration
-    /// A reply is cut at this many UTF-8 bytes and marked `length`.
+    /// One run of a reply (the first, or one `continue`) is cut after this many UTF-8 bytes and
+    /// marked `length`.
     public var maxReplyBytes: Int
     /// Live generations allowed at once, over all users (429 past it).
     public var maxConcurrent: Int

@@ -21,8 +21,8 @@ do {
     exit(1)
 }
 
-FileHandle.standardOutput.write(Data("listening on http://\(configuration.host):\(app.port)\n".utf8))
 
+// Handlers are in place before the `listening on` line, so a signal right after it is handled.
 signal(SIGINT, SIG_IGN)
 signal(SIGTERM, SIG_IGN)
 signal(SIGPIPE, SIG_IGN)
@@ -38,4 +38,5 @@ let signals = [SIGINT, SIGTERM].map { number in
     source.resume()
     return source
 }
+FileHandle.standardOutput.write(Data("listening on http://\(configuration.host):\(app.port)\n".utf8))
 dispatchMain()

@@ -238,6 +238,14 @@ final class GenerationAPITests: XCTestCase {
         XCTAssertEqual(stored["content"] as? String, "12345678é")
         XCTAssertEqual(stored["finish_reason"] as? String, "length")
         XCTAssertEqual(stored["status"] as? String, "complete")
+
+        // The cap is per run: a reply cut for length can be continued.
+        upstream.enqueue(UpstreamStreams.complete(["0", " end"]))
+        let continued = try await limited.call("POST", "/api/messages/\(assistant)/continue")
+        XCTAssertEqual(continued.status, 200)
+        let extended = try await limited.finished(assistant)
+        XCTAssertEqual(extended["content"] as? String, "12345678é0 end")
+        XCTAssertEqual(extended["finish_reason"] as? String, "stop")
         await limited.stop()
     }
 

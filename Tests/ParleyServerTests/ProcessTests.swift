@@ -1,0 +1,96 @@
+import Foundation
+import ParleySSE
+import ParleyTestSupport
+import XCTest
+
+/// The executable: start-up line, graceful shutdown, and a crash (`kill -9`) mid-reply.
+final class ProcessTests: XCTestCase {
+    var directory: URL!
+
+    override func setUp() async throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-process-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    private func settings(_ extra: [String: String] = [:]) -> [String: String] {
+        ["PARLEY_PORT": "0", "PARLEY_DB": directory.appendingPathComponent("parley.db").path,
+         "PARLEY_PUBLIC": TestParley.repositoryRoot.appendingPathComponent("Public").path].merging(extra) { $1 }
+    }
+
+    private func call(_ base: String, _ method: String, _ path: String, _ json: [String: Any]? = nil) async throws
+        -> [String: Any] {
+        let body = try json.map { Array(try JSONSerialization.data(withJSONObject: $0)) }
+        let reply = try await Blocking.run { try TestHTTPClient().request(method, base + path, body: body).body }
+        return (try? JSONSerialization.jsonObject(with: Data(reply))) as? [String: Any] ?? [:]
+    }
+
+    func testFlagsWinOverTheEnvironmentAndBadValuesExitWithAMessage() throws {
+        let process = try ParleyProcess(environment: settings(["PARLEY_HOST": "0.0.0.0"]), arguments: ["--host", "127.0.0.1"])
+        XCTAssertTrue(process.base.hasPrefix("http://127.0.0.1:"), process.base)
+        process.kill(SIGTERM)
+        XCTAssertEqual(process.process.terminationStatus, 0, "SIGTERM is a clean shutdown")
+
+        let bad = Process()
+        bad.executableURL = ParleyProcess.executable
+        bad.arguments = ["--port", "seventy"]
+        bad.standardOutput = FileHandle.nullDevice
+        let errors = Pipe()
+        bad.standardError = errors
+        try bad.run()
+        bad.waitUntilExit()
+        XCTAssertEqual(bad.terminationStatus, 2)
+        XCTAssertTrue(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .contains("PARLEY_PORT"))
+    }
+
+    func testKillNineMidReplyLosesAtMostOneFlushIntervalAndContinueWorks() async throws {
+        let upstream = try FakeUpstream()
+        defer { upstream.shutdown() }
+        let tokens = (0..<300).map { "t\($0) " }
+        upstream.enqueue(UpstreamStreams.complete(tokens, delayMilliseconds: 10))
+        let provider = ["PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1", "PARLEY_OPENAI_MODELS": "fake",
+                        "PARLEY_FLUSH_INTERVAL_MS": "200"]
+        var parley = try ParleyProcess(environment: settings(provider))
+        let conversation = try await call(parley.base, "POST", "/api/conversations", ["model": "openai:fake"])
+        let conversationID = try XCTUnwrap(conversation["id"] as? String)
+        let turn = try await call(parley.base, "POST", "/api/conversations/\(conversationID)/messages", ["content": "go"])
+        let assistant = try XCTUnwrap((turn["assistant_message"] as? [String: Any])?["id"] as? String)
+
+        // Read the reply as a browser would until about a third of it has arrived, then kill the server.
+        let url = parley.base + "/api/messages/\(assistant)/stream?mode=text"
+        let seen = try await Blocking.run {
+            try TestHTTPClient().stream(url, until: { bytes in
+                String(decoding: bytes, as: UTF8.self).contains("t100 ")
+            }, timeout: 20).body
+        }
+        parley.kill()
+        var decoder = SSEDecoder()
+        let received = StreamRead(status: 200, headers: [:], events: try decoder.decode(seen), raw: "").text
+        XCTAssertTrue(tokens.joined().hasPrefix(received))
+        XCTAssertGreaterThan(received.utf8.count, 300)
+
+        parley = try ParleyProcess(environment: settings(provider))
+        let stored = try await call(parley.base, "GET", "/api/messages/\(assistant)")
+        XCTAssertEqual(stored["status"] as? String, "interrupted")
+        let content = try XCTUnwrap(stored["content"] as? String)
+        XCTAssertTrue(tokens.joined().hasPrefix(content), "what was stored is what was streamed")
+        let lost = max(0, received.utf8.count - content.utf8.count)
+        // Tokens arrive every 10 ms, about 5 bytes each: one 200 ms flush interval is about 100 bytes.
+        print("kill -9: client had \(received.utf8.count) bytes, store kept \(content.utf8.count), lost \(lost)")
+        XCTAssertLessThanOrEqual(lost, 200, "at most about one flush interval of text is lost")
+        XCTAssertGreaterThan(content.utf8.count, 0)
+
+        upstream.enqueue(UpstreamStreams.complete(["and the rest."]))
+        let continued = try await call(parley.base, "POST", "/api/messages/\(assistant)/continue")
+        XCTAssertEqual(continued["status"] as? String, "streaming")
+        var final: [String: Any] = [:]
+        for _ in 0..<200 {
+            final = try await call(parley.base, "GET", "/api/messages/\(assistant)")
+            if final["status"] as? String != "streaming" { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        XCTAssertEqual(final["status"] as? String, "complete")
+        XCTAssertEqual(final["content"] as? String, content + "and the rest.")
+        parley.kill(SIGTERM)
+    }
+}
