@@ -43,7 +43,7 @@ run: build
 
 test: test-deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
-	$(SWIFT) test --skip-build --parallel --num-workers 2 $(BUILD_FLAGS)
+	$(SWIFT) test --skip-build $(BUILD_FLAGS)
 	PARLEY_BIN=.build/debug/parley Tests/browser/run.sh
 
 clean:
