@@ -609,8 +609,14 @@ def median(values):
 async def run(args, env, log):
     results = {}
     targets = ["parley0", "parley25", "nginx"]
+    phase_start = [time.monotonic()]
 
-    log("relay latency: one stream, %d chunks every %g ms, %d reps" % (args.latency_chunks,
+    def phase(text):
+        now = time.monotonic()
+        log("%s  [previous phase %.0f s]" % (text, now - phase_start[0]))
+        phase_start[0] = now
+
+    phase("relay latency: one stream, %d chunks every %g ms, %d reps" % (args.latency_chunks,
                                                                        args.latency_interval_ms, args.reps))
     for rep in range(args.reps):
         for target in targets:
@@ -623,9 +629,10 @@ async def run(args, env, log):
     cpu_targets = [("parley25", "text"), ("parley0", "text"), ("parley25", "html"), ("nginx", "text")]
     for concurrency in args.concurrency:
         rounds = max(1, args.single_rounds if concurrency == 1 else 1)
-        log("CPU: %d concurrent unpaced streams x %d chunks, %d round(s), %d reps"
-            % (concurrency, args.load_chunks, rounds, args.reps))
-        for rep in range(args.reps):
+        reps = args.reps if concurrency == 1 else min(args.reps, args.concurrent_reps)
+        phase("CPU: %d concurrent unpaced streams x %d chunks, %d round(s), %d reps"
+            % (concurrency, args.load_chunks, rounds, reps))
+        for rep in range(reps):
             for target, mode in cpu_targets:
                 per_k, per_k_ticks, frames = await measure_cpu(target, env, concurrency, rounds,
                                                                args.load_chunks, mode)
@@ -636,7 +643,7 @@ async def run(args, env, log):
             log("  rep %d: CPU ms/1k events %s" % (rep + 1, ", ".join(
                 "%s/%s %.2f" % (t, m, results[("cpu", concurrency, t, m)][-1]) for t, m in cpu_targets)))
 
-    log("fan-out: one generation, %d subscribers, %d chunks, %d reps" % (args.fanout, args.load_chunks, args.reps))
+    phase("fan-out: one generation, %d subscribers, %d chunks, %d reps" % (args.fanout, args.load_chunks, args.reps))
     for rep in range(args.reps):
         for target in ["parley25", "parley0"]:
             per_k, per_k_ticks, frames = await measure_cpu(target, env, 1, 1, args.load_chunks, "text",
@@ -647,13 +654,14 @@ async def run(args, env, log):
         log("  rep %d: CPU ms/1k delivered %s" % (rep + 1, ", ".join(
             "%s %.3f" % (t, results[("fan", t)][-1]) for t in ["parley25", "parley0"])))
 
-    log("wrk -t2 -c50 -d%ds /api/health, %d reps" % (args.wrk_seconds, args.wrk_reps))
+    phase("wrk -t2 -c50 -d%ds /api/health, %d reps" % (args.wrk_seconds, args.wrk_reps))
     for rep in range(args.wrk_reps):
         for target in ["parley25", "nginx"]:
             rps = await asyncio.to_thread(run_wrk, env["wrk"], env[target + "_port"], args.wrk_seconds)
             results.setdefault(("rps", target), []).append(rps)
         log("  rep %d: req/s parley %.0f, nginx %.0f" % (rep + 1, results[("rps", "parley25")][-1],
                                                          results[("rps", "nginx")][-1]))
+    phase("measurements done")
     return results
 
 
@@ -681,14 +689,19 @@ def report(args, env, results):
             label, spread(r[(key, "parley0")], 2), spread(r[(key, "parley25")], 2), spread(r[(key, "nginx")], 2),
             ratio(m(key, "parley0"), m(key, "nginx")), ratio(m(key, "parley25"), m(key, "nginx"))))
     add("")
+    if args.latency_interval_ms < 25:
+        add("Chunks every %g ms arrive faster than the default 25 ms frame interval, so with it Parley sends "
+            "them together by design (docs/api.md): frame 25 shows that batching delay, frame 0 the relay "
+            "itself." % args.latency_interval_ms)
+        add("")
     add("## Server CPU per 1,000 relayed upstream events")
     add("")
     add("Unpaced streams of %d chunks, each stream its own generation. CPU of the Parley process (all "
         "threads) or the nginx worker over the whole run, including creating the conversation and message: "
         "the sum of /proc/PID/task/*/schedstat (ns); the utime+stime cross-check (/proc/PID/stat, %d ms "
         "ticks) is below. Parley text = `?mode=text` (deltas); html = the page's mode (Markdown blocks and "
-        "tail). K=1 runs %d generations one after another."
-        % (args.load_chunks, 1000 // CLK_TCK, args.single_rounds))
+        "tail). K=1 runs %d generations one after another; K>1 runs once per repetition, %d repetitions."
+        % (args.load_chunks, 1000 // CLK_TCK, args.single_rounds, min(args.reps, args.concurrent_reps)))
     add("")
     add("| concurrent streams | Parley text, frame 25 | Parley text, frame 0 | Parley html, frame 25 | nginx "
         "| Parley text 25 / nginx | Parley text 0 / nginx | Parley html / nginx |")
@@ -749,15 +762,17 @@ def parse_args():
     parser.add_argument("--parley-bin", default=os.environ.get("PARLEY_BIN") or
                         os.path.join(REPO, ".build", "release", "parley"))
     parser.add_argument("--reps", type=int, default=5)
-    parser.add_argument("--latency-chunks", type=int, default=150)
+    parser.add_argument("--latency-chunks", type=int, default=100)
     parser.add_argument("--latency-interval-ms", type=float, default=20)
     parser.add_argument("--load-chunks", type=int, default=2000)
     parser.add_argument("--concurrency", default="1,50", help="comma-separated concurrent stream counts")
-    parser.add_argument("--single-rounds", type=int, default=3,
+    parser.add_argument("--single-rounds", type=int, default=2,
                         help="generations one after another when the concurrency is 1")
+    parser.add_argument("--concurrent-reps", type=int, default=3,
+                        help="repetitions of the K>1 CPU runs (each is 4 x K x load-chunks events)")
     parser.add_argument("--fanout", type=int, default=100)
     parser.add_argument("--wrk-seconds", type=int, default=5)
-    parser.add_argument("--wrk-reps", type=int, default=3)
+    parser.add_argument("--wrk-reps", type=int, default=2)
     parser.add_argument("--time-limit", type=float, default=170, help="seconds before the bench gives up")
     parser.add_argument("--out", default=os.path.join(HERE, "results.md"))
     parser.add_argument("--quick", action="store_true", help="2 repetitions, smaller runs (a smoke test)")
@@ -770,12 +785,29 @@ def parse_args():
     return args
 
 
-def git_commit():
+def binary_commit(binary):
+    """The commit of the checkout a `.build/<config>/parley` binary was built in, marked `+dirty` when that
+    checkout has uncommitted changes and `(binary older than HEAD)` when it predates the last commit."""
+    path = os.path.abspath(binary)
+    root = os.path.dirname(path)
+    while os.path.basename(root) != ".build":
+        if os.path.dirname(root) == root:
+            return "unknown (%s)" % binary
+        root = os.path.dirname(root)
+    root = os.path.dirname(root)
     try:
-        return subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, timeout=5).stdout.strip() or "unknown"
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
+        run = lambda *a: subprocess.run(["git", "-C", root] + list(a), capture_output=True, text=True,
+                                        timeout=5).stdout.strip()
+        commit = run("rev-parse", "--short", "HEAD")
+        if not commit:
+            return "unknown (%s)" % binary
+        if run("status", "--porcelain", "--untracked-files=no", "--", "Sources", "Package.swift"):
+            commit += "+dirty"
+        if os.path.getmtime(path) < int(run("log", "-1", "--format=%ct") or 0):
+            commit += " (binary older than HEAD)"
+        return commit
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return "unknown (%s)" % binary
 
 
 def main():
@@ -807,7 +839,7 @@ def main():
     started = time.monotonic()
     try:
         _, fake_port = start_fake(processes, workdir)
-        env = {"fake_port": fake_port, "wrk": wrk, "commit": git_commit()}
+        env = {"fake_port": fake_port, "wrk": wrk, "commit": binary_commit(args.parley_bin)}
         for name, frame_ms in (("parley0", 0), ("parley25", 25)):
             process, port = start_parley(processes, args.parley_bin, workdir, fake_port, frame_ms, name)
             env[name + "_pid"], env[name + "_port"] = process.pid, port
