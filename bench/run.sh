@@ -23,4 +23,5 @@ if [ ! -x "$PARLEY_BIN" ]; then
   exit 2
 fi
 
+export PYTHONDONTWRITEBYTECODE=1
 exec timeout -k 10 200 python3 "$root/bench/bench.py" "$@"
