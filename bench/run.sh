@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Parley relay bench: Parley vs nginx relaying the same fake upstream, all on 127.0.0.1.
+# Usage: bench/run.sh [bench.py options, e.g. --quick or --reps 3]
+# Binary: $PARLEY_BIN, else .build/release/parley under the repository root.
+# Needs nginx (Debian nginx-light), wrk and python3 (standard library only). Stops by itself:
+# bench.py gives up after --time-limit (170 s) and `timeout` backs that up.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+missing=()
+command -v python3 >/dev/null || missing+=("python3")
+command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=("nginx (package nginx-light)")
+command -v wrk >/dev/null || missing+=("wrk")
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "bench: missing ${missing[*]}; install with: apt-get install -y nginx-light wrk python3 (or make bench-deps)" >&2
+  exit 2
+fi
+
+export PARLEY_BIN="${PARLEY_BIN:-$root/.build/release/parley}"
+if [ ! -x "$PARLEY_BIN" ]; then
+  echo "bench: no parley binary at $PARLEY_BIN; build it with: swift build -c release (or set PARLEY_BIN)" >&2
+  exit 2
+fi
+
+export PYTHONDONTWRITEBYTECODE=1
+exec timeout -k 10 200 python3 "$root/bench/bench.py" "$@"
