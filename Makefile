@@ -46,5 +46,10 @@ test: test-deps
 	$(SWIFT) test --skip-build $(BUILD_FLAGS)
 	PARLEY_BIN=.build/debug/parley Tests/browser/run.sh
 
+# Parley's relay against nginx relaying the same stream; prints the table kept in README.md.
+bench: bench-deps
+	$(SWIFT) build -c release $(BUILD_FLAGS)
+	PARLEY_BIN=$(PARLEY_BIN) bench/run.sh
+
 clean:
 	rm -rf .build
