@@ -2,7 +2,7 @@
 FROM swift:6.3-bookworm AS build
 RUN apt-get update && apt-get install -y --no-install-recommends \
       pkg-config libsqlite3-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
-      libmicrohttpd-dev libcurl4-openssl-dev libsodium-dev \
+      libmicrohttpd-dev libcurl4-openssl-dev \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
@@ -13,7 +13,7 @@ RUN swift build -c release --product parley --static-swift-stdlib \
 FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends \
       ca-certificates libsqlite3-0 libcmark-gfm0.29.0.gfm.6 libcmark-gfm-extensions0.29.0.gfm.6 \
-      libmicrohttpd12 libcurl4 libsodium23 \
+      libmicrohttpd12 libcurl4 \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --home /data --shell /usr/sbin/nologin parley \
     && mkdir -p /data && chown parley /data

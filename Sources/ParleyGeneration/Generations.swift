@@ -40,10 +40,10 @@ public actor Generations {
     /// as a new root to branch, which is how edit works) and starts its answer.
     public func send(conversationID: String, placement: TurnPlacement, content: String, model: String?,
                      owner: String) async throws -> (user: Message, assistant: Message) {
-        try checkCapacity(owner: owner)
         guard let conversation = try store.conversation(id: conversationID) else {
             throw GenerationError.conversationNotFound
         }
+        try checkCapacity(owner: owner)
         let (modelID, provider, upstreamModel) = try await resolve(model ?? conversation.model)
         let turn: (user: Message, assistant: Message)
         do {
@@ -202,7 +202,8 @@ public actor Generations {
         flusher = Task { [weak self] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)
-                await self?.flush()
+                guard let self else { return }
+                await self.flush()
             }
         }
     }

@@ -67,18 +67,25 @@ struct MessageHandlers: Sendable {
         let generations = generations
         return HTTPResponse(status: 200, headers: [], body: .eventStream { writer in
             Task {
-                let subscription = try? await generations.subscribe(messageID: message.id, after: lastEventID) {
-                    events in
-                    let bytes = encoder.encode(events)
-                    if !bytes.isEmpty, !writer.write(bytes) { return false }
-                    if events.contains(where: \.isDone) {
-                        writer.finish()
-                        return false
+                do {
+                    let subscription = try await generations.subscribe(messageID: message.id, after: lastEventID) {
+                        events in
+                        let bytes = encoder.encode(events)
+                        if !bytes.isEmpty, !writer.write(bytes) { return false }
+                        if events.contains(where: \.isDone) {
+                            writer.finish()
+                            return false
+                        }
+                        return !writer.isClosed
                     }
-                    return !writer.isClosed
-                }
-                if let subscription {
-                    writer.onClose { Task { await subscription.cancel() } }
+                    if let subscription {
+                        writer.onClose { Task { await subscription.cancel() } }
+                    }
+                } catch {
+                    // The message went away (deleted) between the check above and now.
+                    writer.write(encoder.encode([GenerationEvent(id: 0, payload: .error(
+                        code: "not_found", message: "The message no longer exists."))]))
+                    writer.finish()
                 }
             }
         })

@@ -3,6 +3,15 @@ import ParleyServer
 
 // parley: reads the configuration, opens the store, serves until SIGINT or SIGTERM.
 
+// Block the shutdown signals before any thread exists: every thread inherits the mask, so a signal
+// sent at any moment (even right after the `listening on` line) stays pending until `sigwait` below.
+var shutdownSignals = sigset_t()
+sigemptyset(&shutdownSignals)
+sigaddset(&shutdownSignals, SIGINT)
+sigaddset(&shutdownSignals, SIGTERM)
+pthread_sigmask(SIG_BLOCK, &shutdownSignals, nil)
+signal(SIGPIPE, SIG_IGN)
+
 let configuration: ParleyConfiguration
 do {
     configuration = try ParleyConfiguration(environment: ProcessInfo.processInfo.environment,
@@ -21,22 +30,16 @@ do {
     exit(1)
 }
 
-
-// Handlers are in place before the `listening on` line, so a signal right after it is handled.
-signal(SIGINT, SIG_IGN)
-signal(SIGTERM, SIG_IGN)
-signal(SIGPIPE, SIG_IGN)
-let signals = [SIGINT, SIGTERM].map { number in
-    let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
-    source.setEventHandler {
-        FileHandle.standardError.write(Data("parley: shutting down\n".utf8))
-        Task {
-            await app.shutdown()
-            exit(0)
-        }
-    }
-    source.resume()
-    return source
-}
 FileHandle.standardOutput.write(Data("listening on http://\(configuration.host):\(app.port)\n".utf8))
-dispatchMain()
+
+var received: Int32 = 0
+sigwait(&shutdownSignals, &received)
+FileHandle.standardError.write(Data("parley: shutting down\n".utf8))
+// Live replies are stored as `interrupted` with their text, open streams get their end, then exit.
+let stopped = DispatchSemaphore(value: 0)
+Task.detached { [app] in
+    await app.shutdown()
+    stopped.signal()
+}
+stopped.wait()
+exit(0)

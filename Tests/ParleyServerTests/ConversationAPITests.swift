@@ -12,6 +12,7 @@ final class ConversationAPITests: XCTestCase {
 
     override func tearDown() async throws {
         await parley.stop()
+        parley = nil
     }
 
     func testHealthAnswersOK() async throws {

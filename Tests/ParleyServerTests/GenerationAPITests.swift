@@ -18,6 +18,9 @@ final class GenerationAPITests: XCTestCase {
     override func tearDown() async throws {
         await parley.stop()
         upstream.shutdown()
+        // XCTest keeps test case instances for the whole run: let the servers go now.
+        parley = nil
+        upstream = nil
     }
 
     private func conversation() async throws -> String {
@@ -273,6 +276,7 @@ final class GenerationLimitTests: XCTestCase {
 
     override func tearDown() async throws {
         upstream.shutdown()
+        upstream = nil
     }
 
     private func parley(_ settings: [String: String]) throws -> TestParley {

@@ -34,8 +34,19 @@ final class ParleyProcess: @unchecked Sendable {
         base = String(first.dropFirst("listening on ".count))
     }
 
-    func kill(_ signal: Int32 = SIGKILL) {
+    /// Sends `signal` and waits (bounded) for the exit; a process that does not exit in time is
+    /// killed and the test fails, so a shutdown bug can never hang the suite.
+    func kill(_ signal: Int32 = SIGKILL, timeout: TimeInterval = 10,
+              file: StaticString = #filePath, line: UInt = #line) {
         Foundation.kill(process.processIdentifier, signal)
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline {
+            usleep(10_000)
+        }
+        if process.isRunning {
+            XCTFail("parley did not exit within \(timeout) s of signal \(signal)", file: file, line: line)
+            Foundation.kill(process.processIdentifier, SIGKILL)
+        }
         process.waitUntilExit()
     }
 }

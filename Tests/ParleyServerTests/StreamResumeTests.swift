@@ -19,6 +19,9 @@ final class StreamResumeTests: XCTestCase {
     override func tearDown() async throws {
         await parley.stop()
         upstream.shutdown()
+        // XCTest keeps test case instances for the whole run: let the servers go now.
+        parley = nil
+        upstream = nil
     }
 
     func testTheGenerationGoesOnWhenTheOnlyClientLeaves() async throws {

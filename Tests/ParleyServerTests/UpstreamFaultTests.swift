@@ -18,6 +18,9 @@ final class UpstreamFaultTests: XCTestCase {
     override func tearDown() async throws {
         await parley.stop()
         upstream.shutdown()
+        // XCTest keeps test case instances for the whole run: let the servers go now.
+        parley = nil
+        upstream = nil
     }
 
     /// Sends one message, reads its stream to the end, and checks the common promises of a fault.
