@@ -36,7 +36,7 @@ bench-deps:
 	$(call install_missing,$(BENCH_PACKAGES))
 
 build: deps
-	$(SWIFT) build -c release $(BUILD_FLAGS)
+	$(SWIFT) build -c release --product parley $(BUILD_FLAGS)
 
 run: build
 	$(PARLEY_BIN)
@@ -49,6 +49,7 @@ test: test-deps
 # Parley's relay against nginx relaying the same stream; prints the table kept in README.md.
 bench: bench-deps
 	$(SWIFT) build -c release $(BUILD_FLAGS)
+	.build/release/parley-markdown-bench | tee bench/markdown-results.md
 	PARLEY_BIN=$(PARLEY_BIN) bench/run.sh
 
 clean:

@@ -33,6 +33,8 @@ let package = Package(
                 dependencies: ["ParleyHTTP", "ParleyStore", "ParleyProviders",
                                "ParleyGeneration", "ParleyMarkdown"]),
         .executableTarget(name: "parley", dependencies: ["ParleyServer"]),
+        // `make bench`: the cost of streaming Markdown against one full render.
+        .executableTarget(name: "parley-markdown-bench", dependencies: ["ParleyMarkdown"]),
 
         // MARK: - Tests: real servers on loopback, a real fake upstream, real SQLite files.
         .target(name: "ParleyTestSupport", dependencies: ["CCurl"], path: "Sources/ParleyTestSupport"),

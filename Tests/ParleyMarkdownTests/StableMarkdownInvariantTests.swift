@@ -37,6 +37,18 @@ final class StableMarkdownInvariantTests: XCTestCase {
         }
     }
 
+    func testInvariantHoldsForEveryChunkSizeFromOneTo64Bytes() {
+        for document in SampleDocuments.all {
+            for size in 1...64 {
+                let pieces = StreamingHarness.bytePieces(document.text, size: size)
+                let outcome = harness.run(pieces, label: "\(document.name) \(size)-byte chunks")
+                if !document.lateDefinitions {
+                    XCTAssertEqual(outcome.final.patch, [], "\(document.name) \(size)-byte chunks: unexpected patch")
+                }
+            }
+        }
+    }
+
     func testLineByLineStreamingCommitsMostBlocksBeforeFinish() {
         // Not just correct but useful: blocks go out while streaming, not all at the end.
         for document in SampleDocuments.all where !document.lateDefinitions {

@@ -62,6 +62,21 @@ struct StreamingHarness {
         }
     }
 
+    /// Pieces of `size` UTF-8 bytes, each cut moved forward to the next character boundary (the
+    /// SSE decoder hands over whole characters only).
+    static func bytePieces(_ text: String, size: Int) -> [String] {
+        let bytes = Array(text.utf8)
+        var pieces: [String] = []
+        var start = 0
+        while start < bytes.count {
+            var end = min(bytes.count, start + size)
+            while end < bytes.count, bytes[end] & 0xC0 == 0x80 { end += 1 }  // not inside a character
+            pieces.append(String(decoding: bytes[start..<end], as: UTF8.self))
+            start = end
+        }
+        return pieces
+    }
+
     /// One Unicode scalar per piece.
     static func scalarPieces(_ text: String) -> [String] {
         text.unicodeScalars.map { String($0) }

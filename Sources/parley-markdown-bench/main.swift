@@ -1,0 +1,132 @@
+import Foundation
+import ParleyMarkdown
+
+// parley-markdown-bench: what streaming Markdown costs on the server (run by `make bench`).
+// Streams a ~50 KB realistic answer through StableMarkdown in 4-byte pieces and compares the total
+// with one full render of the same text; also reports how large the raw tail gets.
+
+/// A realistic long answer: headings, prose, nested lists, fences, tables, quotes, CJK and emoji.
+func answer(bytes target: Int) -> String {
+    var text = "# Migration plan\n\nThis answer walks through the whole migration, step by step.\n\n"
+    var section = 0
+    while text.utf8.count < target {
+        section += 1
+        text += """
+        ## Step \(section): moving the \(["storage", "queue", "cache", "index"][section % 4]) layer
+
+        The current setup keeps **state** in one place, which makes `step \(section)` easy to reason about \
+        but hard to scale. We split it into smaller parts — each with its own *owner* — and keep the \
+        old path running until the new one is proven. 日本語のメモ 👍🏽
+
+        1. Prepare the new schema
+           - add the columns
+           - backfill in batches of 1,000 rows
+        2. Switch reads behind a flag
+        3. Remove the old code
+
+        ```swift
+        struct Step\(section): Migration {
+            let batchSize = 1_000
+            func run(on db: Database) throws {
+                for batch in try db.batches(of: batchSize) {
+                    try batch.copy(to: "new_table_\(section)")
+                }
+            }
+        }
+        ```
+
+        | phase | risk | rollback |
+        |:--|:-:|--:|
+        | prepare | low | drop columns |
+        | switch | medium | flip the flag |
+        | clean up | low | none needed |
+
+        > Note: run the backfill at night; it holds locks for
+        > a few seconds per batch.
+
+        - [x] reviewed
+        - [ ] scheduled
+
+
+        """
+    }
+    return text
+}
+
+func pieces(of text: String, size: Int) -> [String] {
+    let bytes = Array(text.utf8)
+    var result: [String] = []
+    var start = 0
+    while start < bytes.count {
+        var end = min(bytes.count, start + size)
+        while end < bytes.count, bytes[end] & 0xC0 == 0x80 { end += 1 }
+        result.append(String(decoding: bytes[start..<end], as: UTF8.self))
+        start = end
+    }
+    return result
+}
+
+func seconds(_ work: () -> Void) -> Double {
+    let start = ContinuousClock.now
+    work()
+    let elapsed = ContinuousClock.now - start
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted[sorted.count / 2]
+}
+
+func percentile(_ values: [Int], _ p: Double) -> Int {
+    let sorted = values.sorted()
+    return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+}
+
+let renderer = MarkdownRenderer()
+let text = answer(bytes: 50_000)
+let stream = pieces(of: text, size: 4)
+
+var full: [Double] = []
+for _ in 0..<21 {
+    full.append(seconds { _ = renderer.render(text) })
+}
+
+var streamed: [Double] = []
+var tails: [Int] = []
+for run in 0..<7 {
+    var markdown = StableMarkdown(renderer: renderer)
+    var sizes: [Int] = []
+    sizes.reserveCapacity(stream.count)
+    streamed.append(seconds {
+        for piece in stream {
+            let update = markdown.append(piece)
+            if run == 0 { sizes.append(update.tail.utf8.count) }
+        }
+        _ = markdown.finish()
+    })
+    if run == 0 { tails = sizes }
+}
+
+// Re-rendering the whole text on every piece, estimated from 60 evenly spaced prefixes.
+var prefixCosts: [Double] = []
+let prefixBytes = Array(text.utf8)
+for sample in 1...60 {
+    let prefix = String(decoding: prefixBytes[..<(prefixBytes.count * sample / 60)], as: UTF8.self)
+    prefixCosts.append(seconds { _ = renderer.render(prefix) })
+}
+let naive = prefixCosts.reduce(0, +) / Double(prefixCosts.count) * Double(stream.count)
+
+let fullMedian = median(full)
+let streamedMedian = median(streamed)
+print("""
+## Streaming Markdown (cmark-gfm), \(text.utf8.count / 1000) KB answer in \(stream.count) pieces of 4 bytes
+
+| | time, ms (median) | ratio to one full render |
+|---|---|---|
+| one full render | \(String(format: "%.2f", fullMedian * 1000)) | 1× |
+| StableMarkdown, all pieces + final reconcile | \(String(format: "%.2f", streamedMedian * 1000)) | \(String(format: "%.1f", streamedMedian / fullMedian))× |
+| re-render everything per piece (estimated) | \(String(format: "%.0f", naive * 1000)) | \(String(format: "%.0f", naive / fullMedian))× |
+
+Raw tail sent with each piece: median \(percentile(tails, 0.5)) bytes, p95 \(percentile(tails, 0.95)) bytes, max \(tails.max() ?? 0) bytes.
+""")
