@@ -48,7 +48,7 @@ public actor Generations {
         let turn: (user: Message, assistant: Message)
         do {
             turn = try store.appendTurn(conversationID: conversationID, placement: placement,
-                                        userContent: content, model: modelID)
+                                        userContent: content, userHTML: renderer.render(content), model: modelID)
         } catch {
             // (A pattern `catch StoreError.notFound` crashes the 6.3 compiler on typed throws.)
             if case .notFound = error {

@@ -4,7 +4,6 @@ import ParleyStore
 /// Conversation history: create, list (keyset pages), show the current branch, edit, delete, switch branch.
 struct ConversationHandlers: Sendable {
     let store: Store
-    let renderer: UserMessageRenderer
 
     /// Page size bounds for `GET /api/conversations`.
     static let defaultPageSize = 50
@@ -36,7 +35,7 @@ struct ConversationHandlers: Sendable {
         let conversation = try existing(request)
         let branch = try store.currentBranch(conversationID: conversation.id)
         let messages = branch.map { item in
-            MessageResource(item.message, siblings: item.siblings, html: renderer.html(for: item.message))
+            MessageResource(item.message, siblings: item.siblings)
         }
         return .json(ConversationResource(conversation, messages: messages))
     }

@@ -9,7 +9,6 @@ struct MessageHandlers: Sendable {
     let store: Store
     let generations: Generations
     let providers: ProviderRegistry
-    let renderer: UserMessageRenderer
     /// Until team mode brings accounts every request belongs to one local user.
     static let localOwner = "local"
 
@@ -32,18 +31,18 @@ struct MessageHandlers: Sendable {
         let turn = try await generations.send(conversationID: request.parameters["id"] ?? "", placement: placement,
                                               content: content, model: try body.string("model"),
                                               owner: Self.localOwner)
-        return .json(TurnResource(userMessage: MessageResource(turn.user, html: renderer.html(for: turn.user)),
+        return .json(TurnResource(userMessage: MessageResource(turn.user),
                                   assistantMessage: MessageResource(turn.assistant)), status: 201)
     }
 
     func show(_ request: HTTPRequest) async throws -> HTTPResponse {
         let message = try existing(request)
-        return .json(MessageResource(message, html: renderer.html(for: message)))
+        return .json(MessageResource(message))
     }
 
     func stop(_ request: HTTPRequest) async throws -> HTTPResponse {
         let message = try await generations.stop(messageID: request.parameters["id"] ?? "")
-        return .json(MessageResource(message, html: renderer.html(for: message)))
+        return .json(MessageResource(message))
     }
 
     func regenerate(_ request: HTTPRequest) async throws -> HTTPResponse {

@@ -27,11 +27,9 @@ public final class ParleyApp: Sendable {
         let renderer = MarkdownRenderer()
         generations = Generations(store: store, providers: providers, limits: configuration.generation,
                                   renderer: renderer)
-        let html = UserMessageRenderer(renderer: renderer)
         var router = Router()
-        APIRoutes(conversations: ConversationHandlers(store: store, renderer: html),
-                  messages: MessageHandlers(store: store, generations: generations, providers: providers,
-                                            renderer: html))
+        APIRoutes(conversations: ConversationHandlers(store: store),
+                  messages: MessageHandlers(store: store, generations: generations, providers: providers))
             .register(in: &router)
         server = HTTPServer(configuration: configuration.http, router: router)
     }

@@ -45,17 +45,19 @@ struct ConversationResource: Encodable {
     }
 }
 
-/// The JSON shape of a message in the API. `usage` is the stored JSON object, passed through.
+/// The JSON shape of a message in the API. `usage` is the stored JSON object, passed through;
+/// `html` is the HTML stored when the message was written (user) or finished (assistant), so
+/// history never renders Markdown again.
 struct MessageResource: Encodable {
     let message: Message
     let siblings: SiblingInfo?
-    let html: String?
 
-    init(_ message: Message, siblings: SiblingInfo? = nil, html: String? = nil) {
+    init(_ message: Message, siblings: SiblingInfo? = nil) {
         self.message = message
         self.siblings = siblings
-        self.html = html ?? (message.status == .streaming ? nil : message.html)
     }
+
+    var html: String? { message.status == .streaming ? nil : message.html }
 
     enum CodingKeys: String, CodingKey {
         case id, role, content, status, model, usage, siblings, html, error

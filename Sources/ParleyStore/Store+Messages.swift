@@ -19,9 +19,11 @@ extension Store {
             userContent: userContent, model: model)
     }
 
-    /// `appendTurn` with every placement, including a new root. Same contract as above.
+    /// `appendTurn` with every placement, including a new root. Same contract as above; `userHTML`
+    /// is the user message's rendered HTML, stored so history loads never render it again.
     public func appendTurn(
-        conversationID: String, placement: TurnPlacement, userContent: String, model: String?
+        conversationID: String, placement: TurnPlacement, userContent: String, userHTML: String? = nil,
+        model: String?
     ) throws(StoreError) -> (user: Message, assistant: Message) {
         try write { (writer, now) throws(StoreError) in
             let database = writer.database
@@ -41,7 +43,7 @@ extension Store {
             }
             let user = try insertMessage(
                 database, conversationID: conversationID, parentID: parentID, role: .user,
-                content: userContent, status: .complete, model: nil,
+                content: userContent, html: userHTML, status: .complete, model: nil,
                 createdAt: writer.nextMessageMilliseconds(now: now))
             let assistant = try insertMessage(
                 database, conversationID: conversationID, parentID: user.id, role: .assistant,
@@ -189,16 +191,16 @@ extension Store {
 
     private func insertMessage(
         _ database: Database, conversationID: String, parentID: String?, role: Role, content: String,
-        status: MessageStatus, model: String?, createdAt: Int64
+        html: String? = nil, status: MessageStatus, model: String?, createdAt: Int64
     ) throws(StoreError) -> Message {
         let inserted = try database.queryFirst(
             """
-            INSERT INTO messages (id, conversation_id, parent_id, role, content, status, model, created_at, updated_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO messages (id, conversation_id, parent_id, role, content, html, status, model, created_at, updated_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             RETURNING \(Message.columns)
             """,
             [.text(RecordID.make()), .text(conversationID), .optionalText(parentID), .text(role.rawValue),
-             .text(content), .text(status.rawValue), .optionalText(model), .integer(createdAt),
+             .text(content), .optionalText(html), .text(status.rawValue), .optionalText(model), .integer(createdAt),
              .integer(createdAt)],
             Message.init(row:))
         guard let inserted else { throw StoreError.corrupt("INSERT returned no message") }

@@ -300,7 +300,8 @@ final class GenerationLimitTests: XCTestCase {
         let read = try await parley.events(assistant, mode: "text")
         XCTAssertEqual(read.text, tokens.joined())
         let deltas = read.events.filter { $0.type == "delta" }
-        XCTAssertLessThanOrEqual(deltas.count, 8, "one write per frame, not one per token")
+        // About 3 frames on a quiet machine; a loaded one stretches the stream, never to 60 writes.
+        XCTAssertLessThanOrEqual(deltas.count, 15, "one write per frame, not one per token")
         XCTAssertGreaterThanOrEqual(deltas.count, 2)
         XCTAssertEqual(read.data(deltas[0])["text"] as? String, "k0 ", "the first chunk goes out alone, at once")
         await parley.stop()
