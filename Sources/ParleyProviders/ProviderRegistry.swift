@@ -11,6 +11,11 @@ public final class ProviderRegistry: Sendable {
     public let providers: [any ChatProvider]
     public let demo: DemoProvider
     private let knownModels: Mutex<[ModelInfo]>
+    /// The last complete listing and when it was made: model servers are asked at most once per
+    /// `modelListLifetime` (the page and every message without a model need the list).
+    private let listing = Mutex<(models: [ModelInfo], at: ContinuousClock.Instant)?>(nil)
+    /// How long a model listing is reused.
+    public static let modelListLifetime: Duration = .seconds(60)
 
     public init(providers: [any ChatProvider], demo: DemoProvider = DemoProvider(), configuredModels: [ModelInfo] = []) {
         self.providers = providers
@@ -41,6 +46,9 @@ public final class ProviderRegistry: Sendable {
     /// Every model of every provider (asked concurrently), or just the demo model when none is configured.
     public func models() async -> [ModelInfo] {
         guard !providers.isEmpty else { return await demo.models() }
+        if let cached = listing.withLock({ $0 }), ContinuousClock.now - cached.at < Self.modelListLifetime {
+            return cached.models
+        }
         var lists = [[ModelInfo]](repeating: [], count: providers.count)
         await withTaskGroup(of: (Int, [ModelInfo]).self) { group in
             for (index, provider) in providers.enumerated() {
@@ -51,6 +59,10 @@ public final class ProviderRegistry: Sendable {
         let all = lists.flatMap { $0 }
         knownModels.withLock { known in
             for model in all where !known.contains(model) { known.append(model) }
+        }
+        // An empty listing (model server down) is not kept: the next call asks again.
+        if !all.isEmpty {
+            listing.withLock { $0 = (all, ContinuousClock.now) }
         }
         return all
     }

@@ -74,4 +74,16 @@ final class ProviderRegistryTests: XCTestCase {
         XCTAssertEqual(ids, ["openai:served-model"])
         XCTAssertEqual(registry.resolve("served-model")?.model, "served-model")
     }
+
+    func testAModelListingIsReusedInsteadOfAskingTheServerEveryTime() async throws {
+        let fake = try FakeUpstream()
+        fake.enqueue(.json(#"{"data":[{"id":"served-model"}]}"#))
+        let registry = ProviderRegistry(configuration: try ProviderConfiguration(environment: ["PARLEY_OPENAI_BASE_URL": fake.baseURL]),
+                                        client: client)
+        for _ in 0..<5 {
+            let ids = await registry.models().map(\.id)
+            XCTAssertEqual(ids, ["openai:served-model"])
+        }
+        XCTAssertEqual(fake.requests.count, 1)
+    }
 }
