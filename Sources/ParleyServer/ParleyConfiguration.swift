@@ -71,6 +71,10 @@ public struct ParleyConfiguration: Sendable {
                                                 range: 1...1_000_000)
         http.maxBodyBytes = try read.integer("PARLEY_MAX_BODY_BYTES", default: http.maxBodyBytes,
                                              range: 1...(1 << 30))
+        http.connectionMemoryLimit = try read.integer("PARLEY_CONNECTION_MEMORY_BYTES",
+                                                      default: http.connectionMemoryLimit, range: 4096...(64 << 20))
+        http.listenBacklog = try read.integer("PARLEY_LISTEN_BACKLOG", default: http.listenBacklog, range: 1...65535)
+        http.shutdownGracePeriod = try read.seconds("PARLEY_SHUTDOWN_GRACE", default: http.shutdownGracePeriod)
         http.connectionTimeout = try read.seconds("PARLEY_CONNECTION_TIMEOUT", default: http.connectionTimeout)
         http.heartbeatInterval = try read.seconds("PARLEY_HEARTBEAT_INTERVAL", default: http.heartbeatInterval)
         http.streamBacklogLimit = try read.integer("PARLEY_STREAM_BACKLOG_BYTES", default: http.streamBacklogLimit,
@@ -85,6 +89,9 @@ public struct ParleyConfiguration: Sendable {
         generation.maxConcurrentPerUser = try read.integer("PARLEY_MAX_GENERATIONS_PER_USER",
                                                            default: generation.maxConcurrentPerUser,
                                                            range: 1...100_000)
+        generation.retainFinished = .seconds(try read.integer("PARLEY_RETAIN_FINISHED_SECONDS",
+                                                              default: Int(generation.retainFinished.components.seconds),
+                                                              range: 0...86_400))
         generation.contextBudgetCharacters = try read.integer("PARLEY_CONTEXT_BUDGET_CHARS",
                                                               default: generation.contextBudgetCharacters,
                                                               range: 1...100_000_000)
