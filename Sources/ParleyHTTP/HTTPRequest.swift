@@ -83,6 +83,10 @@ struct RequestTarget: Equatable {
 
     /// Decodes `%XX` escapes; nil on a bad escape or bytes that are not UTF-8.
     static func percentDecode(_ text: Substring, plusIsSpace: Bool) -> String? {
+        // Most paths and parameters have nothing to decode; the text is already valid UTF-8.
+        if !text.utf8.contains(where: { $0 == UInt8(ascii: "%") || ($0 == UInt8(ascii: "+") && plusIsSpace) }) {
+            return String(text)
+        }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
         var iterator = text.utf8.makeIterator()

@@ -3,11 +3,21 @@
 /// Among matching routes the first registered wins. HEAD falls back to GET (the body is not sent).
 public struct Router: Sendable {
     public typealias Handler = @Sendable (HTTPRequest) async throws -> HTTPResponse
+    /// A handler that answers at once without suspending (constant or in-memory answers). It runs on
+    /// the HTTP worker thread and its response is queued directly: no Swift task and no MHD
+    /// suspend/resume round trip, which is most of the cost of a small GET. It must not block.
+    public typealias ImmediateHandler = @Sendable (HTTPRequest) throws -> HTTPResponse
+
+    /// How a matched route answers.
+    enum Action: Sendable {
+        case async(Handler)
+        case immediate(ImmediateHandler)
+    }
 
     private struct Route: Sendable {
         var method: String
         var segments: [Segment]
-        var handler: Handler
+        var action: Action
     }
 
     private enum Segment: Sendable, Equatable {
@@ -17,7 +27,7 @@ public struct Router: Sendable {
 
     /// The outcome of matching one request.
     enum Match {
-        case handler(Handler, parameters: [String: String])
+        case handler(Action, parameters: [String: String])
         /// The path exists for other methods.
         case methodNotAllowed(allow: [String])
         case noRoute
@@ -28,20 +38,29 @@ public struct Router: Sendable {
     public init() {}
 
     public mutating func on(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
+        add(method, pattern, .async(handler))
+    }
+
+    /// Registers a handler that never suspends (see `ImmediateHandler`).
+    public mutating func on(_ method: String, _ pattern: String, immediate handler: @escaping ImmediateHandler) {
+        add(method, pattern, .immediate(handler))
+    }
+
+    private mutating func add(_ method: String, _ pattern: String, _ action: Action) {
         let segments = pattern.split(separator: "/", omittingEmptySubsequences: true).map { piece -> Segment in
             piece.hasPrefix(":") ? .parameter(String(piece.dropFirst())) : .literal(String(piece))
         }
-        routes.append(Route(method: method.uppercased(), segments: segments, handler: handler))
+        routes.append(Route(method: method.uppercased(), segments: segments, action: action))
     }
 
     /// `segments` are the request path's percent-decoded segments.
     func match(method: String, segments: [String]) -> Match {
         var allowed: [String] = []
-        var fallback: (Handler, [String: String])?
+        var fallback: (Action, [String: String])?
         for route in routes where route.segments.count == segments.count {
             guard let parameters = Router.bind(route.segments, to: segments) else { continue }
-            if route.method == method { return .handler(route.handler, parameters: parameters) }
-            if method == "HEAD", route.method == "GET", fallback == nil { fallback = (route.handler, parameters) }
+            if route.method == method { return .handler(route.action, parameters: parameters) }
+            if method == "HEAD", route.method == "GET", fallback == nil { fallback = (route.action, parameters) }
             if !allowed.contains(route.method) { allowed.append(route.method) }
         }
         if let fallback { return .handler(fallback.0, parameters: fallback.1) }

@@ -125,7 +125,16 @@ extension ServerCore {
         context.body = []
 
         switch router.match(method: request.method, segments: target.segments) {
-        case .handler(let handler, let parameters):
+        case .handler(.immediate(let handler), let parameters):
+            request.parameters = parameters
+            let response: HTTPResponse
+            do {
+                response = try handler(request)
+            } catch {
+                response = Self.errorResponse(error, for: request)
+            }
+            return queue(response, on: connection, context: context)
+        case .handler(.async(let handler), let parameters):
             request.parameters = parameters
             guard beginHandler() else {
                 return queue(HTTPError.serviceUnavailable.response, on: connection, context: context)
@@ -137,11 +146,8 @@ extension ServerCore {
                 let response: HTTPResponse
                 do {
                     response = try await handler(request)
-                } catch let error as HTTPError {
-                    response = error.response
                 } catch {
-                    ServerCore.log("handler for \(request.method) \(request.path) failed: \(error)")
-                    response = HTTPError.internal.response
+                    response = ServerCore.errorResponse(error, for: request)
                 }
                 context.setResult(response)
                 MHD_resume_connection(handle.raw)
@@ -156,6 +162,13 @@ extension ServerCore {
             }
             return queue(HTTPError.notFound.response, on: connection, context: context)
         }
+    }
+
+    /// An `HTTPError`'s own response; anything else is logged and answered 500.
+    private static func errorResponse(_ error: any Error, for request: HTTPRequest) -> HTTPResponse {
+        if let error = error as? HTTPError { return error.response }
+        log("handler for \(request.method) \(request.path) failed: \(error)")
+        return HTTPError.internal.response
     }
 
     // MARK: - Responses

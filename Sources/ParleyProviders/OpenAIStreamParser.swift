@@ -15,7 +15,7 @@ struct OpenAIStreamParser: EventStreamParser {
     private var toolNamesSent: Set<Int> = []
 
     mutating func consume(_ event: SSEEvent) throws(ProviderError) -> [ProviderEvent] {
-        let data = event.data.trimmingCharacters(in: .whitespaces)
+        let data = Self.trimmingWhitespace(event.data)
         if data == "[DONE]" {
             isComplete = true
             return []
@@ -74,6 +74,17 @@ struct OpenAIStreamParser: EventStreamParser {
                                 message: "the stream ended without a finish reason (the model server may have run out of context or stopped)")
         }
         return (usage.map { [.usage($0)] } ?? []) + [.finish(finishReason)]
+    }
+
+    /// `text.trimmingCharacters(in: .whitespaces)` without its cost in the common case: when the
+    /// first and last bytes are ASCII and neither space nor tab (the only ASCII members of
+    /// `.whitespaces`), nothing would be trimmed. Foundation's trimming bridges through `NSString`
+    /// and cost about 6 µs per frame, a quarter of the CPU per relayed chunk.
+    static func trimmingWhitespace(_ text: String) -> String {
+        guard let first = text.utf8.first, let last = text.utf8.last else { return text }
+        func plain(_ byte: UInt8) -> Bool { byte < 0x80 && byte != 0x20 && byte != 0x09 }
+        if plain(first), plain(last) { return text }
+        return text.trimmingCharacters(in: .whitespaces)
     }
 
     static func finishReason(_ reason: String) -> FinishReason {

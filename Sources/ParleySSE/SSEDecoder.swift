@@ -31,7 +31,12 @@ public struct SSEDecoder: Sendable {
     /// The previous piece ended in CR: an LF at the start of the next piece belongs to it.
     private var pendingCR = false
     private var eventType = ""
+    /// The data buffer without its final LF: lines are joined with LF as they come, so the usual
+    /// one-line event keeps the decoded line as it is, with no copy to drop a trailing LF.
     private var data = ""
+    /// True once a `data` field was seen: the buffer is then non-empty in the specification's
+    /// terms (it holds at least the LF), even when `data` is "".
+    private var hasData = false
     private var dataBytes = 0
 
     public init(maxLineBytes: Int = SSEDecoder.defaultMaxLineBytes,
@@ -107,6 +112,7 @@ public struct SSEDecoder: Sendable {
         pendingCR = false
         eventType = ""
         data = ""
+        hasData = false
         dataBytes = 0
         return []
     }
@@ -134,8 +140,9 @@ public struct SSEDecoder: Sendable {
         case "data":
             dataBytes += valueBytes.count + 1
             if dataBytes > maxEventBytes { throw .eventTooLarge(limit: maxEventBytes) }
+            if hasData { data += "\n" }
             data += value
-            data += "\n"
+            hasData = true
         case "id":
             if !valueBytes.contains(0) { lastEventID = value }
         case "retry":
@@ -151,12 +158,11 @@ public struct SSEDecoder: Sendable {
     private mutating func dispatch() -> SSEEvent? {
         defer {
             data = ""
+            hasData = false
             dataBytes = 0
             eventType = ""
         }
-        guard !data.isEmpty else { return nil }
-        var payload = data
-        if payload.hasSuffix("\n") { payload.removeLast() }
-        return SSEEvent(type: eventType.isEmpty ? "message" : eventType, data: payload, id: lastEventID, retry: retry)
+        guard hasData else { return nil }
+        return SSEEvent(type: eventType.isEmpty ? "message" : eventType, data: data, id: lastEventID, retry: retry)
     }
 }

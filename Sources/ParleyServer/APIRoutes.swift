@@ -16,7 +16,9 @@ struct APIRoutes {
                 }
             }
         }
-        route("GET", "/api/health") { _ in .json(["status": "ok"]) }
+        // Constant, so encoded once and answered without a task or a suspended connection.
+        let health = HTTPResponse.json(["status": "ok"])
+        router.on("GET", "/api/health", immediate: { _ in health })
         route("GET", "/api/models", messages.models)
 
         route("POST", "/api/conversations", conversations.create)

@@ -20,6 +20,25 @@ final class HTTPServerTests: XCTestCase {
         router.on("GET", "/api/teapot") { _ in throw HTTPError(status: 418, code: "teapot", message: "short") }
         router.on("GET", "/api/secret-failure") { _ in throw CocoaError(.fileReadNoPermission, userInfo: ["k": "SECRET"]) }
         router.on("GET", "/api/hello") { _ in .json(["hello": "world"]) }
+        router.on("GET", "/api/now/:id", immediate: { request in .text("now " + (request.parameters["id"] ?? "")) })
+        router.on("GET", "/api/now-teapot", immediate: { _ in throw HTTPError(status: 418, code: "teapot", message: "short") })
+    }
+
+    func testImmediateRouteAnswersWithParametersOverKeepAlive() throws {
+        let (_, base) = try startServer(self, routes: routes)
+        let client = TestHTTPClient()
+        for id in ["a", "b"] {
+            let response = try client.request(base + "/api/now/" + id)
+            XCTAssertEqual(response.status, 200)
+            XCTAssertEqual(String(decoding: response.body, as: UTF8.self), "now " + id)
+            XCTAssertEqual(response.header("X-Content-Type-Options"), "nosniff")
+        }
+    }
+
+    func testImmediateRouteErrorBecomesItsHTTPError() throws {
+        let (_, base) = try startServer(self, routes: routes)
+        let response = try TestHTTPClient().request(base + "/api/now-teapot")
+        XCTAssertEqual(response.status, 418)
     }
 
     func testRouteReceivesPathParameterAndQuery() throws {

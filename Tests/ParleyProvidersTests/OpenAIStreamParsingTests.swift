@@ -66,4 +66,16 @@ final class OpenAIStreamParsingTests: XCTestCase {
         XCTAssertEqual(events, [.reasoning("think"), .reasoning(" more"), .text("answer"),
                                 .usage(Usage(inputTokens: 5, outputTokens: 2)), .finish(.contentFilter)])
     }
+
+    func testWhitespaceAroundFramesIsTrimmedLikeFoundation() throws {
+        for text in ["[DONE]", " [DONE]", "[DONE]\t", "\u{00A0}[DONE]\u{2003}", "{\"a\":1}", "", " ", "é [DONE] é"] {
+            XCTAssertEqual(OpenAIStreamParser.trimmingWhitespace(text), text.trimmingCharacters(in: .whitespaces), text)
+        }
+    }
+
+    func testDoneWithNonBreakingSpacesEndsTheStream() throws {
+        var parser = OpenAIStreamParser()
+        _ = try parser.consume(SSEEvent(type: "message", data: "\u{00A0}[DONE] "))
+        XCTAssertTrue(parser.isComplete)
+    }
 }
