@@ -228,9 +228,11 @@ final class EventStreamTests: XCTestCase {
     }
 
     func testShutdownWaitsForInFlightHandler() throws {
+        let started = Counter()
         let finished = Counter()
         let (server, base) = try startServer(self) { router in
             router.on("GET", "/slow") { _ in
+                started.increment()
                 try await Task.sleep(for: .milliseconds(300))
                 finished.increment()
                 return .text("done")
@@ -244,7 +246,8 @@ final class EventStreamTests: XCTestCase {
             result.withLock { $0 = text }
             group.leave()
         }.start()
-        usleep(100_000)
+        // Shut down only once the handler runs (a fixed sleep was not enough on a loaded machine).
+        XCTAssertTrue(started.wait(for: 1, timeout: 5))
         server.shutdown()
         XCTAssertEqual(finished.current, 1)
         XCTAssertEqual(group.wait(timeout: .now() + 5), .success)
