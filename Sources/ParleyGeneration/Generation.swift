@@ -43,14 +43,20 @@ public actor Generation {
     private var usage: Usage?
     private var outcome: GenerationOutcome?
     private var finalBlocks: [String] = []
+    /// The id of the last event before the final `error`/`done`: the id a finished snapshot carries.
+    private var finalStateID: Int64 = 0
+    /// The `error` event of a failed reply, replayed to late subscribers.
+    private var errorEvent: GenerationEvent?
     private var upstream: Task<Void, Never>?
     private var onEnd: (@Sendable (String) async -> Void)?
 
     /// - Parameters:
     ///   - message: the assistant message; its content is non-empty when continuing.
     ///   - onEnd: runs once, after the final state is stored.
+    ///   - after: ids start above this (the previous run's last id, when it is still known).
     init(message: Message, owner: String, model: String, store: Store, limits: GenerationLimits,
-         renderer: MarkdownRenderer, onEnd: @escaping @Sendable (String) async -> Void) {
+         renderer: MarkdownRenderer, after previousID: Int64 = 0,
+         onEnd: @escaping @Sendable (String) async -> Void) {
         self.onEnd = onEnd
         self.messageID = message.id
         self.conversationID = message.conversationID
@@ -68,7 +74,7 @@ public actor Generation {
             self.lastTail = update.tail
         }
         self.markdown = markdown
-        var ids = EventIDClock()
+        var ids = EventIDClock(after: previousID)
         let base = ids.next()
         self.ids = ids
         var log = EventLog(baseID: base)
@@ -85,9 +91,12 @@ public actor Generation {
 
     // MARK: - Running
 
-    /// Starts consuming the provider stream (unless the generation was already stopped).
-    func run(_ events: AsyncThrowingStream<ProviderEvent, Error>) {
+    /// Opens the provider stream and starts consuming it, unless the generation was already
+    /// stopped: the upstream call is only made once nothing can end the generation without
+    /// cancelling it.
+    func run(_ open: @Sendable () -> AsyncThrowingStream<ProviderEvent, Error>) {
         guard outcome == nil, upstream == nil else { return }
+        let events = open()
         upstream = Task { await self.consume(events) }
     }
 
@@ -97,14 +106,19 @@ public actor Generation {
                 guard outcome == nil else { return }
                 guard handle(event) else { break }
             }
-            guard outcome == nil, !Task.isCancelled else { return }
-            await finish(status: .complete)
+            guard outcome == nil else { return }
+            // Cancelled by something other than stop or shutdown (which set the outcome first).
+            if Task.isCancelled {
+                await finish(status: .failed, errorCode: "cancelled", errorMessage: "The reply was cancelled.")
+            } else {
+                await finish(status: .complete)
+            }
         } catch let error as ProviderError {
             guard outcome == nil else { return }
             let status: MessageStatus = error.code == "upstream_interrupted" ? .interrupted : .failed
             await finish(status: status, errorCode: error.code, errorMessage: error.message)
         } catch {
-            guard outcome == nil, !(error is CancellationError) else { return }
+            guard outcome == nil else { return }
             await finish(status: .failed, errorCode: "upstream_error", errorMessage: "The model's stream failed.")
         }
     }
@@ -225,8 +239,11 @@ public actor Generation {
         for block in final.blocks {
             batch.append(event(.block(index: block.index, html: block.html)))
         }
+        finalStateID = log.lastID
         if let errorCode {
-            batch.append(event(.error(code: errorCode, message: errorMessage ?? "")))
+            let failure = event(.error(code: errorCode, message: errorMessage ?? ""))
+            errorEvent = failure
+            batch.append(failure)
         }
         let usageJSON = usage.map(Self.encode)
         let result = GenerationOutcome(status: status, finishReason: finishReason, usage: usageJSON,
@@ -272,10 +289,7 @@ public actor Generation {
         } else {
             initial = [snapshotEvent()]
             if let outcome {
-                if let code = outcome.errorCode {
-                    initial.append(GenerationEvent(id: log.lastID - 1,
-                                                   payload: .error(code: code, message: outcome.errorMessage ?? "")))
-                }
+                if let errorEvent { initial.append(errorEvent) }
                 initial.append(GenerationEvent(id: log.lastID, payload: .done(outcome)))
             }
         }
@@ -295,7 +309,7 @@ public actor Generation {
         if let outcome {
             let snapshot = GenerationSnapshot(messageID: messageID, status: outcome.status,
                                               blocks: finalBlocks, tail: "", content: framed)
-            return GenerationEvent(id: log.lastID - 2, payload: .snapshot(snapshot))
+            return GenerationEvent(id: finalStateID, payload: .snapshot(snapshot))
         }
         let snapshot = GenerationSnapshot(messageID: messageID, status: .streaming, blocks: markdown.blocks,
                                           tail: markdown.tail, content: framed)
@@ -304,12 +318,20 @@ public actor Generation {
 
     // MARK: - Persistence
 
-    /// The whole text when it grew since the last call (group commit by `ProgressFlusher`).
-    func takeProgress() -> String? {
+    /// The whole text and its size when it grew since the last stored flush (group commit by
+    /// `Generations.flush`, which confirms the size once the transaction has committed).
+    func progress() -> (content: String, bytes: Int)? {
         guard outcome == nil, contentBytes != persistedBytes else { return nil }
-        persistedBytes = contentBytes
-        return framed + pending
+        return (framed + pending, contentBytes)
     }
+
+    /// Records that the text up to `bytes` is stored.
+    func confirmProgress(_ bytes: Int) {
+        persistedBytes = max(persistedBytes, bytes)
+    }
+
+    /// The last event id, so a continued reply's clock starts above it even if the wall clock stepped back.
+    var lastEventID: Int64 { log.lastID }
 
     /// Number of live subscribers (for tests and metrics).
     var subscriberCount: Int { subscribers.count }

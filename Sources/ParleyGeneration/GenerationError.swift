@@ -14,4 +14,6 @@ public enum GenerationError: Error, Equatable, Sendable {
     case tooManyGenerations(limit: Int)
     /// The message's parent chain is not what the operation needs (400).
     case invalidParent(String)
+    /// The server is shutting down (503).
+    case shuttingDown
 }

@@ -20,6 +20,8 @@ public actor Generations {
     /// Recently finished generations kept for exact replay, by message id.
     private var retained: [String: Generation] = [:]
     private var flusher: Task<Void, Never>?
+    /// Set by `shutdown`: no reply starts after it.
+    private var shuttingDown = false
 
     /// The hidden turn used to continue an answer with a provider that cannot take a prefill.
     static let continueInstruction =
@@ -43,8 +45,9 @@ public actor Generations {
         guard let conversation = try store.conversation(id: conversationID) else {
             throw GenerationError.conversationNotFound
         }
-        try checkCapacity(owner: owner)
         let (modelID, provider, upstreamModel) = try await resolve(model ?? conversation.model)
+        // Checked after the last suspension: from here to `start` nothing else runs on this actor.
+        try checkCapacity(owner: owner)
         let turn: (user: Message, assistant: Message)
         do {
             turn = try store.appendTurn(conversationID: conversationID, placement: placement,
@@ -67,13 +70,13 @@ public actor Generations {
 
     /// Starts a new answer beside the assistant message `messageID` (a sibling under the same user message).
     public func regenerate(messageID: String, model: String?, owner: String) async throws -> Message {
-        try checkCapacity(owner: owner)
         let message = try assistantMessage(messageID)
         guard let parentID = message.parentID,
               let conversation = try store.conversation(id: message.conversationID) else {
             throw GenerationError.invalidParent("the message has no user message to answer")
         }
         let (modelID, provider, upstreamModel) = try await resolve(model ?? message.model ?? conversation.model)
+        try checkCapacity(owner: owner)
         let sibling = try store.createSibling(ofAssistant: messageID, model: modelID)
         let history = try store.contextPath(leafID: parentID)
         let request = ChatRequest(model: upstreamModel,
@@ -90,12 +93,13 @@ public actor Generations {
         guard message.status != .streaming, live[messageID] == nil else {
             throw GenerationError.alreadyStreaming
         }
-        try checkCapacity(owner: owner)
         guard let parentID = message.parentID,
               let conversation = try store.conversation(id: message.conversationID) else {
             throw GenerationError.invalidParent("the message has no user message to answer")
         }
         let (modelID, provider, upstreamModel) = try await resolve(message.model ?? conversation.model)
+        guard live[messageID] == nil else { throw GenerationError.alreadyStreaming }
+        try checkCapacity(owner: owner)
         let resumed = try store.resumeStreaming(id: messageID)
         let history = try store.contextPath(leafID: parentID)
         var messages = context.messages(systemPrompt: conversation.systemPrompt, branch: history)
@@ -107,20 +111,20 @@ public actor Generations {
             messages.append(ChatMessage(role: .user, content: Self.continueInstruction))
         }
         let request = ChatRequest(model: upstreamModel, messages: messages, prefill: prefill, maxTokens: nil)
-        retained[messageID] = nil
-        await start(resumed, owner: owner, model: modelID, provider: provider, request: request)
+        let previousID = await retained.removeValue(forKey: messageID)?.lastEventID ?? 0
+        await start(resumed, owner: owner, model: modelID, provider: provider, request: request, after: previousID)
         return resumed
     }
 
     private func start(_ message: Message, owner: String, model: String, provider: any ChatProvider,
-                       request: ChatRequest) async {
+                       request: ChatRequest, after previousID: Int64 = 0) async {
         let generation = Generation(message: message, owner: owner, model: model, store: store,
-                                    limits: limits, renderer: renderer) { [weak self] id in
+                                    limits: limits, renderer: renderer, after: previousID) { [weak self] id in
             await self?.ended(id)
         }
         live[message.id] = generation
         startFlushing()
-        await generation.run(provider.stream(request))
+        await generation.run { provider.stream(request) }
     }
 
     private func ended(_ messageID: String) {
@@ -152,8 +156,16 @@ public actor Generations {
         return message
     }
 
-    /// Ends every live generation as `interrupted` and writes it (graceful shutdown).
+    /// Stops every live reply of a conversation (it is being deleted).
+    public func stopAll(conversationID: String) async {
+        for generation in live.values where generation.conversationID == conversationID {
+            await generation.stop()
+        }
+    }
+
+    /// Ends every live generation as `interrupted` and writes it (graceful shutdown); no reply starts after.
     public func shutdown() async {
+        shuttingDown = true
         flusher?.cancel()
         for generation in live.values {
             await generation.interrupt()
@@ -211,16 +223,23 @@ public actor Generations {
     /// Writes the text of every live generation that grew, in one transaction.
     public func flush() async {
         var updates: [(id: String, content: String)] = []
+        var written: [(Generation, Int)] = []
         for (id, generation) in live {
-            if let content = await generation.takeProgress() {
-                updates.append((id: id, content: content))
+            if let progress = await generation.progress() {
+                updates.append((id: id, content: progress.content))
+                written.append((generation, progress.bytes))
             }
         }
         guard !updates.isEmpty else { return }
         do {
             try store.saveProgress(updates)
         } catch {
+            // Not confirmed: the next flush writes the same text again.
             FileHandle.standardError.write(Data("parley: progress flush failed: \(error)\n".utf8))
+            return
+        }
+        for (generation, bytes) in written {
+            await generation.confirmProgress(bytes)
         }
     }
 
@@ -230,6 +249,7 @@ public actor Generations {
     public var liveCount: Int { live.count }
 
     private func checkCapacity(owner: String) throws {
+        guard !shuttingDown else { throw GenerationError.shuttingDown }
         guard live.count < limits.maxConcurrent else {
             throw GenerationError.tooManyGenerations(limit: limits.maxConcurrent)
         }

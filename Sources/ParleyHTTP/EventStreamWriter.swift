@@ -53,6 +53,10 @@ public final class EventStreamWriter: Sendable {
             guard state.phase == .open else { return false }
             if state.unsent + bytes.count > backlogLimit {
                 state.phase = .aborted
+                // A client that does not read may keep the socket until the connection timeout:
+                // at least the backlog is freed now.
+                state.buffer = []
+                state.readOffset = 0
                 EventStreamWriter.wake(&state)
                 fire = EventStreamWriter.takeCloseHandlers(&state)
                 return false
@@ -165,6 +169,8 @@ public final class EventStreamWriter: Sendable {
         state.withLock { state in
             guard state.phase == .open || state.phase == .finishing else { return }
             state.phase = .aborted
+            state.buffer = []
+            state.readOffset = 0
             EventStreamWriter.wake(&state)
             fire = EventStreamWriter.takeCloseHandlers(&state)
         }

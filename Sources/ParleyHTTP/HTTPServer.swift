@@ -7,7 +7,7 @@ import Synchronization
 /// connection is suspended while the handler runs), chunked event streams and static files.
 ///
 /// Thread-safe. `start()` binds (the real port is then in `port`); `shutdown()` stops accepting, finishes
-/// every event stream, waits for in-flight handlers, then stops. Dropping the server shuts it down.
+/// every event stream, waits for in-flight handlers and responses, then stops. Dropping the server shuts it down.
 public final class HTTPServer: Sendable {
     public let configuration: HTTPServerConfiguration
     private let core: ServerCore
@@ -30,7 +30,8 @@ public final class HTTPServer: Sendable {
         try core.start()
     }
 
-    /// Idempotent; blocks until the daemon has stopped.
+    /// Idempotent. The first call blocks until the daemon has stopped (responses being sent and
+    /// streams get `shutdownGracePeriod` to finish); a concurrent second call returns at once.
     public func shutdown() {
         core.shutdown()
     }
@@ -46,6 +47,8 @@ final class ServerCore: Sendable {
         var started = false
         var shuttingDown = false
         var inFlightHandlers = 0
+        /// Plain responses queued and not yet completed: shutdown lets them finish sending.
+        var inFlightResponses = 0
         var streams: [ObjectIdentifier: EventStreamWriter] = [:]
         var heartbeat: HeartbeatTimer?
     }
@@ -123,9 +126,13 @@ final class ServerCore: Sendable {
             + UInt64(max(0, configuration.shutdownGracePeriod) * 1e9)
         var aborted = false
         while true {
-            let (handlers, open) = lifecycle.withLock { ($0.inFlightHandlers, Array($0.streams.values)) }
-            // Aborted streams never suspend again, so once handlers are done the daemon can stop.
-            if handlers == 0 && (open.isEmpty || aborted) { break }
+            let (handlers, responses, open) = lifecycle.withLock {
+                ($0.inFlightHandlers, $0.inFlightResponses, Array($0.streams.values))
+            }
+            // Aborted streams never suspend again, so once handlers are done the daemon can stop;
+            // responses being sent get the same grace period as streams.
+            let sent = responses == 0 || aborted
+            if handlers == 0 && sent && (open.isEmpty || aborted) { break }
             if !aborted && DispatchTime.now().uptimeNanoseconds >= deadline {
                 for stream in open { stream.abort() }
                 aborted = true
@@ -199,6 +206,14 @@ final class ServerCore: Sendable {
 
     func endHandler() {
         lifecycle.withLock { $0.inFlightHandlers -= 1 }
+    }
+
+    func beginResponse() {
+        lifecycle.withLock { $0.inFlightResponses += 1 }
+    }
+
+    func endResponse() {
+        lifecycle.withLock { $0.inFlightResponses -= 1 }
     }
 }
 

@@ -16,6 +16,9 @@ final class RequestContext: @unchecked Sendable {
     var handlerStarted = false
     var stream: EventStreamWriter?
     private let result = Mutex<HTTPResponse?>(nil)
+    /// A response exists for this request and is not yet sent (counted by the server until
+    /// NOTIFY_COMPLETED, so shutdown waits for it). Set from the handler's task or the MHD thread.
+    private let responding = Mutex(false)
 
     init(rawTarget: String) {
         self.rawTarget = rawTarget
@@ -24,6 +27,16 @@ final class RequestContext: @unchecked Sendable {
     func setResult(_ response: HTTPResponse) {
         result.withLock { $0 = response }
     }
+
+    /// Marks the request as responding; true only the first time (the caller then counts it).
+    func markResponding() -> Bool {
+        responding.withLock { marked in
+            defer { marked = true }
+            return !marked
+        }
+    }
+
+    var isResponding: Bool { responding.withLock { $0 } }
 
     func takeResult() -> HTTPResponse? {
         result.withLock { value in

@@ -35,6 +35,9 @@ func requestCompleted(
     requestClass.pointee = nil
     let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
     context.stream?.connectionEnded()
+    if context.isResponding, let cls {
+        Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().endResponse()
+    }
 }
 
 private func streamRead(
@@ -150,6 +153,8 @@ extension ServerCore {
                     response = ServerCore.errorResponse(error, for: request)
                 }
                 context.setResult(response)
+                // Counted before the handler stops counting, so shutdown never sees neither.
+                if context.markResponding() { core.beginResponse() }
                 MHD_resume_connection(handle.raw)
                 core.endHandler()
             }
@@ -212,6 +217,9 @@ extension ServerCore {
         }
         let queued = MHD_queue_response(connection, UInt32(clamping: response.status), mhdResponse)
         MHD_destroy_response(mhdResponse)
+        if queued == MHD_Result.YES, context.markResponding() {
+            beginResponse()
+        }
         if let (writer, start) = stream {
             if queued != MHD_Result.YES {
                 writer.connectionEnded()

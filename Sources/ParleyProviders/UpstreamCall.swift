@@ -194,6 +194,8 @@ extension UpstreamCall {
         } catch {
             throw ProviderError(code: "upstream_error", message: "\(error)")
         }
+        // A cancelled consumer sees the body end early without an error: that is not a whole body.
+        if Task.isCancelled { throw ProviderError(code: "cancelled", message: "the request was cancelled") }
         return body
     }
 }

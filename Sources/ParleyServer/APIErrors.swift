@@ -39,6 +39,9 @@ enum APIErrors {
                       headers: [HTTPError.Header("Retry-After", "1")])
         case .invalidParent(let why):
             HTTPError(status: 400, code: "invalid_parent", message: why)
+        case .shuttingDown:
+            HTTPError(status: 503, code: "shutting_down", message: "The server is shutting down; try again shortly.",
+                      headers: [HTTPError.Header("Retry-After", "5")])
         }
     }
 }

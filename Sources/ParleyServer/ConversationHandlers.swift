@@ -1,9 +1,11 @@
+import ParleyGeneration
 import ParleyHTTP
 import ParleyStore
 
 /// Conversation history: create, list (keyset pages), show the current branch, edit, delete, switch branch.
 struct ConversationHandlers: Sendable {
     let store: Store
+    let generations: Generations
 
     /// Page size bounds for `GET /api/conversations`.
     static let defaultPageSize = 50
@@ -57,7 +59,10 @@ struct ConversationHandlers: Sendable {
     }
 
     func delete(_ request: HTTPRequest) async throws -> HTTPResponse {
-        guard try store.deleteConversation(id: request.parameters["id"] ?? "") else {
+        let id = request.parameters["id"] ?? ""
+        // Its live replies end first: their upstream calls stop and their slots are freed.
+        await generations.stopAll(conversationID: id)
+        guard try store.deleteConversation(id: id) else {
             throw APIErrors.conversationNotFound
         }
         return .noContent()

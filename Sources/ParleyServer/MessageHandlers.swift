@@ -79,11 +79,15 @@ struct MessageHandlers: Sendable {
                     }
                     if let subscription {
                         writer.onClose { Task { await subscription.cancel() } }
+                    } else {
+                        // Everything was delivered (a finished reply, or a resume from its `done`).
+                        writer.finish()
                     }
                 } catch {
                     // The message went away (deleted) between the check above and now.
-                    writer.write(encoder.encode([GenerationEvent(id: 0, payload: .error(
-                        code: "not_found", message: "The message no longer exists."))]))
+                    writer.write(encoder.encode([GenerationEvent(id: Int64(Date().timeIntervalSince1970 * 1_000_000),
+                                                                 payload: .error(code: "not_found",
+                                                                                 message: "The message no longer exists."))]))
                     writer.finish()
                 }
             }

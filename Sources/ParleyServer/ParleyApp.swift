@@ -28,7 +28,7 @@ public final class ParleyApp: Sendable {
         generations = Generations(store: store, providers: providers, limits: configuration.generation,
                                   renderer: renderer)
         var router = Router()
-        APIRoutes(conversations: ConversationHandlers(store: store),
+        APIRoutes(conversations: ConversationHandlers(store: store, generations: generations),
                   messages: MessageHandlers(store: store, generations: generations, providers: providers))
             .register(in: &router)
         server = HTTPServer(configuration: configuration.http, router: router)

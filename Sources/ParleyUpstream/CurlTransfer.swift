@@ -70,10 +70,14 @@ final class CurlTransfer: @unchecked Sendable {
         var list: UnsafeMutablePointer<curl_slist>?
         for (name, value) in request.headers + [("Expect", "")] {
             if (name + value).utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) || name.contains(":") {
+                curl_slist_free_all(list)
                 return .other("invalid request header")
             }
             let line = value.isEmpty ? "\(name):" : "\(name): \(value)"
-            guard let appended = curl_slist_append(list, line) else { return .other("out of memory") }
+            guard let appended = curl_slist_append(list, line) else {
+                curl_slist_free_all(list)
+                return .other("out of memory")
+            }
             list = appended
         }
         headerList = list
@@ -117,7 +121,10 @@ final class CurlTransfer: @unchecked Sendable {
 
     private func receiveHeader(_ bytes: UnsafeRawBufferPointer) -> Int {
         lastActivity = .now
-        if isCancelRequested { return 0 }
+        if isCancelRequested {
+            failure = .cancelled
+            return 0
+        }
         guard responseContinuation != nil else { return bytes.count }  // trailers after the body started
         var line = String(decoding: bytes, as: UTF8.self)
         while line.hasSuffix("\r\n") || line.hasSuffix("\n") || line.hasSuffix("\r") { line.removeLast() }

@@ -34,6 +34,8 @@ public final class UpstreamClient: Sendable {
                 transfer.responseContinuation = continuation
                 if !loop.submit(.add(transfer)) {
                     transfer.responseContinuation = nil
+                    // Also ends the body stream, whose termination handler holds the transfer.
+                    transfer.bodyContinuation.finish(throwing: UpstreamError.cancelled)
                     continuation.resume(returning: .failure(.cancelled))
                 }
             }

@@ -1,0 +1,139 @@
+import Foundation
+import ParleySSE
+import ParleyTestSupport
+import XCTest
+
+/// Races and end paths of generations found in review: each test states the promise it keeps.
+final class GenerationRaceTests: XCTestCase {
+    // A. A client that resumes with the id of `done` (EventSource reconnects when the server ends the
+    //    response; an API client passes ?last_event_id=) must get an ended response, not a stream
+    //    that stays open forever.
+    func testResumingFromTheDoneIDEndsTheResponse() async throws {
+        let upstream = try FakeUpstream()
+        let parley = try TestParley(["PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1", "PARLEY_OPENAI_MODELS": "fake"])
+        upstream.enqueue(UpstreamStreams.complete(["Hello", " world"]))
+        let id = try await parley.conversation(["model": "openai:fake"])
+        let (_, assistant) = try await parley.send(id, "hi")
+        let first = try await parley.events(assistant, mode: "text")
+        XCTAssertEqual(first.done?["status"] as? String, "complete")
+        let doneID = try XCTUnwrap(first.lastID)
+
+        let started = ContinuousClock.now
+        let again = try await parley.events(assistant, mode: "text", lastEventID: doneID, timeout: 4)
+        let took = ContinuousClock.now - started
+        XCTAssertLessThan(took, .seconds(2), "the response stayed open \(took); received: \(again.raw.debugDescription)")
+        await parley.stop()
+        upstream.shutdown()
+    }
+
+    // C. The per-user cap must hold for concurrent sends; `Generations.send` checks it, then awaits
+    //    the model listing (conversation without a model), then starts: the check is stale by then.
+    func testConcurrentSendsCannotPassTheCapWhileTheModelListLoads() async throws {
+        let upstream = try FakeUpstream { request in
+            if request.path.hasSuffix("/models") {
+                return FakeUpstream.Script(status: 200, headers: [("Content-Type", "application/json")],
+                                           framing: .contentLength,
+                                           steps: [.sleep(milliseconds: 300), .send("{\"data\":[{\"id\":\"fake\"}]}")])
+            }
+            return UpstreamStreams.stalling(after: ["x"])
+        }
+        let parley = try TestParley(["PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1",
+                                     "PARLEY_MAX_GENERATIONS_PER_USER": "1"])
+        let id = try await parley.conversation()  // no model: the default model is looked up per send
+        async let a = parley.call("POST", "/api/conversations/\(id)/messages", json: ["content": "one"])
+        async let b = parley.call("POST", "/api/conversations/\(id)/messages", json: ["content": "two"])
+        let statuses = [try await a.status, try await b.status].sorted()
+        let live = await parley.app.generations.liveCount
+        XCTAssertEqual(statuses, [201, 429], "cap 1, two concurrent sends")
+        XCTAssertLessThanOrEqual(live, 1, "live generations with a per-user cap of 1")
+        await parley.stop()
+        upstream.shutdown()
+    }
+
+    // D. Deleting a conversation while its reply streams: the generation keeps its cap slot and the
+    //    upstream call until the model ends (or the 60 s idle timeout).
+    func testDeletingAConversationEndsItsLiveReply() async throws {
+        let upstream = try FakeUpstream()
+        let parley = try TestParley(["PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1", "PARLEY_OPENAI_MODELS": "fake",
+                                     "PARLEY_MAX_GENERATIONS_PER_USER": "1"])
+        upstream.enqueue(UpstreamStreams.stalling(after: ["x"]))
+        let id = try await parley.conversation(["model": "openai:fake"])
+        _ = try await parley.send(id, "hi")
+        let deleted = try await parley.call("DELETE", "/api/conversations/\(id)")
+        XCTAssertEqual(deleted.status, 204)
+        let disconnect = await upstream.waitForDisconnect(timeout: .seconds(2))
+        XCTAssertNotNil(disconnect, "the upstream call of a deleted conversation goes on")
+        upstream.enqueue(UpstreamStreams.complete(["ok"]))
+        let other = try await parley.conversation(["model": "openai:fake"])
+        let next = try await parley.call("POST", "/api/conversations/\(other)/messages", json: ["content": "again"])
+        XCTAssertEqual(next.status, 201, "the deleted conversation's reply still holds the only slot: \(next.text)")
+        await parley.stop()
+        upstream.shutdown()
+    }
+
+    // Holds? Stop while text waits for the frame timer keeps it, in the store and in the events.
+    func testStopWhileAFrameIsPendingKeepsThePendingText() async throws {
+        let upstream = try FakeUpstream()
+        let parley = try TestParley(["PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1", "PARLEY_OPENAI_MODELS": "fake",
+                                     "PARLEY_FRAME_INTERVAL_MS": "2000"])
+        upstream.enqueue(FakeUpstream.Script(headers: [("Content-Type", "text/event-stream")], steps: [
+            .sleep(milliseconds: 300), .send(UpstreamStreams.chunk("first")), .sleep(milliseconds: 50),
+            .send(UpstreamStreams.chunk(" second")), .stall]))
+        let id = try await parley.conversation(["model": "openai:fake"])
+        let (_, assistant) = try await parley.send(id, "hi")
+        let parleyRef = parley
+        let reader = Task { try await parleyRef.events(assistant, mode: "text") }
+        try await Task.sleep(for: .milliseconds(700))
+        let stopped = try await parley.call("POST", "/api/messages/\(assistant)/stop")
+        XCTAssertEqual(stopped.json["content"] as? String, "first second")
+        let read = try await reader.value
+        XCTAssertEqual(read.text, "first second")
+        XCTAssertEqual(read.done?["status"] as? String, "stopped")
+        await parley.stop()
+        upstream.shutdown()
+    }
+
+    // Probe: a late client of a retained finished generation gets snapshot(id S) + done; resuming from S
+    // must not replay anything the snapshot already held.
+    func testResumingFromAFinishedSnapshotRepeatsNothing() async throws {
+        let upstream = try FakeUpstream()
+        let parley = try TestParley(["PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1", "PARLEY_OPENAI_MODELS": "fake"])
+        upstream.enqueue(UpstreamStreams.complete(["# Title\n\nOne.\n\n", "Two [x].\n\n[x]: /y\n"]))
+        let id = try await parley.conversation(["model": "openai:fake"])
+        let (_, assistant) = try await parley.send(id, "hi")
+        _ = try await parley.events(assistant)
+        let late = try await parley.events(assistant)
+        XCTAssertEqual(late.events.map(\.type), ["snapshot", "done"])
+        let snapshotID = try XCTUnwrap(Int64(late.events[0].id))
+        for mode in [nil, "text"] {
+            let resumed = try await parley.events(assistant, mode: mode, lastEventID: snapshotID, timeout: 3)
+            XCTAssertEqual(resumed.events.map(\.type), ["done"], "mode \(mode ?? "html")")
+        }
+        await parley.stop()
+        upstream.shutdown()
+    }
+
+    // E. A send suspended in Generations (model listing) while shutdown interrupts the live replies
+    //    starts its generation afterwards: nothing interrupts or flushes it.
+    func testASendInFlightDuringShutdownIsNotLeftLive() async throws {
+        let upstream = try FakeUpstream { request in
+            if request.path.hasSuffix("/models") {
+                return FakeUpstream.Script(status: 200, headers: [("Content-Type", "application/json")],
+                                           framing: .contentLength,
+                                           steps: [.sleep(milliseconds: 400), .send("{\"data\":[{\"id\":\"fake\"}]}")])
+            }
+            return UpstreamStreams.stalling(after: ["x"])
+        }
+        let parley = try TestParley(["PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1"])
+        let id = try await parley.conversation()
+        let sending = Task { try? await parley.call("POST", "/api/conversations/\(id)/messages", json: ["content": "one"]) }
+        try await Task.sleep(for: .milliseconds(100))
+        await parley.app.generations.shutdown()
+        _ = await sending.value
+        try await Task.sleep(for: .milliseconds(300))
+        let live = await parley.app.generations.liveCount
+        XCTAssertEqual(live, 0, "a generation started after shutdown")
+        await parley.stop()
+        upstream.shutdown()
+    }
+}
