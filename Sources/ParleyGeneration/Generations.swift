@@ -183,13 +183,15 @@ public actor Generations {
             guard let token = await generation.subscribe(after: lastEventID, deliver: deliver) else { return nil }
             return Subscription(generation: generation, token: token)
         }
-        guard let message = try store.message(id: messageID) else { throw GenerationError.messageNotFound }
-        _ = deliver(finishedEvents(message))
+        _ = deliver(try await finishedEvents(messageID))
         return nil
     }
 
     /// Snapshot and `done` for a message no generation holds (finished, or from before a restart).
-    private func finishedEvents(_ message: Message) -> [GenerationEvent] {
+    /// Nonisolated, so reading and rendering a long finished reply never holds up the actor
+    /// (sends, stops and other subscriptions go on meanwhile).
+    private nonisolated func finishedEvents(_ messageID: String) async throws -> [GenerationEvent] {
+        guard let message = try store.message(id: messageID) else { throw GenerationError.messageNotFound }
         var ids = EventIDClock()
         let blocks = renderer.renderBlocks(message.content)
         let status = message.status == .streaming ? MessageStatus.interrupted : message.status
