@@ -46,6 +46,7 @@ let package = Package(
         .testTarget(name: "ParleyProvidersTests",
                     dependencies: ["ParleyProviders", "ParleyUpstream", "ParleyTestSupport"],
                     resources: [.copy("Fixtures")]),
+        .testTarget(name: "ParleyGenerationTests", dependencies: ["ParleyGeneration"]),
         .testTarget(name: "ParleyServerTests",
                     dependencies: ["ParleyServer", "ParleySSE", "ParleyTestSupport"]),
     ],

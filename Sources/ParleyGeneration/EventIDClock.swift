@@ -12,8 +12,18 @@ struct EventIDClock: Sendable {
     }
 
     mutating func next() -> Int64 {
-        let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
-        last = max(last + 1, now)
+        last = max(last + 1, Self.id(at: Date()))
         return last
+    }
+
+    /// The id the clock gives at `date` (microseconds since 1970).
+    static func id(at date: Date) -> Int64 {
+        Int64(date.timeIntervalSince1970 * 1_000_000)
+    }
+
+    /// An id above every id issued before a message was written at `date` (stored with millisecond
+    /// precision, hence the extra millisecond).
+    static func ceiling(writtenAt date: Date) -> Int64 {
+        id(at: date) + 1_000
     }
 }

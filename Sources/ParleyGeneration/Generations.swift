@@ -111,7 +111,10 @@ public actor Generations {
             messages.append(ChatMessage(role: .user, content: Self.continueInstruction))
         }
         let request = ChatRequest(model: upstreamModel, messages: messages, prefill: prefill, maxTokens: nil)
-        let previousID = await retained.removeValue(forKey: messageID)?.lastEventID ?? 0
+        // Ids continue above the previous run's: its last id when still in memory, and in any case
+        // above the last time the message was written (a wall clock stepped back cannot reuse ids).
+        let previousID = max(await retained.removeValue(forKey: messageID)?.lastEventID ?? 0,
+                             EventIDClock.ceiling(writtenAt: message.updatedAt))
         await start(resumed, owner: owner, model: modelID, provider: provider, request: request, after: previousID)
         return resumed
     }
@@ -192,7 +195,7 @@ public actor Generations {
     /// (sends, stops and other subscriptions go on meanwhile).
     private nonisolated func finishedEvents(_ messageID: String) async throws -> [GenerationEvent] {
         guard let message = try store.message(id: messageID) else { throw GenerationError.messageNotFound }
-        var ids = EventIDClock()
+        var ids = EventIDClock(after: EventIDClock.ceiling(writtenAt: message.updatedAt))
         let blocks = renderer.renderBlocks(message.content)
         let status = message.status == .streaming ? MessageStatus.interrupted : message.status
         let snapshot = GenerationSnapshot(messageID: message.id, status: status, blocks: blocks, tail: "",
