@@ -11,8 +11,7 @@ final class GenerationAPITests: XCTestCase {
 
     override func setUp() async throws {
         upstream = try FakeUpstream()
-        parley = try TestParley(["PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1", "PARLEY_OPENAI_MODELS": "fake",
-                                 "PARLEY_OPENAI_API_KEY": "sk-secret-test-key"])
+        parley = try TestParley(upstream: upstream, ["PARLEY_OPENAI_API_KEY": "sk-secret-test-key"])
     }
 
     override func tearDown() async throws {
@@ -215,8 +214,7 @@ final class GenerationAPITests: XCTestCase {
     }
 
     func testTooManyLiveRepliesIs429() async throws {
-        let limited = try TestParley(["PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1",
-                                      "PARLEY_OPENAI_MODELS": "fake", "PARLEY_MAX_GENERATIONS_PER_USER": "1"])
+        let limited = try TestParley(upstream: upstream, ["PARLEY_MAX_GENERATIONS_PER_USER": "1"])
         upstream.enqueue(UpstreamStreams.stalling(after: ["x"]))
         let id = try await limited.conversation(["model": model])
         let (_, first) = try await limited.send(id, "one")
@@ -232,8 +230,7 @@ final class GenerationAPITests: XCTestCase {
     }
 
     func testAReplyOverTheSizeLimitIsCutAndMarkedLength() async throws {
-        let limited = try TestParley(["PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1",
-                                      "PARLEY_OPENAI_MODELS": "fake", "PARLEY_MAX_REPLY_BYTES": "10"])
+        let limited = try TestParley(upstream: upstream, ["PARLEY_MAX_REPLY_BYTES": "10"])
         upstream.enqueue(UpstreamStreams.complete(["12345", "678é", "90", "more"]))
         let id = try await limited.conversation(["model": model])
         let (_, assistant) = try await limited.send(id, "long")
@@ -280,8 +277,7 @@ final class GenerationLimitTests: XCTestCase {
     }
 
     private func parley(_ settings: [String: String]) throws -> TestParley {
-        try TestParley(["PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1", "PARLEY_OPENAI_MODELS": "fake"]
-            .merging(settings) { $1 })
+        try TestParley(upstream: upstream, settings)
     }
 
     func testFastChunksAreCoalescedIntoFramesButTheFirstIsNotDelayed() async throws {

@@ -10,7 +10,7 @@ final class GenerationRaceTests: XCTestCase {
     //    that stays open forever.
     func testResumingFromTheDoneIDEndsTheResponse() async throws {
         let upstream = try FakeUpstream()
-        let parley = try TestParley(["PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1", "PARLEY_OPENAI_MODELS": "fake"])
+        let parley = try TestParley(upstream: upstream)
         upstream.enqueue(UpstreamStreams.complete(["Hello", " world"]))
         let id = try await parley.conversation(["model": "openai:fake"])
         let (_, assistant) = try await parley.send(id, "hi")
@@ -54,8 +54,7 @@ final class GenerationRaceTests: XCTestCase {
     //    upstream call until the model ends (or the 60 s idle timeout).
     func testDeletingAConversationEndsItsLiveReply() async throws {
         let upstream = try FakeUpstream()
-        let parley = try TestParley(["PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1", "PARLEY_OPENAI_MODELS": "fake",
-                                     "PARLEY_MAX_GENERATIONS_PER_USER": "1"])
+        let parley = try TestParley(upstream: upstream, ["PARLEY_MAX_GENERATIONS_PER_USER": "1"])
         upstream.enqueue(UpstreamStreams.stalling(after: ["x"]))
         let id = try await parley.conversation(["model": "openai:fake"])
         _ = try await parley.send(id, "hi")
@@ -74,8 +73,7 @@ final class GenerationRaceTests: XCTestCase {
     // Holds? Stop while text waits for the frame timer keeps it, in the store and in the events.
     func testStopWhileAFrameIsPendingKeepsThePendingText() async throws {
         let upstream = try FakeUpstream()
-        let parley = try TestParley(["PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1", "PARLEY_OPENAI_MODELS": "fake",
-                                     "PARLEY_FRAME_INTERVAL_MS": "2000"])
+        let parley = try TestParley(upstream: upstream, ["PARLEY_FRAME_INTERVAL_MS": "2000"])
         upstream.enqueue(FakeUpstream.Script(headers: [("Content-Type", "text/event-stream")], steps: [
             .sleep(milliseconds: 300), .send(UpstreamStreams.chunk("first")), .sleep(milliseconds: 50),
             .send(UpstreamStreams.chunk(" second")), .stall]))
@@ -97,7 +95,7 @@ final class GenerationRaceTests: XCTestCase {
     // must not replay anything the snapshot already held.
     func testResumingFromAFinishedSnapshotRepeatsNothing() async throws {
         let upstream = try FakeUpstream()
-        let parley = try TestParley(["PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1", "PARLEY_OPENAI_MODELS": "fake"])
+        let parley = try TestParley(upstream: upstream)
         upstream.enqueue(UpstreamStreams.complete(["# Title\n\nOne.\n\n", "Two [x].\n\n[x]: /y\n"]))
         let id = try await parley.conversation(["model": "openai:fake"])
         let (_, assistant) = try await parley.send(id, "hi")

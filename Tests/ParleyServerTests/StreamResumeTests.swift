@@ -12,8 +12,7 @@ final class StreamResumeTests: XCTestCase {
 
     override func setUp() async throws {
         upstream = try FakeUpstream()
-        parley = try TestParley(["PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1", "PARLEY_OPENAI_MODELS": "fake",
-                                 "PARLEY_FRAME_INTERVAL_MS": "5"])
+        parley = try TestParley(upstream: upstream, ["PARLEY_FRAME_INTERVAL_MS": "5"])
     }
 
     override func tearDown() async throws {

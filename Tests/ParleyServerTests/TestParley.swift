@@ -31,6 +31,12 @@ final class TestParley: Sendable {
         base = "http://127.0.0.1:\(app.port)"
     }
 
+    /// A Parley whose OpenAI-compatible provider is `upstream`, offering the model `openai:fake`.
+    convenience init(upstream: FakeUpstream, _ settings: [String: String] = [:]) throws {
+        try self.init(["PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1", "PARLEY_OPENAI_MODELS": "fake"]
+            .merging(settings) { $1 })
+    }
+
     func stop() async {
         await app.shutdown()
     }

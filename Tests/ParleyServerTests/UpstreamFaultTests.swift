@@ -10,8 +10,7 @@ final class UpstreamFaultTests: XCTestCase {
 
     override func setUp() async throws {
         upstream = try FakeUpstream()
-        parley = try TestParley(["PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1", "PARLEY_OPENAI_MODELS": "fake",
-                                 "PARLEY_OPENAI_API_KEY": "sk-never-shown",
+        parley = try TestParley(upstream: upstream, ["PARLEY_OPENAI_API_KEY": "sk-never-shown",
                                  "PARLEY_UPSTREAM_IDLE_TIMEOUT": "0.5", "PARLEY_UPSTREAM_MAX_BYTES": "20000"])
     }
 
