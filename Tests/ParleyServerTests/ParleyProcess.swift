@@ -34,6 +34,14 @@ final class ParleyProcess: @unchecked Sendable {
         base = String(first.dropFirst("listening on ".count))
     }
 
+    /// A test that fails half-way never leaves a server running.
+    deinit {
+        if process.isRunning {
+            Foundation.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
     /// Sends `signal` and waits (bounded) for the exit; a process that does not exit in time is
     /// killed and the test fails, so a shutdown bug can never hang the suite.
     func kill(_ signal: Int32 = SIGKILL, timeout: TimeInterval = 10,
