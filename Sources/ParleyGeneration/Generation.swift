@@ -332,9 +332,6 @@ public actor Generation {
 
     /// The last event id, so a continued reply's clock starts above it even if the wall clock stepped back.
     var lastEventID: Int64 { log.lastID }
-
-    /// Number of live subscribers (for tests and metrics).
-    var subscriberCount: Int { subscribers.count }
 }
 
 extension FinishReason {

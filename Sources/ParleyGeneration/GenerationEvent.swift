@@ -27,6 +27,13 @@ public struct GenerationEvent: Sendable {
         self.id = id
         self.payload = payload
     }
+
+    /// An `error` for a stream that has no generation behind it (the message went away), with an
+    /// id from the same clock as every other event.
+    public static func failure(code: String, message: String) -> GenerationEvent {
+        var ids = EventIDClock()
+        return GenerationEvent(id: ids.next(), payload: .error(code: code, message: message))
+    }
 }
 
 /// The state of a message at one point of its log.

@@ -85,9 +85,7 @@ struct MessageHandlers: Sendable {
                     }
                 } catch {
                     // The message went away (deleted) between the check above and now.
-                    writer.write(encoder.encode([GenerationEvent(id: Int64(Date().timeIntervalSince1970 * 1_000_000),
-                                                                 payload: .error(code: "not_found",
-                                                                                 message: "The message no longer exists."))]))
+                    writer.write(encoder.encode([.failure(code: "not_found", message: "The message no longer exists.")]))
                     writer.finish()
                 }
             }

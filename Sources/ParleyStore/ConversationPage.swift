@@ -10,5 +10,3 @@ public struct ConversationPage: Sendable, Equatable {
     }
 }
 
-/// The name docs/architecture.md uses for the page type.
-public typealias Page = ConversationPage
