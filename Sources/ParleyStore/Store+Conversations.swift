@@ -8,6 +8,7 @@ extension Store {
         title: String? = nil, model: String? = nil, systemPrompt: String? = nil
     ) throws(StoreError) -> Conversation {
         try write { (writer, now) throws(StoreError) in
+            let stamp = writer.nextConversationMilliseconds(now: now)
             let created = try writer.database.queryFirst(
                 """
                 INSERT INTO conversations (id, title, model, system_prompt, current_leaf_id, created_at, updated_at)
@@ -15,7 +16,7 @@ extension Store {
                 RETURNING \(Conversation.columns)
                 """,
                 [.text(RecordID.make()), .text(title ?? Store.defaultTitle), .optionalText(model),
-                 .optionalText(systemPrompt), .integer(now), .integer(now)],
+                 .optionalText(systemPrompt), .integer(stamp), .integer(stamp)],
                 Conversation.init(row:))
             guard let created else { throw StoreError.corrupt("INSERT returned no conversation") }
             return created
@@ -40,7 +41,8 @@ extension Store {
                 """,
                 [.text(id), .optionalText(title),
                  .bool(systemPrompt != nil), .optionalText(systemPrompt ?? nil),
-                 .bool(model != nil), .optionalText(model ?? nil), .integer(now)],
+                 .bool(model != nil), .optionalText(model ?? nil),
+                 .integer(writer.nextConversationMilliseconds(now: now))],
                 Conversation.init(row:))
         }
     }

@@ -49,7 +49,7 @@ extension Store {
                 database, conversationID: conversationID, parentID: user.id, role: .assistant,
                 content: "", status: .streaming, model: model ?? found.model,
                 createdAt: writer.nextMessageMilliseconds(now: now))
-            try moveLeaf(of: conversationID, to: assistant.id, now: now, database: database)
+            try moveLeaf(of: conversationID, to: assistant.id, at: writer.nextConversationMilliseconds(now: now), database: database)
             return (user, assistant)
         }
     }
@@ -68,7 +68,7 @@ extension Store {
                 database, conversationID: original.conversationID, parentID: original.parentID,
                 role: .assistant, content: "", status: .streaming, model: model ?? original.model,
                 createdAt: writer.nextMessageMilliseconds(now: now))
-            try moveLeaf(of: original.conversationID, to: sibling.id, now: now, database: database)
+            try moveLeaf(of: original.conversationID, to: sibling.id, at: writer.nextConversationMilliseconds(now: now), database: database)
             return sibling
         }
     }
@@ -121,7 +121,7 @@ extension Store {
             }
             try database.run(
                 "UPDATE conversations SET updated_at = ? WHERE id = ?",
-                [.integer(now), .text(finished.conversationID)])
+                [.integer(writer.nextConversationMilliseconds(now: now)), .text(finished.conversationID)])
             return finished
         }
     }
@@ -153,7 +153,7 @@ extension Store {
                 """,
                 [.integer(now), .text(id)], Message.init(row:))
             guard let resumed else { throw StoreError.notFound("message \(id)") }
-            try moveLeaf(of: message.conversationID, to: id, now: now, database: database)
+            try moveLeaf(of: message.conversationID, to: id, at: writer.nextConversationMilliseconds(now: now), database: database)
             return resumed
         }
     }
@@ -207,10 +207,12 @@ extension Store {
         return inserted
     }
 
-    private func moveLeaf(of conversationID: String, to leafID: String, now: Int64, database: Database) throws(StoreError) {
+    private func moveLeaf(
+        of conversationID: String, to leafID: String, at stamp: Int64, database: Database
+    ) throws(StoreError) {
         try database.run(
             "UPDATE conversations SET current_leaf_id = ?, updated_at = ? WHERE id = ?",
-            [.text(leafID), .integer(now), .text(conversationID)])
+            [.text(leafID), .integer(stamp), .text(conversationID)])
     }
 
     @discardableResult

@@ -26,15 +26,24 @@ public final class Store: Sendable {
         /// The last `created_at` handed to a message; new messages get a strictly larger one, so
         /// sibling order is creation order even within one millisecond.
         var lastMessageMilliseconds: Int64
+        /// The last `updated_at` handed to a conversation; every change gets a strictly larger
+        /// one, so "newest first" is the order of changes even within one millisecond.
+        var lastConversationMilliseconds: Int64
 
-        init(database: Database, lastMessageMilliseconds: Int64) {
+        init(database: Database, lastMessageMilliseconds: Int64, lastConversationMilliseconds: Int64) {
             self.database = database
             self.lastMessageMilliseconds = lastMessageMilliseconds
+            self.lastConversationMilliseconds = lastConversationMilliseconds
         }
 
         func nextMessageMilliseconds(now: Int64) -> Int64 {
             lastMessageMilliseconds = max(now, lastMessageMilliseconds + 1)
             return lastMessageMilliseconds
+        }
+
+        func nextConversationMilliseconds(now: Int64) -> Int64 {
+            lastConversationMilliseconds = max(now, lastConversationMilliseconds + 1)
+            return lastConversationMilliseconds
         }
     }
 
@@ -69,9 +78,14 @@ public final class Store: Sendable {
         let lastMessage = try database.queryFirst("SELECT coalesce(max(created_at), 0) FROM messages") {
             row in row.int64(0)
         } ?? 0
+        let lastConversation = try database.queryFirst(
+            "SELECT coalesce(max(updated_at), 0) FROM conversations"
+        ) { row in row.int64(0) } ?? 0
         self.configuration = configuration
         self.now = now
-        self.writer = ExclusiveAccess(Writer(database: database, lastMessageMilliseconds: lastMessage))
+        self.writer = ExclusiveAccess(Writer(
+            database: database, lastMessageMilliseconds: lastMessage,
+            lastConversationMilliseconds: lastConversation))
         self.readers = try ReaderPool(path: path, count: configuration.readers, busyTimeoutMilliseconds: timeout)
     }
 
