@@ -57,7 +57,13 @@ final class GenerationRaceTests: XCTestCase {
         let parley = try TestParley(upstream: upstream, ["PARLEY_MAX_GENERATIONS_PER_USER": "1"])
         upstream.enqueue(UpstreamStreams.stalling(after: ["x"]))
         let id = try await parley.conversation(["model": "openai:fake"])
-        _ = try await parley.send(id, "hi")
+        let (_, assistant) = try await parley.send(id, "hi")
+        // The upstream call must be under way (its first token relayed) before the delete, or there
+        // is no connection whose end the fake upstream could see.
+        let started = try await parley.events(assistant, mode: "text", until: { events in
+            StreamRead(status: 200, headers: [:], events: events, raw: "").text == "x"
+        })
+        XCTAssertEqual(started.text, "x")
         let deleted = try await parley.call("DELETE", "/api/conversations/\(id)")
         XCTAssertEqual(deleted.status, 204)
         let disconnect = await upstream.waitForDisconnect(timeout: .seconds(2))
