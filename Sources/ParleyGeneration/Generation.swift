@@ -22,7 +22,11 @@ public actor Generation {
     private var framed: String
     /// Text received but not yet sent: gathered until the end of the current frame.
     private var pending = ""
-    private var contentBytes: Int
+    /// Reasoning already sent, and reasoning gathered for the current frame (plain text, no Markdown).
+    private var reasoning: String
+    private var pendingReasoning = ""
+    /// Bytes of text and reasoning received over the message's life: what progress flushes track.
+    private var receivedBytes: Int
     /// Bytes this run may still add before the reply is cut (`maxReplyBytes` per run, so a reply
     /// cut for length can be continued).
     private var room: Int
@@ -65,8 +69,9 @@ public actor Generation {
         self.store = store
         self.limits = limits
         self.framed = message.content
-        self.contentBytes = message.content.utf8.count
-        self.persistedBytes = message.content.utf8.count
+        self.reasoning = message.reasoning
+        self.receivedBytes = message.content.utf8.count + message.reasoning.utf8.count
+        self.persistedBytes = self.receivedBytes
         self.room = limits.maxReplyBytes
         var markdown = StableMarkdown(renderer: renderer)
         if !message.content.isEmpty {
@@ -78,12 +83,12 @@ public actor Generation {
         let base = ids.next()
         self.ids = ids
         var log = EventLog(baseID: base)
-        if !message.content.isEmpty {
+        if !message.content.isEmpty || !message.reasoning.isEmpty {
             // A continued message starts its log with the full state, so a client that saw the earlier
             // `done` replaces what it shows instead of appending to it.
             let snapshot = GenerationSnapshot(messageID: message.id, status: .streaming,
                                               blocks: markdown.blocks, tail: markdown.tail,
-                                              content: message.content)
+                                              content: message.content, reasoning: message.reasoning)
             log.append(GenerationEvent(id: self.ids.next(), payload: .snapshot(snapshot)))
         }
         self.log = log
@@ -132,10 +137,28 @@ public actor Generation {
             finishReason = reason.storedValue
         case .usage(let reported):
             usage = reported
-        case .reasoning, .toolCall:
-            // Not shown or stored yet: Parley relays answers, it does not run tools.
+        case .reasoning(let text):
+            return receiveReasoning(text)
+        case .toolCall:
+            // Not shown or stored: Parley sends no tools, so a tool call is only its finish reason.
             break
         }
+        return true
+    }
+
+    /// Reasoning shares the run's byte budget with the answer: a model that only thinks is cut the
+    /// same way as one that only talks.
+    private func receiveReasoning(_ text: String) -> Bool {
+        let fits = text.utf8.count <= room
+        let accepted = fits ? text : String(text.prefix(utf8Bytes: room))
+        pendingReasoning += accepted
+        receivedBytes += accepted.utf8.count
+        room -= accepted.utf8.count
+        guard fits else {
+            finishReason = "length"
+            return false
+        }
+        scheduleFrame()
         return true
     }
 
@@ -145,7 +168,7 @@ public actor Generation {
         let fits = text.utf8.count <= room
         let accepted = fits ? text : String(text.prefix(utf8Bytes: room))
         pending += accepted
-        contentBytes += accepted.utf8.count
+        receivedBytes += accepted.utf8.count
         room -= accepted.utf8.count
         guard fits else {
             finishReason = "length"
@@ -178,14 +201,24 @@ public actor Generation {
         emitFrame()
     }
 
-    /// Turns the pending text into block, tail and delta events and delivers them.
+    /// Turns the pending reasoning and text into reasoning, block, tail and delta events and
+    /// delivers them as one batch.
     private func emitFrame() {
-        guard !pending.isEmpty else { return }
+        guard !pending.isEmpty || !pendingReasoning.isEmpty else { return }
+        lastFrameAt = ContinuousClock.now
+        var batch: [GenerationEvent] = []
+        if !pendingReasoning.isEmpty {
+            reasoning += pendingReasoning
+            batch.append(event(.reasoning(pendingReasoning)))
+            pendingReasoning = ""
+        }
+        guard !pending.isEmpty else {
+            deliver(batch)
+            return
+        }
         let text = pending
         pending = ""
         framed += text
-        lastFrameAt = ContinuousClock.now
-        var batch: [GenerationEvent] = []
         let update = markdown.append(text)
         for block in update.blocks {
             batch.append(event(.block(index: block.index, html: block.html)))
@@ -252,7 +285,7 @@ public actor Generation {
         outcome = result
         finalBlocks = blocks
         do {
-            _ = try store.finishMessage(id: messageID, content: framed, status: status,
+            _ = try store.finishMessage(id: messageID, content: framed, reasoning: reasoning, status: status,
                                         finishReason: finishReason, usage: usageJSON, model: model,
                                         errorCode: errorCode, errorMessage: errorMessage,
                                         html: blocks.joined())
@@ -308,24 +341,28 @@ public actor Generation {
     private func snapshotEvent() -> GenerationEvent {
         if let outcome {
             let snapshot = GenerationSnapshot(messageID: messageID, status: outcome.status,
-                                              blocks: finalBlocks, tail: "", content: framed)
+                                              blocks: finalBlocks, tail: "", content: framed,
+                                              reasoning: reasoning)
             return GenerationEvent(id: finalStateID, payload: .snapshot(snapshot))
         }
         let snapshot = GenerationSnapshot(messageID: messageID, status: .streaming, blocks: markdown.blocks,
-                                          tail: markdown.tail, content: framed)
+                                          tail: markdown.tail, content: framed, reasoning: reasoning)
         return GenerationEvent(id: log.lastID, payload: .snapshot(snapshot))
     }
 
     // MARK: - Persistence
 
-    /// The whole text and its size when it grew since the last stored flush (group commit by
-    /// `Generations.flush`, which confirms the size once the transaction has committed).
-    func progress() -> (content: String, bytes: Int)? {
-        guard outcome == nil, contentBytes != persistedBytes else { return nil }
-        return (framed + pending, contentBytes)
+    /// The whole text and reasoning, and their size, when they grew since the last stored flush
+    /// (group commit by `Generations.flush`, which confirms the size once the transaction has
+    /// committed).
+    func progress() -> (state: MessageProgress, bytes: Int)? {
+        guard outcome == nil, receivedBytes != persistedBytes else { return nil }
+        let state = MessageProgress(id: messageID, content: framed + pending,
+                                    reasoning: reasoning + pendingReasoning)
+        return (state, receivedBytes)
     }
 
-    /// Records that the text up to `bytes` is stored.
+    /// Records that the text and reasoning up to `bytes` are stored.
     func confirmProgress(_ bytes: Int) {
         persistedBytes = max(persistedBytes, bytes)
     }

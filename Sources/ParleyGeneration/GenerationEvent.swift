@@ -18,6 +18,8 @@ public struct GenerationEvent: Sendable {
         case tail(String)
         /// Raw source text appended since the previous delta (text-mode clients).
         case delta(String)
+        /// Reasoning appended since the previous reasoning event (plain text, both modes).
+        case reasoning(String)
         case error(code: String, message: String)
         /// Last event of a generation; the stream ends after it.
         case done(GenerationOutcome)
@@ -43,13 +45,16 @@ public struct GenerationSnapshot: Sendable {
     public let blocks: [String]
     public let tail: String
     public let content: String
+    public let reasoning: String
 
-    public init(messageID: String, status: MessageStatus, blocks: [String], tail: String, content: String) {
+    public init(messageID: String, status: MessageStatus, blocks: [String], tail: String, content: String,
+                reasoning: String = "") {
         self.messageID = messageID
         self.status = status
         self.blocks = blocks
         self.tail = tail
         self.content = content
+        self.reasoning = reasoning
     }
 }
 

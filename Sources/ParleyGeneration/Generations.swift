@@ -227,11 +227,11 @@ public actor Generations {
 
     /// Writes the text of every live generation that grew, in one transaction.
     public func flush() async {
-        var updates: [(id: String, content: String)] = []
+        var updates: [MessageProgress] = []
         var written: [(Generation, Int)] = []
-        for (id, generation) in live {
+        for generation in live.values {
             if let progress = await generation.progress() {
-                updates.append((id: id, content: progress.content))
+                updates.append(progress.state)
                 written.append((generation, progress.bytes))
             }
         }

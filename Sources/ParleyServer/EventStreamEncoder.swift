@@ -2,9 +2,9 @@ import Foundation
 import ParleyGeneration
 
 /// Turns generation events into the bytes of a `text/event-stream`, in one of the two modes the
-/// stream endpoint offers: `html` (snapshot, block, tail, error, done: for the page) and `text`
-/// (snapshot, delta, error, done: raw source text for API clients). Each event carries its `id:` so
-/// EventSource resumes with Last-Event-ID.
+/// stream endpoint offers: `html` (snapshot, reasoning, block, tail, error, done: for the page) and
+/// `text` (snapshot, reasoning, delta, error, done: raw source text for API clients). Each event
+/// carries its `id:` so EventSource resumes with Last-Event-ID.
 struct EventStreamEncoder: Sendable {
     enum Mode: Sendable {
         case html
@@ -36,6 +36,7 @@ struct EventStreamEncoder: Sendable {
                 $0.field("tail", snapshot.tail)
                 $0.field("content", snapshot.content)
                 $0.field("content_length", snapshot.content.utf8.count)
+                $0.field("reasoning", snapshot.reasoning)
             }
             return ("snapshot", json.text)
         case .block(let index, let html):
@@ -53,6 +54,9 @@ struct EventStreamEncoder: Sendable {
             guard mode == .text else { return nil }
             json.object { $0.field("text", text) }
             return ("delta", json.text)
+        case .reasoning(let text):
+            json.object { $0.field("text", text) }
+            return ("reasoning", json.text)
         case .error(let code, let message):
             json.object {
                 $0.field("code", code)

@@ -60,7 +60,7 @@ struct MessageResource: Encodable {
     var html: String? { message.status == .streaming ? nil : message.html }
 
     enum CodingKeys: String, CodingKey {
-        case id, role, content, status, model, usage, siblings, html, error
+        case id, role, content, reasoning, status, model, usage, siblings, html, error
         case conversationID = "conversation_id"
         case parentID = "parent_id"
         case finishReason = "finish_reason"
@@ -86,6 +86,7 @@ struct MessageResource: Encodable {
         try container.encode(message.parentID, forKey: .parentID)
         try container.encode(message.role.rawValue, forKey: .role)
         try container.encode(message.content, forKey: .content)
+        try container.encode(message.reasoning, forKey: .reasoning)
         try container.encode(message.status.rawValue, forKey: .status)
         try container.encode(message.finishReason, forKey: .finishReason)
         try container.encode(message.model, forKey: .model)

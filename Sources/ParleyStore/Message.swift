@@ -9,6 +9,9 @@ public struct Message: Sendable, Equatable {
     public let parentID: String?
     public let role: Role
     public var content: String
+    /// The model's reasoning before its answer (plain text, "" when it gave none). Shown, stored,
+    /// never sent back upstream as context.
+    public var reasoning: String
     public var status: MessageStatus
     public var finishReason: String?
     public var model: String?
@@ -24,7 +27,7 @@ public struct Message: Sendable, Equatable {
 
     public init(
         id: String, conversationID: String, parentID: String?, role: Role, content: String,
-        status: MessageStatus, finishReason: String?, model: String?, usage: String?,
+        reasoning: String = "", status: MessageStatus, finishReason: String?, model: String?, usage: String?,
         errorCode: String?, errorMessage: String?, html: String?, createdAt: Date, updatedAt: Date
     ) {
         self.id = id
@@ -32,6 +35,7 @@ public struct Message: Sendable, Equatable {
         self.parentID = parentID
         self.role = role
         self.content = content
+        self.reasoning = reasoning
         self.status = status
         self.finishReason = finishReason
         self.model = model
@@ -48,7 +52,7 @@ public struct Message: Sendable, Equatable {
     /// The column list every message query selects, in the order `init(row:)` reads.
     static let columns = """
         id, conversation_id, parent_id, role, content, status, finish_reason, model, usage, \
-        error_code, error_message, html, created_at, updated_at
+        error_code, error_message, html, created_at, updated_at, reasoning
         """
 
     /// `columns` qualified with a table alias, for joins.
@@ -69,7 +73,7 @@ public struct Message: Sendable, Equatable {
         }
         self.init(
             id: row.text(0), conversationID: row.text(1), parentID: row.optionalText(2),
-            role: role, content: row.text(4), status: status, finishReason: row.optionalText(6),
+            role: role, content: row.text(4), reasoning: row.text(14), status: status, finishReason: row.optionalText(6),
             model: row.optionalText(7), usage: row.optionalText(8), errorCode: row.optionalText(9),
             errorMessage: row.optionalText(10), html: row.optionalText(11),
             createdAt: Date(millisecondsSince1970: row.int64(12)),

@@ -47,6 +47,10 @@ struct Migration: Sendable {
             -- the startup sweep of unfinished messages stays cheap however big the table
             CREATE INDEX messages_streaming ON messages (status) WHERE status = 'streaming';
             """),
+        Migration(name: "v2_message_reasoning", sql: """
+            -- the model's reasoning ("thinking") before its answer: plain text, never sent back upstream
+            ALTER TABLE messages ADD COLUMN reasoning TEXT NOT NULL DEFAULT '';
+            """),
     ]
 
     /// Applies every migration past the file's `user_version`, each in its own transaction with

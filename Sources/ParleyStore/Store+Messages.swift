@@ -77,25 +77,28 @@ extension Store {
     /// `streaming` change (a message finished or stopped meanwhile keeps its final content).
     /// Returns how many rows changed. Does not bump the conversation's `updatedAt`.
     @discardableResult
-    public func saveProgress(_ updates: [(id: String, content: String)]) throws(StoreError) -> Int {
+    public func saveProgress(_ updates: [MessageProgress]) throws(StoreError) -> Int {
         guard !updates.isEmpty else { return 0 }
         return try write { (writer, now) throws(StoreError) in
             var changed = 0
             for update in updates {
                 changed += try writer.database.run(
-                    "UPDATE messages SET content = ?, updated_at = ? WHERE id = ? AND status = 'streaming'",
-                    [.text(update.content), .integer(now), .text(update.id)])
+                    """
+                    UPDATE messages SET content = ?, reasoning = ?, updated_at = ?
+                    WHERE id = ? AND status = 'streaming'
+                    """,
+                    [.text(update.content), .text(update.reasoning), .integer(now), .text(update.id)])
             }
             return changed
         }
     }
 
     /// Ends a `streaming` message with its final content and a final `status` (not `.streaming`,
-    /// else `conflict`). `model` nil keeps the stored model; the other optional fields are stored
-    /// as given. Bumps the conversation's `updatedAt`. Throws `notFound` for an unknown id,
+    /// else `conflict`). `model` and `reasoning` nil keep the stored value; the other optional
+    /// fields are stored as given. Bumps the conversation's `updatedAt`. Throws `notFound` for an unknown id,
     /// `conflict` if the message is not streaming (finishing twice is a bug). Write transaction.
     public func finishMessage(
-        id: String, content: String, status: MessageStatus, finishReason: String? = nil,
+        id: String, content: String, reasoning: String? = nil, status: MessageStatus, finishReason: String? = nil,
         usage: String? = nil, model: String? = nil, errorCode: String? = nil,
         errorMessage: String? = nil, html: String? = nil
     ) throws(StoreError) -> Message {
@@ -107,13 +110,14 @@ extension Store {
             let finished = try database.queryFirst(
                 """
                 UPDATE messages SET content = ?, status = ?, finish_reason = ?, model = coalesce(?, model),
-                    usage = ?, error_code = ?, error_message = ?, html = ?, updated_at = ?
+                    usage = ?, error_code = ?, error_message = ?, html = ?, updated_at = ?,
+                    reasoning = coalesce(?, reasoning)
                 WHERE id = ? AND status = 'streaming'
                 RETURNING \(Message.columns)
                 """,
                 [.text(content), .text(status.rawValue), .optionalText(finishReason), .optionalText(model),
                  .optionalText(usage), .optionalText(errorCode), .optionalText(errorMessage),
-                 .optionalText(html), .integer(now), .text(id)],
+                 .optionalText(html), .integer(now), .optionalText(reasoning), .text(id)],
                 Message.init(row:))
             guard let finished else {
                 let existing = try requireMessage(id, database: database)

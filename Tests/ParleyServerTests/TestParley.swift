@@ -152,6 +152,19 @@ struct StreamRead: Sendable {
         return text
     }
 
+    /// The reasoning as a client rebuilds it: the snapshot's, then every `reasoning` event appended.
+    var reasoning: String {
+        var reasoning = ""
+        for event in events {
+            switch event.type {
+            case "snapshot": reasoning = data(event)["reasoning"] as? String ?? ""
+            case "reasoning": reasoning += data(event)["text"] as? String ?? ""
+            default: break
+            }
+        }
+        return reasoning
+    }
+
     /// HTML-mode reconstruction, as the page does it: blocks by index, patches, then the tail.
     var page: (blocks: [String], tail: String) {
         var blocks: [String] = []

@@ -8,6 +8,12 @@ enum UpstreamStreams {
         return "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\(escaped.dropFirst().dropLast())},\"finish_reason\":null}]}\n\n"
     }
 
+    /// A reasoning delta under `reasoning_content` (llama.cpp, vLLM, DeepSeek) or `reasoning` (Ollama, OpenRouter).
+    static func reasoning(_ text: String, field: String = "reasoning_content") -> String {
+        let escaped = String(decoding: try! JSONSerialization.data(withJSONObject: [text]), as: UTF8.self)
+        return "data: {\"choices\":[{\"index\":0,\"delta\":{\"\(field)\":\(escaped.dropFirst().dropLast())},\"finish_reason\":null}]}\n\n"
+    }
+
     static func finish(_ reason: String = "stop") -> String {
         "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"\(reason)\"}]}\n\n"
             + "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":3}}\n\ndata: [DONE]\n\n"

@@ -29,7 +29,7 @@ final class ConcurrencyTests: StoreTestCase {
                     let conversation = conversations[index % conversations.count]
                     let turn = try store.appendTurn(
                         conversationID: conversation.id, parentID: nil, userContent: "q\(index)", model: nil)
-                    try store.saveProgress([(id: turn.assistant.id, content: "partial \(index)")])
+                    try store.saveProgress([MessageProgress(id: turn.assistant.id, content: "partial \(index)")])
                     _ = try store.finishMessage(id: turn.assistant.id, content: "answer \(index)", status: .complete)
                 }
             } catch {

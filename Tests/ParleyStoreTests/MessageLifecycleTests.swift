@@ -23,10 +23,10 @@ final class MessageLifecycleTests: StoreTestCase {
         let streamingB = try store.createSibling(ofAssistant: finished.id, model: nil)
 
         let changed = try store.saveProgress([
-            (id: streamingA.id, content: "a..."),
-            (id: finished.id, content: "overwritten?"),
-            (id: streamingB.id, content: "b..."),
-            (id: "missing", content: "x"),
+            MessageProgress(id: streamingA.id, content: "a..."),
+            MessageProgress(id: finished.id, content: "overwritten?"),
+            MessageProgress(id: streamingB.id, content: "b..."),
+            MessageProgress(id: "missing", content: "x"),
         ])
         XCTAssertEqual(changed, 2)
         XCTAssertEqual(try store.message(id: streamingA.id)?.content, "a...")
@@ -85,7 +85,24 @@ final class MessageLifecycleTests: StoreTestCase {
         XCTAssertNil(resumed.finishReason)
         XCTAssertNil(resumed.html)
         XCTAssertEqual(try store.conversation(id: conversation.id)?.currentLeafID, assistant.id)
-        XCTAssertEqual(try store.saveProgress([(id: assistant.id, content: "half and more")]), 1)
+        XCTAssertEqual(try store.saveProgress([MessageProgress(id: assistant.id, content: "half and more")]), 1)
+    }
+
+    func testReasoningIsSavedWithProgressKeptByFinishAndKeptByResume() throws {
+        let assistant = try startTurn()
+        XCTAssertEqual(assistant.reasoning, "")
+        try store.saveProgress([MessageProgress(id: assistant.id, content: "", reasoning: "thinking 日本")])
+        XCTAssertEqual(try store.message(id: assistant.id)?.reasoning, "thinking 日本")
+
+        // nil keeps what progress stored; a value replaces it.
+        let stopped = try store.finishMessage(id: assistant.id, content: "ans", status: .stopped)
+        XCTAssertEqual(stopped.reasoning, "thinking 日本")
+        let resumed = try store.resumeStreaming(id: assistant.id)
+        XCTAssertEqual(resumed.reasoning, "thinking 日本", "continue keeps the reasoning")
+        let finished = try store.finishMessage(id: assistant.id, content: "answer", reasoning: "thinking 日本, more",
+                                               status: .complete)
+        XCTAssertEqual(finished.reasoning, "thinking 日本, more")
+        XCTAssertEqual(try store.message(id: assistant.id), finished)
     }
 
     func testResumeOfAStreamingMessageIsAConflict() throws {

@@ -1,5 +1,5 @@
 import Foundation
-import ParleyStore
+@testable import ParleyStore
 import XCTest
 
 final class StoreLifecycleTests: StoreTestCase {
@@ -9,6 +9,29 @@ final class StoreLifecycleTests: StoreTestCase {
         _ = try makeStore()
         let store = try makeStore()
         XCTAssertEqual(try store.listConversations().items, [])
+    }
+
+    func testAFileOfTheFirstSchemaIsMigratedKeepingItsData() throws {
+        // Build a version-1 file by hand, as the first release wrote it.
+        do {
+            let database = try Database(path: databasePath, readOnly: false, busyTimeoutMilliseconds: 1000)
+            try database.execute(Migration.all[0].sql)
+            try database.execute("PRAGMA user_version = 1")
+            try database.execute("""
+                INSERT INTO conversations VALUES ('c1', 'Old', NULL, NULL, 'm2', 1, 1);
+                INSERT INTO messages (id, conversation_id, parent_id, role, content, status, created_at, updated_at)
+                VALUES ('m1', 'c1', NULL, 'user', 'question', 'complete', 1, 1),
+                       ('m2', 'c1', 'm1', 'assistant', 'answer', 'complete', 2, 2);
+                """)
+        }
+        let store = try makeStore()
+        let answer = try XCTUnwrap(store.message(id: "m2"))
+        XCTAssertEqual(answer.content, "answer")
+        XCTAssertEqual(answer.reasoning, "", "the new column has its default")
+        XCTAssertEqual(try store.conversation(id: "c1")?.title, "Old")
+        let version = try Database(path: databasePath, readOnly: false, busyTimeoutMilliseconds: 1000)
+            .queryFirst("PRAGMA user_version") { row in Int(row.int64(0)) }
+        XCTAssertEqual(version, Migration.all.count)
     }
 
     func testDataSurvivesReopen() throws {
@@ -32,7 +55,7 @@ final class StoreLifecycleTests: StoreTestCase {
         let store = try makeStore()
         let conversation = try store.createConversation()
         let turn = try store.appendTurn(conversationID: conversation.id, parentID: nil, userContent: "Q", model: nil)
-        try store.saveProgress([(id: turn.assistant.id, content: "partial answer")])
+        try store.saveProgress([MessageProgress(id: turn.assistant.id, content: "partial answer")])
 
         let crashDirectory = directory.appendingPathComponent("crash", isDirectory: true)
         try FileManager.default.createDirectory(at: crashDirectory, withIntermediateDirectories: true)
@@ -53,7 +76,7 @@ final class StoreLifecycleTests: StoreTestCase {
         let first = try XCTUnwrap(store).appendTurn(conversationID: conversation.id, parentID: nil, userContent: "1", model: nil)
         _ = try XCTUnwrap(store).finishMessage(id: first.assistant.id, content: "done", status: .complete)
         let second = try XCTUnwrap(store).appendTurn(conversationID: conversation.id, parentID: nil, userContent: "2", model: nil)
-        try XCTUnwrap(store).saveProgress([(id: second.assistant.id, content: "half")])
+        try XCTUnwrap(store).saveProgress([MessageProgress(id: second.assistant.id, content: "half")])
         store = nil  // the "crash"
 
         let restarted = try makeStore()
