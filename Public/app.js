@@ -5,7 +5,8 @@ import { LiveStream } from './stream.js';
 import { ConversationList } from './sidebar.js';
 import {
   createMessageElement, updateMeta, setHTML, setBlocks, putBlock, setTail, applyPatch, shownHTML,
-  blockCount, showError, clearError, errorText, setStatusText,
+  blockCount, showError, clearError, errorText, setStatusText, setReasoning, appendReasoning, shownReasoning,
+  syncReasoning,
 } from './view.js';
 
 /** A hidden tab keeps its stream this long, then closes it and reopens it on return. */
@@ -439,18 +440,26 @@ function sinkFor(messageId) {
       switch (name) {
         case 'snapshot':
           setBlocks(el, data.blocks || [], data.tail || '');
+          setReasoning(el, data.reasoning);
           message.content = data.content;
+          if (typeof data.reasoning === 'string') message.reasoning = data.reasoning;
           if (data.status && data.status !== message.status && data.status !== 'streaming') {
             message.status = data.status;
           }
           updateMeta(el, { ...message, status: 'streaming' });
           clearError(el);
           break;
+        case 'reasoning':
+          // Not announced: the live region says "answering" once, not every token of thought.
+          appendReasoning(el, data.text);
+          break;
         case 'block':
           putBlock(el, data.index, data.html);
+          syncReasoning(el);
           break;
         case 'tail':
           setTail(el, data.text || '');
+          syncReasoning(el);
           break;
         case 'error':
           message.error = { code: data.code, message: data.message };
@@ -517,6 +526,7 @@ async function reconcile(messageId, expectedBlocks) {
   if (!message || !el || state.streamingId === messageId) return;
   message.content = stored.content;
   message.html = stored.html;
+  message.reasoning = stored.reasoning;
   message.status = stored.status;
   message.finish_reason = stored.finish_reason;
   message.model = stored.model || message.model;
@@ -525,6 +535,9 @@ async function reconcile(messageId, expectedBlocks) {
   const countDiffers = typeof expectedBlocks === 'number' && shown === null
     ? blockCount(el) !== expectedBlocks : false;
   if (typeof stored.html === 'string' && (countDiffers || shown !== stored.html)) setHTML(el, stored.html);
+  if (typeof stored.reasoning === 'string' && shownReasoning(el) !== stored.reasoning) {
+    setReasoning(el, stored.reasoning);
+  }
   updateMeta(el, message);
   if (message.error && message.status !== 'complete') showServerError(message);
 }
@@ -647,6 +660,7 @@ async function stopStreaming() {
         live.close();
         Object.assign(message, stopped);
         if (typeof stopped.html === 'string') setHTML(el, stopped.html);
+        setReasoning(el, stopped.reasoning);
         state.streamingId = null;
         updateMeta(el, message);
         updateComposer();
