@@ -1,19 +1,26 @@
 """A tiny OpenAI-compatible upstream on 127.0.0.1 for the browser tests.
 
 `mode` decides what POST /v1/chat/completions answers: "fail" -> HTTP 500 with an OpenAI-style error
-body, "ok" -> a streamed SSE answer in a few chunks. Thread-safe enough for one test at a time.
+body, "ok" -> a streamed SSE answer in a few chunks, "reasoning" -> first a few `reasoning_content`
+chunks (as DeepSeek R1 or Qwen3 send them), then the same answer. With `reasoning_gate` set to a
+threading.Event, a "reasoning" reply waits for it between its reasoning and its answer, so a test can
+look at the page while the model is still thinking. Thread-safe enough for one test at a time.
 """
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 ANSWER_CHUNKS = ["# Fake ", "answer\n\n", "The upstream ", "recovered.\n"]
+# Plain text that would look different if parsed as HTML or Markdown.
+REASONING_CHUNKS = ["Let me think. ", "The user wants <b>a fake</b>\n", "**answer**, so ", "I give one."]
+GATE_TIMEOUT_S = 20
 
 
 class FakeUpstream:
     def __init__(self):
         self.mode = "fail"
         self.requests = 0
+        self.reasoning_gate = None
         upstream = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -29,6 +36,12 @@ class FakeUpstream:
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
+
+            def _chunk(self, delta):
+                chunk = {"id": "c1", "object": "chat.completion.chunk", "model": "fake",
+                         "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+                self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                self.wfile.flush()
 
             def do_GET(self):
                 if self.path.endswith("/models"):
@@ -50,11 +63,14 @@ class FakeUpstream:
                 self.send_header("Cache-Control", "no-cache")
                 self.send_header("Connection", "close")
                 self.end_headers()
+                if upstream.mode == "reasoning":
+                    for piece in REASONING_CHUNKS:
+                        self._chunk({"reasoning_content": piece})
+                    gate = upstream.reasoning_gate
+                    if gate is not None:
+                        gate.wait(GATE_TIMEOUT_S)
                 for piece in ANSWER_CHUNKS:
-                    chunk = {"id": "c1", "object": "chat.completion.chunk", "model": "fake",
-                             "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
-                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-                    self.wfile.flush()
+                    self._chunk({"content": piece})
                 final = {"id": "c1", "object": "chat.completion.chunk", "model": "fake",
                          "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
                 self.wfile.write(f"data: {json.dumps(final)}\n\ndata: [DONE]\n\n".encode())
