@@ -16,6 +16,8 @@ final class CurlMultiLoop: @unchecked Sendable {
     private struct Queue {
         var commands: [Command] = []
         var stopping = false
+        /// The multi handle is freed (or about to be): nobody may wake it any more.
+        var closed = false
     }
 
     private static let globalInit: Bool = curl_global_init(Int(CURL_GLOBAL_ALL)) == CURLE_OK
@@ -35,22 +37,28 @@ final class CurlMultiLoop: @unchecked Sendable {
         thread.start()
     }
 
-    /// Queues a command for the loop thread. Returns false (and drops an `.add`) once the loop is stopping.
+    /// Queues a command for the loop thread. Returns false (and drops an `.add`) once the loop is
+    /// stopping; a `.cancel` after the loop ended is dropped too (nothing is left to cancel).
+    ///
+    /// The wakeup happens under the queue lock: the loop thread frees the multi handle only after
+    /// marking the queue closed under that lock, so no thread can wake a freed handle.
     @discardableResult
     func submit(_ command: Command) -> Bool {
-        let accepted = queue.withLock { queue in
+        queue.withLock { queue in
             if queue.stopping, case .add = command { return false }
+            guard !queue.closed else { return false }
             queue.commands.append(command)
+            if let multi { curl_multi_wakeup(multi) }
             return true
         }
-        if accepted, let multi { curl_multi_wakeup(multi) }
-        return accepted
     }
 
     /// Refuses new transfers; the thread ends once the transfers in flight have finished or been cancelled.
     func stop() {
-        queue.withLock { $0.stopping = true }
-        if let multi { curl_multi_wakeup(multi) }
+        queue.withLock { queue in
+            queue.stopping = true
+            if !queue.closed, let multi { curl_multi_wakeup(multi) }
+        }
     }
 
     // MARK: - Loop thread
@@ -86,9 +94,11 @@ final class CurlMultiLoop: @unchecked Sendable {
         curl_multi_cleanup(multi)
     }
 
+    /// Closes the queue (no wakeup may reach the multi handle after this) and fails queued adds.
     private func drainAfterStop() {
         let commands = queue.withLock { queue in
             queue.stopping = true
+            queue.closed = true
             defer { queue.commands.removeAll() }
             return queue.commands
         }
