@@ -10,6 +10,7 @@
    are needed on the Swift side. */
 static inline struct MHD_Daemon *parley_mhd_start(
     unsigned int flags, uint16_t port, const struct sockaddr *bind_address,
+    MHD_AcceptPolicyCallback accept_policy, void *accept_policy_cls,
     MHD_AccessHandlerCallback handler, void *handler_cls,
     MHD_RequestCompletedCallback completed, void *completed_cls,
     void *(*uri_log)(void *cls, const char *uri, struct MHD_Connection *connection), void *uri_log_cls,
@@ -27,7 +28,7 @@ static inline struct MHD_Daemon *parley_mhd_start(
         { bind_address != NULL ? MHD_OPTION_SOCK_ADDR : MHD_OPTION_END, 0, (void *) bind_address },
         { MHD_OPTION_END, 0, NULL },
     };
-    return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls,
+    return MHD_start_daemon(flags, port, accept_policy, accept_policy_cls, handler, handler_cls,
                             MHD_OPTION_ARRAY, options, MHD_OPTION_END);
 }
 

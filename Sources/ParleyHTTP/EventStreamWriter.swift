@@ -158,7 +158,8 @@ public final class EventStreamWriter: Sendable {
     /// Sends `: ping` if nothing was written for `interval` nanoseconds.
     func heartbeat(now: UInt64, idleNanos: UInt64) {
         let idle = state.withLock { state in
-            state.phase == .open && now &- state.lastWriteNanos >= idleNanos
+            // A write after the timer read `now` is newer than `now`: not idle (no wrapping subtraction).
+            state.phase == .open && now > state.lastWriteNanos && now - state.lastWriteNanos >= idleNanos
         }
         if idle { write(EventStreamWriter.ping) }
     }

@@ -57,6 +57,10 @@ final class ServerCore: Sendable {
     let router: Router
     let staticFiles: StaticFiles?
     private let lifecycle = Mutex(Lifecycle())
+    /// Set when shutdown starts: the accept policy then refuses new connections. (Not
+    /// `MHD_quiesce_daemon`: with epoll worker threads 0.9.75 may abort in it, "Failed to remove
+    /// listen FD from epoll set", when a worker removed the socket first.)
+    let refusingConnections = Atomic<Bool>(false)
 
     init(configuration: HTTPServerConfiguration, router: Router) {
         self.configuration = configuration
@@ -88,7 +92,7 @@ final class ServerCore: Sendable {
         let daemon = address.withSockaddr { sockaddr in
             parley_mhd_start(
                 flags, UInt16(clamping: configuration.port), sockaddr,
-                accessHandler, me, requestCompleted, me, uriLogged, me,
+                acceptPolicy, me, accessHandler, me, requestCompleted, me, uriLogged, me,
                 UInt32(clamping: max(1, configuration.threadPoolSize)),
                 UInt32(clamping: configuration.connectionLimit),
                 max(4096, configuration.connectionMemoryLimit),
@@ -116,7 +120,7 @@ final class ServerCore: Sendable {
             return (daemon, state.heartbeat, Array(state.streams.values))
         }
         guard let (daemon, timer, streams) = taken else { return }
-        let listenSocket = MHD_quiesce_daemon(daemon.raw)
+        refusingConnections.store(true, ordering: .sequentiallyConsistent)
         timer?.source.cancel()
         for stream in streams { stream.finish() }
 
@@ -140,7 +144,6 @@ final class ServerCore: Sendable {
             usleep(5_000)
         }
         MHD_stop_daemon(daemon.raw)
-        if listenSocket >= 0 { close(listenSocket) }
         let leftovers = lifecycle.withLock { state in
             state.daemon = nil
             state.heartbeat = nil

@@ -12,6 +12,15 @@ func uriLogged(
     return Unmanaged.passRetained(RequestContext(rawTarget: target)).toOpaque()
 }
 
+/// The accept policy: every connection is welcome until shutdown starts.
+func acceptPolicy(
+    _ cls: UnsafeMutableRawPointer?, _ address: UnsafePointer<sockaddr>?, _ length: socklen_t
+) -> MHD_Result {
+    guard let cls else { return MHD_Result.NO }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    return core.refusingConnections.load(ordering: .relaxed) ? MHD_Result.NO : MHD_Result.YES
+}
+
 func accessHandler(
     _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ url: UnsafePointer<CChar>?,
     _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?, _ uploadData: UnsafePointer<CChar>?,

@@ -31,4 +31,49 @@ final class ShutdownTests: XCTestCase {
             XCTAssertEqual(received.withLock { $0 }, size, "the body was cut by shutdown")
         }
     }
+
+    func testNewConnectionsAreRefusedOnceShutdownStartsWhileRunningWorkFinishes() throws {
+        let started = Counter()
+        let released = Counter()
+        let (server, base) = try startServer(self) { router in
+            router.on("GET", "/ping", immediate: { _ in HTTPResponse(body: .bytes(Array("pong".utf8))) })
+            router.on("GET", "/slow") { _ in
+                started.increment()
+                while released.current == 0 { try await Task.sleep(for: .milliseconds(5)) }
+                return HTTPResponse(body: .bytes(Array("done".utf8)))
+            }
+        }
+        XCTAssertEqual(try TestHTTPClient().request(base + "/ping").status, 200)
+        let slow = Mutex<TestHTTPClient.Response?>(nil)
+        let finished = DispatchGroup()
+        finished.enter()
+        Thread {
+            // The request runs outside the lock: the test reads `slow` while it is in flight.
+            let reply = try? TestHTTPClient().request(base + "/slow", timeout: 30)
+            slow.withLock { $0 = reply }
+            finished.leave()
+        }.start()
+        XCTAssertTrue(started.wait(for: 1, timeout: 20))
+        finished.enter()
+        Thread {
+            server.shutdown()  // blocks until /slow has answered
+            finished.leave()
+        }.start()
+
+        // While the handler still runs, a new connection gets no answer.
+        var refused = false
+        let deadline = Date().addingTimeInterval(20)
+        while !refused, Date() < deadline {
+            let reply = try? TestHTTPClient().request(base + "/ping", timeout: 2)
+            refused = reply?.status != 200
+            if !refused { usleep(10_000) }
+        }
+        XCTAssertTrue(refused, "a new connection was still served during shutdown")
+        XCTAssertNil(slow.withLock { $0 }, "the running request is not answered before it is released")
+
+        released.increment()
+        XCTAssertEqual(finished.wait(timeout: .now() + 20), .success)
+        XCTAssertEqual(slow.withLock { $0?.status }, 200)
+        XCTAssertEqual(slow.withLock { $0.map { String(decoding: $0.body, as: UTF8.self) } }, "done")
+    }
 }
