@@ -93,7 +93,11 @@ final class TestParley: Sendable {
     // MARK: - Event streams
 
     /// Reads the message's event stream until `done` (or `until` holds, or the timeout), then closes it.
+    /// `attached`, when given, is opened as soon as the first event (the snapshot or the replay) has
+    /// arrived: a script waiting on it starts only once this client is subscribed, however long the
+    /// connection took (no "sleep long enough for the client to connect").
     func events(_ messageID: String, mode: String? = nil, lastEventID: Int64? = nil,
+                attached: FakeUpstream.Gate? = nil,
                 until: @escaping @Sendable ([SSEEvent]) -> Bool = { _ in false },
                 timeout: TimeInterval = 20) async throws -> StreamRead {
         var path = "/api/messages/\(messageID)/stream"
@@ -104,6 +108,7 @@ final class TestParley: Sendable {
             let response = try TestHTTPClient().stream(url, headers: headers, until: { bytes in
                 var decoder = SSEDecoder()
                 guard let events = try? decoder.decode(bytes) else { return true }
+                if let attached, !events.isEmpty { attached.open() }
                 return events.contains { $0.type == "done" } || until(events)
             }, timeout: timeout)
             var decoder = SSEDecoder()
