@@ -15,8 +15,7 @@ final class TestParley: Sendable {
         .deletingLastPathComponent().deletingLastPathComponent()
 
     init(_ settings: [String: String] = [:], directory: URL? = nil) throws {
-        let directory = directory ?? FileManager.default.temporaryDirectory
-            .appendingPathComponent("parley-test-\(UUID().uuidString)")
+        let directory = directory ?? TestFiles.directory("parley-test")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.directory = directory
         var environment = [
@@ -128,6 +127,31 @@ final class TestParley: Sendable {
         }
         XCTFail("message \(messageID) still streaming after \(timeout)")
         return [:]
+    }
+}
+
+/// Temporary folders of this test run, all under one folder that is removed when the test bundle
+/// finishes (a run used to leave one folder with a SQLite database per test in /tmp).
+enum TestFiles {
+    private static let root: URL = {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("parley-tests-\(UUID().uuidString)")
+        XCTestObservationCenter.shared.addTestObserver(RemoveWhenFinished(root))
+        return root
+    }()
+
+    /// A new, empty folder named `prefix-<uuid>` under the run's folder.
+    static func directory(_ prefix: String) -> URL {
+        let directory = root.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    private final class RemoveWhenFinished: NSObject, XCTestObservation {
+        let root: URL
+        init(_ root: URL) { self.root = root }
+        func testBundleDidFinish(_ testBundle: Bundle) {
+            try? FileManager.default.removeItem(at: root)
+        }
     }
 }
 
