@@ -74,7 +74,12 @@ final class EventStreamTests: XCTestCase {
                 if response.status == 200 && response.text == expected {
                     complete.increment()
                 } else {
-                    problems.withLock { $0.append("status \(response.status), \(response.body.count) of \(expected.utf8.count) bytes") }
+                    let same = zip(response.body, expected.utf8).prefix { $0 == $1 }.count
+                    let differs = String(decoding: response.body.dropFirst(same).prefix(24), as: UTF8.self)
+                    problems.withLock {
+                        $0.append("status \(response.status), \(response.body.count) of \(expected.utf8.count) bytes, "
+                            + "from byte \(same): \(differs.debugDescription)")
+                    }
                 }
             } catch {
                 problems.withLock { $0.append("\(error)") }
