@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 extension FakeUpstream {
     /// A request as the fake upstream received it, so tests can check what the client sent.
@@ -22,6 +23,43 @@ extension FakeUpstream {
         public var bodyText: String { String(decoding: body, as: UTF8.self) }
     }
 
+    /// A one-shot gate a script can wait on (`Step.wait`): the test opens it when what it waits for has
+    /// happened, instead of guessing a sleep long enough for a loaded machine. Thread-safe.
+    public final class Gate: Sendable {
+        private let state = Mutex((reached: false, open: false))
+
+        public init() {}
+
+        /// Lets every script waiting on this gate go on (and any that reaches it later pass straight through).
+        public func open() { state.withLock { $0.open = true } }
+
+        public var isOpen: Bool { state.withLock { $0.open } }
+
+        /// True once a script has arrived at this gate (it may be waiting there or past it).
+        public var isReached: Bool { state.withLock { $0.reached } }
+
+        func markReached() { state.withLock { $0.reached = true } }
+
+        /// Polls until a script has reached the gate, or `timeout` passes; returns whether it did.
+        public func waitUntilReached(timeout: Duration = .seconds(20)) async -> Bool {
+            await poll(timeout) { $0.isReached }
+        }
+
+        /// Polls until the gate is open (when a test uses it as a one-shot signal), or `timeout` passes.
+        public func waitUntilOpen(timeout: Duration = .seconds(20)) async -> Bool {
+            await poll(timeout) { $0.isOpen }
+        }
+
+        private func poll(_ timeout: Duration, _ condition: (Gate) -> Bool) async -> Bool {
+            let deadline = ContinuousClock.now + timeout
+            while !condition(self) {
+                if ContinuousClock.now >= deadline { return false }
+                try? await Task.sleep(for: .milliseconds(2))
+            }
+            return true
+        }
+    }
+
     /// What the fake upstream does for one request: the status and headers, then the steps in order.
     public struct Script: Sendable {
         /// How the body is delimited on the wire.
@@ -42,6 +80,10 @@ extension FakeUpstream {
             case close
             /// Hang, sending nothing, until the client disconnects (recorded with its time).
             case stall
+            /// Hold here, sending nothing, until the test opens the gate (or the client disconnects,
+            /// which is recorded as with `.stall`). Marks the gate as reached when it gets there.
+            /// For "only after the client is attached" or "only after the test saw X" without sleeping.
+            case wait(Gate)
 
             /// One write of the UTF-8 bytes of `text`.
             public static func send(_ text: String) -> Step { .send(Array(text.utf8)) }

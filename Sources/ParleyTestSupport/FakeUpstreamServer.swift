@@ -18,6 +18,7 @@ final class FakeUpstreamServer: Sendable {
         var disconnects: [ContinuousClock.Instant] = []
         var sockets: Set<Int32> = []
         var stopping = false
+        var listenerClosed = false
         var connections = 0
     }
 
@@ -93,14 +94,23 @@ final class FakeUpstreamServer: Sendable {
         return nil
     }
 
-    /// Stops accepting, and ends every open connection. Idempotent.
+    /// Stops accepting, and ends every open connection. Idempotent. Returns once the listening
+    /// socket is closed, so a connection attempt right after is refused (not accepted into a backlog
+    /// the accept thread has not yet let go of).
     func shutdown() {
-        let sockets = state.withLock { state -> Set<Int32> in
-            if state.stopping { return [] }
+        // Under the lock: a connection thread removes its socket from the set (under the lock)
+        // before closing it, so no descriptor here can have been closed and reused by someone else
+        // (shutting down a reused descriptor would cut an unrelated connection of the process).
+        state.withLock { state in
+            if state.stopping { return }
             state.stopping = true
-            return state.sockets
+            for fd in state.sockets { Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
         }
-        for fd in sockets { Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
+        // The accept loop notices `stopping` within one 20 ms poll; bounded in case it is starved.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !state.withLock({ $0.listenerClosed }), ContinuousClock.now < deadline {
+            usleep(1_000)
+        }
     }
 
     private var isStopping: Bool { state.withLock { $0.stopping } }
@@ -108,7 +118,10 @@ final class FakeUpstreamServer: Sendable {
     // MARK: - Connections
 
     private func acceptLoop() {
-        defer { close(listener) }
+        defer {
+            close(listener)
+            state.withLock { $0.listenerClosed = true }
+        }
         while !isStopping {
             var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, 20) > 0 else { continue }
@@ -187,6 +200,12 @@ final class FakeUpstreamServer: Sendable {
                     if waitForClientClose(fd, milliseconds: 20) { return false }
                 }
                 return false
+            case .wait(let gate):
+                gate.markReached()
+                while !gate.isOpen {
+                    if isStopping { return false }
+                    if waitForClientClose(fd, milliseconds: 5) { return false }
+                }
             }
         }
         if script.raw || script.framing == .close { return false }

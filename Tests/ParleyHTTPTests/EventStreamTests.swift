@@ -64,17 +64,31 @@ final class EventStreamTests: XCTestCase {
             }
         }
         let complete = Counter()
+        let problems = Mutex<[String]>([])
         let cpuBefore = processCPUSeconds()
         let started = Date()
         onThreads(200) { _ in
-            guard let response = try? TestHTTPClient().request(base + "/events", timeout: 60) else { return }
             let expected = (0..<eventCount).map { "data: \($0)\n\n" }.joined()
-            if response.status == 200 && response.text == expected { complete.increment() }
+            do {
+                let response = try TestHTTPClient().request(base + "/events", timeout: 60)
+                if response.status == 200 && response.text == expected {
+                    complete.increment()
+                } else {
+                    let same = zip(response.body, expected.utf8).prefix { $0 == $1 }.count
+                    let differs = String(decoding: response.body.dropFirst(same).prefix(24), as: UTF8.self)
+                    problems.withLock {
+                        $0.append("status \(response.status), \(response.body.count) of \(expected.utf8.count) bytes, "
+                            + "from byte \(same): \(differs.debugDescription)")
+                    }
+                }
+            } catch {
+                problems.withLock { $0.append("\(error)") }
+            }
         }
         let cpu = processCPUSeconds() - cpuBefore
         print("MEASURE SSE: \(200 * eventCount) events to 200 clients in \(String(format: "%.2f", Date().timeIntervalSince(started))) s, "
             + "process CPU \(String(format: "%.2f", cpu * 1e6 / Double(200 * eventCount))) us/event (server + curl clients)")
-        XCTAssertEqual(complete.current, 200)
+        XCTAssertEqual(complete.current, 200, "failures: \(problems.withLock { $0 })")
     }
 
     /// Open, idle streams must cost (almost) no CPU: a reader that returned 0 without suspending would spin.
@@ -103,10 +117,16 @@ final class EventStreamTests: XCTestCase {
         XCTAssertTrue(opened.wait(for: 200, timeout: 20))
         XCTAssertTrue(received.wait(for: 200, timeout: 20))
         usleep(300_000)
-        let before = processCPUSeconds()
-        usleep(1_000_000)
-        let idleCPU = processCPUSeconds() - before
-        print("MEASURE idle CPU with 200 open streams: \(String(format: "%.4f", idleCPU)) s over 1 s")
+        // Process CPU also counts whatever else of the test process happens to run (other suites'
+        // leftovers, a late thread): the best of up to three 1 s windows. A spinning reader burns
+        // most of a core in every window.
+        var idleCPU = Double.infinity
+        for _ in 0..<3 where idleCPU >= 0.05 {
+            let before = processCPUSeconds()
+            usleep(1_000_000)
+            idleCPU = min(idleCPU, processCPUSeconds() - before)
+            print("MEASURE idle CPU with 200 open streams: \(String(format: "%.4f", processCPUSeconds() - before)) s over 1 s")
+        }
         XCTAssertLessThan(idleCPU, 0.05)
         server.shutdown()
         XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
@@ -120,9 +140,10 @@ final class EventStreamTests: XCTestCase {
         }
         let started = Date()
         let response = try TestHTTPClient().stream(
-            base + "/events", until: { EventStreamTests.contains($0, ": ping\n\n") }, timeout: 5)
+            base + "/events", until: { EventStreamTests.contains($0, ": ping\n\n") }, timeout: 20)
         XCTAssertEqual(response.text, "data: hi\n\n: ping\n\n")
-        XCTAssertLessThan(Date().timeIntervalSince(started), 3)
+        // 0.2 s here, far from the 15 s default; slack for a loaded machine.
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10)
     }
 
     func testClientDisconnectFiresOnCloseOnce() throws {
@@ -136,7 +157,7 @@ final class EventStreamTests: XCTestCase {
             }
         }
         _ = try TestHTTPClient().stream(base + "/events", until: { EventStreamTests.contains($0, "hello") }, timeout: 5)
-        XCTAssertTrue(closed.wait(for: 1, timeout: 5), "onClose should fire once the heartbeat meets the closed socket")
+        XCTAssertTrue(closed.wait(for: 1, timeout: 20), "onClose should fire once the heartbeat meets the closed socket")
         usleep(500_000)
         XCTAssertEqual(closed.current, 1)
     }
@@ -156,7 +177,7 @@ final class EventStreamTests: XCTestCase {
                                 refused.increment()
                                 return
                             }
-                            try? await Task.sleep(for: .milliseconds(1))
+                            try? await Task.sleep(for: .milliseconds(10))
                         }
                     }
                 })
@@ -167,10 +188,15 @@ final class EventStreamTests: XCTestCase {
         defer { socket.close() }
         socket.send("GET /flood HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         XCTAssertTrue(refused.wait(for: 1, timeout: 20), "write should return false once the backlog passes the cap")
-        XCTAssertTrue(closed.wait(for: 1, timeout: 5))
+        XCTAssertTrue(closed.wait(for: 1, timeout: 20))
     }
 
     /// The control for the cap test: the same paced producer to a client that reads is never cut off.
+    /// The backlog is what the server's connection thread has not handed to the socket yet, so a
+    /// loaded machine that does not schedule that thread (or the reader) for a while grows it even
+    /// for a client that reads: the pace (16 KiB every 10 ms, 1.6 MB/s) allows 160 ms of such a
+    /// stall before the 256 KiB cap. At 16 KiB per ms it was 16 ms, and loaded runs were cut
+    /// ("Transferred a partial file", or `write` refused).
     func testReadingClientIsNotCutOffByBacklogCap() throws {
         let refused = Counter()
         let (_, base) = try startServer(self, configure: { $0.streamBacklogLimit = 256 * 1024 }) { router in
@@ -183,21 +209,24 @@ final class EventStreamTests: XCTestCase {
                                 refused.increment()
                                 return
                             }
-                            try? await Task.sleep(for: .milliseconds(1))
+                            try? await Task.sleep(for: .milliseconds(10))
                         }
                     }
                 })
             }
         }
-        let response = try TestHTTPClient().stream(base + "/flood", until: { $0.count > 4 << 20 }, timeout: 20)
-        XCTAssertGreaterThan(response.body.count, 4 << 20)
+        // Four times the cap: the cap is on what waits to be sent, not on what a stream sends in all.
+        let response = try TestHTTPClient().stream(base + "/flood", until: { $0.count > 1 << 20 }, timeout: 20)
+        XCTAssertGreaterThan(response.body.count, 1 << 20)
         XCTAssertEqual(refused.current, 0)
     }
 
     func testShutdownFinishesOpenStreams() throws {
         let opened = Counter()
         let closed = Counter()
-        let (server, base) = try startServer(self) { router in
+        // A grace period far longer than the bound below: shutdown must end because the streams
+        // were finished and drained, not because the grace period ran out.
+        let (server, base) = try startServer(self, configure: { $0.shutdownGracePeriod = 30 }) { router in
             router.on("GET", "/events") { _ in
                 HTTPResponse(body: .eventStream { writer in
                     writer.onClose { closed.increment() }
@@ -218,11 +247,11 @@ final class EventStreamTests: XCTestCase {
             }
             group.leave()
         }.start()
-        XCTAssertTrue(opened.wait(for: 5, timeout: 10))
+        XCTAssertTrue(opened.wait(for: 5, timeout: 20))
         let started = Date()
         server.shutdown()
-        XCTAssertLessThan(Date().timeIntervalSince(started), 3)
-        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10)
+        XCTAssertEqual(group.wait(timeout: .now() + 20), .success)
         XCTAssertEqual(completed.current, 5, "every client should see a cleanly ended response")
         XCTAssertEqual(closed.current, 5)
     }
@@ -247,10 +276,10 @@ final class EventStreamTests: XCTestCase {
             group.leave()
         }.start()
         // Shut down only once the handler runs (a fixed sleep was not enough on a loaded machine).
-        XCTAssertTrue(started.wait(for: 1, timeout: 5))
+        XCTAssertTrue(started.wait(for: 1, timeout: 20))
         server.shutdown()
         XCTAssertEqual(finished.current, 1)
-        XCTAssertEqual(group.wait(timeout: .now() + 5), .success)
+        XCTAssertEqual(group.wait(timeout: .now() + 20), .success)
         XCTAssertEqual(result.withLock { $0 }, "done")
     }
 

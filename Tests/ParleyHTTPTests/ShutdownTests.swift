@@ -25,7 +25,7 @@ final class ShutdownTests: XCTestCase {
                 received.withLock { $0 = reply?.body.count ?? -1 }
                 group.leave()
             }.start()
-            XCTAssertTrue(started.wait(for: 1, timeout: 5))
+            XCTAssertTrue(started.wait(for: 1, timeout: 20))
             server.shutdown()
             XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
             XCTAssertEqual(received.withLock { $0 }, size, "the body was cut by shutdown")

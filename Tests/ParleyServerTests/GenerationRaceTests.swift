@@ -19,9 +19,11 @@ final class GenerationRaceTests: XCTestCase {
         let doneID = try XCTUnwrap(first.lastID)
 
         let started = ContinuousClock.now
-        let again = try await parley.events(assistant, mode: "text", lastEventID: doneID, timeout: 4)
+        // A response that stays open is read until the 20 s timeout; an ended one returns at once
+        // (10 s is slack for a loaded machine, not the expected time).
+        let again = try await parley.events(assistant, mode: "text", lastEventID: doneID, timeout: 20)
         let took = ContinuousClock.now - started
-        XCTAssertLessThan(took, .seconds(2), "the response stayed open \(took); received: \(again.raw.debugDescription)")
+        XCTAssertLessThan(took, .seconds(10), "the response stayed open \(took); received: \(again.raw.debugDescription)")
         await parley.stop()
         upstream.shutdown()
     }
@@ -66,7 +68,7 @@ final class GenerationRaceTests: XCTestCase {
         XCTAssertEqual(started.text, "x")
         let deleted = try await parley.call("DELETE", "/api/conversations/\(id)")
         XCTAssertEqual(deleted.status, 204)
-        let disconnect = await upstream.waitForDisconnect(timeout: .seconds(2))
+        let disconnect = await upstream.waitForDisconnect(timeout: .seconds(20))
         XCTAssertNotNil(disconnect, "the upstream call of a deleted conversation goes on")
         upstream.enqueue(UpstreamStreams.complete(["ok"]))
         let other = try await parley.conversation(["model": "openai:fake"])
@@ -79,15 +81,26 @@ final class GenerationRaceTests: XCTestCase {
     // Holds? Stop while text waits for the frame timer keeps it, in the store and in the events.
     func testStopWhileAFrameIsPendingKeepsThePendingText() async throws {
         let upstream = try FakeUpstream()
-        let parley = try TestParley(upstream: upstream, ["PARLEY_FRAME_INTERVAL_MS": "2000"])
+        // "first" goes out at once (the first frame is not delayed); " second" then waits a minute
+        // for its frame, so it is surely still pending when the stop comes, however slow the machine.
+        let parley = try TestParley(upstream: upstream, ["PARLEY_FRAME_INTERVAL_MS": "60000"])
+        let attached = FakeUpstream.Gate()
         upstream.enqueue(FakeUpstream.Script(headers: [("Content-Type", "text/event-stream")], steps: [
-            .sleep(milliseconds: 300), .send(UpstreamStreams.chunk("first")), .sleep(milliseconds: 50),
+            .wait(attached), .send(UpstreamStreams.chunk("first")), .sleep(milliseconds: 50),
             .send(UpstreamStreams.chunk(" second")), .stall]))
         let id = try await parley.conversation(["model": "openai:fake"])
         let (_, assistant) = try await parley.send(id, "hi")
         let parleyRef = parley
-        let reader = Task { try await parleyRef.events(assistant, mode: "text") }
-        try await Task.sleep(for: .milliseconds(700))
+        let reader = Task { try await parleyRef.events(assistant, mode: "text", attached: attached) }
+        // The progress flush (every 200 ms) stores the pending text too: once the stored content is
+        // "first second", the generation holds " second" (not yet sent as a frame).
+        let deadline = ContinuousClock.now + .seconds(20)
+        var progress = ""
+        while progress != "first second", ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+            progress = try await parley.message(assistant)["content"] as? String ?? ""
+        }
+        XCTAssertEqual(progress, "first second", "the generation received both chunks")
         let stopped = try await parley.call("POST", "/api/messages/\(assistant)/stop")
         XCTAssertEqual(stopped.json["content"] as? String, "first second")
         let read = try await reader.value
@@ -110,7 +123,7 @@ final class GenerationRaceTests: XCTestCase {
         XCTAssertEqual(late.events.map(\.type), ["snapshot", "done"])
         let snapshotID = try XCTUnwrap(Int64(late.events[0].id))
         for mode in [nil, "text"] {
-            let resumed = try await parley.events(assistant, mode: mode, lastEventID: snapshotID, timeout: 3)
+            let resumed = try await parley.events(assistant, mode: mode, lastEventID: snapshotID)
             XCTAssertEqual(resumed.events.map(\.type), ["done"], "mode \(mode ?? "html")")
         }
         await parley.stop()
@@ -120,19 +133,23 @@ final class GenerationRaceTests: XCTestCase {
     // E. A send suspended in Generations (model listing) while shutdown interrupts the live replies
     //    starts its generation afterwards: nothing interrupts or flushes it.
     func testASendInFlightDuringShutdownIsNotLeftLive() async throws {
+        // The model listing is held until the shutdown has run, so the send is surely suspended in it.
+        let listing = FakeUpstream.Gate()
         let upstream = try FakeUpstream { request in
             if request.path.hasSuffix("/models") {
                 return FakeUpstream.Script(status: 200, headers: [("Content-Type", "application/json")],
                                            framing: .contentLength,
-                                           steps: [.sleep(milliseconds: 400), .send("{\"data\":[{\"id\":\"fake\"}]}")])
+                                           steps: [.wait(listing), .send("{\"data\":[{\"id\":\"fake\"}]}")])
             }
             return UpstreamStreams.stalling(after: ["x"])
         }
         let parley = try TestParley(["PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1"])
         let id = try await parley.conversation()
         let sending = Task { try? await parley.call("POST", "/api/conversations/\(id)/messages", json: ["content": "one"]) }
-        try await Task.sleep(for: .milliseconds(100))
+        let inListing = await listing.waitUntilReached()
+        XCTAssertTrue(inListing, "the send asked for the model list")
         await parley.app.generations.shutdown()
+        listing.open()
         _ = await sending.value
         try await Task.sleep(for: .milliseconds(300))
         let live = await parley.app.generations.liveCount

@@ -8,8 +8,7 @@ final class ProcessTests: XCTestCase {
     var directory: URL!
 
     override func setUp() async throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-process-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = TestFiles.directory("parley-process")
     }
 
     private func settings(_ extra: [String: String] = [:]) -> [String: String] {

@@ -23,26 +23,27 @@ final class ReasoningTests: XCTestCase {
         upstream = nil
     }
 
-    /// The thoughts, then the answer. `cut` splits the body into writes of that many bytes; `wait`
-    /// holds the first byte back so a client that connects right after sending sees every event.
+    /// The thoughts, then the answer. `cut` splits the body into writes of that many bytes; `start`
+    /// holds the first byte back until it opens (the client is attached), so the client sees every event.
     private func reasoningStream(field: String = "reasoning_content", cut: Int = 0,
-                                 waitMilliseconds wait: Int = 0) -> FakeUpstream.Script {
+                                 start: FakeUpstream.Gate? = nil) -> FakeUpstream.Script {
         let writes = thoughts.map { UpstreamStreams.reasoning($0, field: field) }
             + answer.map(UpstreamStreams.chunk) + [UpstreamStreams.finish()]
-        guard cut > 0 else { return .eventStream(writes: writes) }
+        guard cut > 0 else { return UpstreamStreams.gated(.eventStream(writes: writes), start: start) }
         let body = Array(writes.joined().utf8)
         let pieces = FakeUpstream.Script.pieces(body, cuts: Array(stride(from: cut, to: body.count, by: cut)))
-        return FakeUpstream.Script(headers: [("Content-Type", "text/event-stream")],
-                                   steps: [.sleep(milliseconds: wait)] + pieces.map { .send($0) })
+        return UpstreamStreams.gated(FakeUpstream.Script(headers: [("Content-Type", "text/event-stream")],
+                                                         steps: pieces.map { .send($0) }), start: start)
     }
 
     func testReasoningStreamsBeforeTheAnswerAndIsStoredInBothModes() async throws {
         for (mode, field) in [("text", "reasoning_content"), ("html", "reasoning")] {
             // Reads cut every 7 bytes: inside UTF-8 characters and SSE lines.
-            upstream.enqueue(reasoningStream(field: field, cut: 7, waitMilliseconds: 1000))
+            let attached = FakeUpstream.Gate()
+            upstream.enqueue(reasoningStream(field: field, cut: 7, start: attached))
             let id = try await parley.conversation(["model": "openai:fake"])
             let (_, assistant) = try await parley.send(id, "go")
-            let read = try await parley.events(assistant, mode: mode == "text" ? "text" : nil)
+            let read = try await parley.events(assistant, mode: mode == "text" ? "text" : nil, attached: attached)
             XCTAssertEqual(read.done?["status"] as? String, "complete", mode)
             let start = try XCTUnwrap(read.events.first.map(read.data), mode)
             XCTAssertEqual(start["reasoning"] as? String, "", "\(mode): the client saw the reply from its start")
@@ -85,21 +86,34 @@ final class ReasoningTests: XCTestCase {
         let many = (0..<80).map { "t\($0) 日本 👍🏽 " }
         let writes = many.map { UpstreamStreams.reasoning($0) } + ["The answer."].map(UpstreamStreams.chunk)
             + [UpstreamStreams.finish()]
-        upstream.enqueue(.eventStream(writes: writes, delayMilliseconds: 3))
+        // Ten thoughts, then a pause until the first client is attached (so it surely arrives
+        // mid-reasoning); `done` waits for the fourth connection, so a slow client on a loaded
+        // machine still makes at least four, whatever the pace of the thoughts.
+        let attached = FakeUpstream.Gate()
+        let finish = FakeUpstream.Gate()
+        var script = UpstreamStreams.gated(.eventStream(writes: writes, delayMilliseconds: 3), finish: finish)
+        let tenth = script.steps.indices.filter { if case .send = script.steps[$0] { true } else { false } }[9]
+        script.steps.insert(.wait(attached), at: tenth + 1)
+        upstream.enqueue(script)
         let id = try await parley.conversation(["model": "openai:fake"])
         let (_, assistant) = try await parley.send(id, "go")
 
         // A client arriving mid-reasoning gets the reasoning so far in its snapshot.
-        let first = try await parley.events(assistant, until: { $0.count >= 2 })
+        let midway = await attached.waitUntilReached()
+        XCTAssertTrue(midway, "the upstream sent its first ten thoughts")
+        let first = try await parley.events(assistant, attached: attached, until: { $0.count >= 2 })
         XCTAssertEqual(first.events.first?.type, "snapshot")
 
         var all = first.events
         var connections = 1
         while all.last?.type != "done", connections < 400 {
             connections += 1
+            if connections == 4 { finish.open() }
             let take = connections % 3 + 1
+            // Short reads before the fourth: a connection made after every thought was read waits
+            // for the finish (a timed-out read is one more reconnect, which is what this is about).
             let read = try await parley.events(assistant, lastEventID: all.last.flatMap { Int64($0.id) },
-                                               until: { $0.count >= take })
+                                               until: { $0.count >= take }, timeout: connections < 4 ? 2 : 20)
             XCTAssertNotEqual(read.events.first?.type, "snapshot", "a resumed connection is replayed exactly")
             all += read.events
         }

@@ -24,10 +24,12 @@ final class StreamResumeTests: XCTestCase {
     }
 
     func testTheGenerationGoesOnWhenTheOnlyClientLeaves() async throws {
-        upstream.enqueue(UpstreamStreams.complete(tokens, delayMilliseconds: 2))
+        // Held until the client is attached: one arriving after the end would get snapshot + done.
+        let attached = FakeUpstream.Gate()
+        upstream.enqueue(UpstreamStreams.gated(UpstreamStreams.complete(tokens, delayMilliseconds: 2), start: attached))
         let id = try await parley.conversation(["model": "openai:fake"])
         let (_, assistant) = try await parley.send(id, "go")
-        let partial = try await parley.events(assistant, mode: "text", until: { $0.count > 3 })
+        let partial = try await parley.events(assistant, mode: "text", attached: attached, until: { $0.count > 3 })
         XCTAssertNil(partial.done, "the client left before the end")
         let stored = try await parley.finished(assistant)
         XCTAssertEqual(stored["status"] as? String, "complete")
@@ -36,7 +38,13 @@ final class StreamResumeTests: XCTestCase {
 
     func testManyReconnectsWithLastEventIDLoseAndRepeatNothing() async throws {
         for mode in ["text", "html"] {
-            upstream.enqueue(UpstreamStreams.complete(tokens, delayMilliseconds: 3))
+            // The stream starts once the first client is attached and its end (the finish, hence
+            // `done`) waits for the sixth connection: a slow client on a loaded machine still makes
+            // at least six, whatever the pace of the tokens.
+            let attached = FakeUpstream.Gate()
+            let finish = FakeUpstream.Gate()
+            upstream.enqueue(UpstreamStreams.gated(UpstreamStreams.complete(tokens, delayMilliseconds: 3),
+                                                   start: attached, finish: finish))
             let id = try await parley.conversation(["model": "openai:fake"])
             let (_, assistant) = try await parley.send(id, "go")
             var all: [SSEEvent] = []
@@ -44,9 +52,14 @@ final class StreamResumeTests: XCTestCase {
             var connections = 0
             while all.last?.type != "done", connections < 500 {
                 connections += 1
+                if connections == 6 { finish.open() }
                 let take = connections % 4 + 1
+                // Short reads: a connection made after every token has been read waits for the
+                // finish, which only the sixth connection lets go (a timed-out read is one more
+                // reconnect, which is what this test is about).
                 let read = try await parley.events(assistant, mode: mode == "text" ? "text" : nil, lastEventID: lastID,
-                                                   until: { $0.count >= take })
+                                                   attached: attached, until: { $0.count >= take },
+                                                   timeout: connections < 6 ? 2 : 20)
                 let fresh = read.events
                 if let lastID, let first = fresh.first {
                     XCTAssertNotEqual(first.type, "snapshot", "a resumed connection is replayed exactly")

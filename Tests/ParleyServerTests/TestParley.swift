@@ -15,8 +15,7 @@ final class TestParley: Sendable {
         .deletingLastPathComponent().deletingLastPathComponent()
 
     init(_ settings: [String: String] = [:], directory: URL? = nil) throws {
-        let directory = directory ?? FileManager.default.temporaryDirectory
-            .appendingPathComponent("parley-test-\(UUID().uuidString)")
+        let directory = directory ?? TestFiles.directory("parley-test")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.directory = directory
         var environment = [
@@ -93,7 +92,11 @@ final class TestParley: Sendable {
     // MARK: - Event streams
 
     /// Reads the message's event stream until `done` (or `until` holds, or the timeout), then closes it.
+    /// `attached`, when given, is opened as soon as the first event (the snapshot or the replay) has
+    /// arrived: a script waiting on it starts only once this client is subscribed, however long the
+    /// connection took (no "sleep long enough for the client to connect").
     func events(_ messageID: String, mode: String? = nil, lastEventID: Int64? = nil,
+                attached: FakeUpstream.Gate? = nil,
                 until: @escaping @Sendable ([SSEEvent]) -> Bool = { _ in false },
                 timeout: TimeInterval = 20) async throws -> StreamRead {
         var path = "/api/messages/\(messageID)/stream"
@@ -104,6 +107,7 @@ final class TestParley: Sendable {
             let response = try TestHTTPClient().stream(url, headers: headers, until: { bytes in
                 var decoder = SSEDecoder()
                 guard let events = try? decoder.decode(bytes) else { return true }
+                if let attached, !events.isEmpty { attached.open() }
                 return events.contains { $0.type == "done" } || until(events)
             }, timeout: timeout)
             var decoder = SSEDecoder()
@@ -123,6 +127,31 @@ final class TestParley: Sendable {
         }
         XCTFail("message \(messageID) still streaming after \(timeout)")
         return [:]
+    }
+}
+
+/// Temporary folders of this test run, all under one folder that is removed when the test bundle
+/// finishes (a run used to leave one folder with a SQLite database per test in /tmp).
+enum TestFiles {
+    private static let root: URL = {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("parley-tests-\(UUID().uuidString)")
+        XCTestObservationCenter.shared.addTestObserver(RemoveWhenFinished(root))
+        return root
+    }()
+
+    /// A new, empty folder named `prefix-<uuid>` under the run's folder.
+    static func directory(_ prefix: String) -> URL {
+        let directory = root.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    private final class RemoveWhenFinished: NSObject, XCTestObservation {
+        let root: URL
+        init(_ root: URL) { self.root = root }
+        func testBundleDidFinish(_ testBundle: Bundle) {
+            try? FileManager.default.removeItem(at: root)
+        }
     }
 }
 

@@ -10,8 +10,15 @@ final class UpstreamFaultTests: XCTestCase {
 
     override func setUp() async throws {
         upstream = try FakeUpstream()
-        parley = try TestParley(upstream: upstream, ["PARLEY_OPENAI_API_KEY": "sk-never-shown",
-                                 "PARLEY_UPSTREAM_IDLE_TIMEOUT": "0.5", "PARLEY_UPSTREAM_MAX_BYTES": "20000"])
+        parley = try TestParley(upstream: upstream, settings())
+    }
+
+    /// The idle timeout is the default one except where a test is about it: 0.5 s everywhere would
+    /// turn any half-second hiccup of a loaded machine into a spurious `upstream_timeout`.
+    private func settings(idleTimeout: String? = nil) -> [String: String] {
+        var settings = ["PARLEY_OPENAI_API_KEY": "sk-never-shown", "PARLEY_UPSTREAM_MAX_BYTES": "20000"]
+        settings["PARLEY_UPSTREAM_IDLE_TIMEOUT"] = idleTimeout
+        return settings
     }
 
     override func tearDown() async throws {
@@ -101,6 +108,8 @@ final class UpstreamFaultTests: XCTestCase {
     }
 
     func testAStallEndsWithTheIdleTimeout() async throws {
+        await parley.stop()
+        parley = try TestParley(upstream: upstream, settings(idleTimeout: "0.5"))
         upstream.enqueue(UpstreamStreams.stalling(after: ["waiting"]))
         try await reply(expectStatus: "failed", code: "upstream_timeout", content: "waiting")
     }

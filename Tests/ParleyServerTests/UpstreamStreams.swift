@@ -33,6 +33,19 @@ enum UpstreamStreams {
         .eventStream(writes: tokens.map(chunk), then: [.stall])
     }
 
+    /// `script` holding its first byte until `start` opens (typically: until the test's client is
+    /// subscribed, see `TestParley.events(attached:)`), and its last write (the finish) until
+    /// `finish` opens.
+    static func gated(_ script: FakeUpstream.Script, start: FakeUpstream.Gate? = nil,
+                      finish: FakeUpstream.Gate? = nil) -> FakeUpstream.Script {
+        var script = script
+        if let finish, let last = script.steps.lastIndex(where: { if case .send = $0 { true } else { false } }) {
+            script.steps.insert(.wait(finish), at: last)
+        }
+        if let start { script.steps.insert(.wait(start), at: 0) }
+        return script
+    }
+
     /// Tokens with a tiny UTF-8 zoo: accents, CJK, emoji with modifiers, a flag.
     static let zoo = ["Héllo", " wörld", " — ", "日本語", " 👍🏽", " 🇫🇷", "\n\n", "## Title", "\n\n",
                       "- one\n", "- two\n\n", "```swift\n", "let x = 1\n", "```\n", "\nDone."]

@@ -45,15 +45,17 @@ final class UpstreamClientTests: XCTestCase {
     }
 
     func testBodyBytesArriveBeforeTheResponseEnds() async throws {
+        // The rest of the body is held back until the first byte has been read: a client that
+        // buffered the body until its end would never see it (the idle timeout then fails the test after 20 s).
         let fake = try FakeUpstream()
-        fake.enqueue(.init(steps: [.send([65]), .sleep(milliseconds: 400), .send([66])]))
+        let rest = FakeUpstream.Gate()
+        fake.enqueue(.init(steps: [.send([65]), .wait(rest), .send([66])]))
         let client = UpstreamClient()
-        let start = ContinuousClock.now
-        let response = try await client.send(UpstreamRequest(url: fake.baseURL + "/"))
+        let response = try await client.send(UpstreamRequest(url: fake.baseURL + "/", idleTimeout: .seconds(20)))
         var iterator = response.body.makeAsyncIterator()
         let first = try await iterator.next()
         XCTAssertEqual(first, [65])
-        XCTAssertLessThan(ContinuousClock.now - start, .milliseconds(300))
+        rest.open()
         let second = try await iterator.next()
         XCTAssertEqual(second, [66])
         let end = try await iterator.next()
@@ -99,8 +101,7 @@ final class UpstreamClientTests: XCTestCase {
     func testConnectionRefusedIsConnectionFailed() async throws {
         let fake = try FakeUpstream()
         let url = fake.baseURL + "/"
-        fake.shutdown()
-        try await Task.sleep(for: .milliseconds(50))
+        fake.shutdown()  // returns once the listening socket is closed
         do {
             _ = try await UpstreamClient().send(UpstreamRequest(url: url))
             XCTFail("expected a failure")
@@ -144,7 +145,8 @@ final class UpstreamClientTests: XCTestCase {
         }
         let elapsed = ContinuousClock.now - start
         XCTAssertGreaterThanOrEqual(elapsed, .milliseconds(190))
-        XCTAssertLessThan(elapsed, .seconds(2))
+        // The fillers keep the queue full for good: without the timeout this would hang.
+        XCTAssertLessThan(elapsed, .seconds(10))
     }
 
     func testDisconnectMidBodyThrowsConnectionFailedFromTheBody() async throws {
@@ -165,7 +167,8 @@ final class UpstreamClientTests: XCTestCase {
         let response = try await UpstreamClient().send(UpstreamRequest(url: fake.baseURL + "/", idleTimeout: .milliseconds(300)))
         let start = ContinuousClock.now
         await expectError(.idleTimeout) { _ = try await Self.collect(response.body) }
-        XCTAssertLessThan(ContinuousClock.now - start, .seconds(2))
+        // The stall lasts until the fake is shut down: anything but the idle timeout would hang.
+        XCTAssertLessThan(ContinuousClock.now - start, .seconds(10))
     }
 
     func testIdleTimeoutBeforeHeaders() async throws {
@@ -215,32 +218,40 @@ final class UpstreamClientTests: XCTestCase {
     // MARK: - Cancellation closes the socket at once
 
     func testCancellingTheSendingTaskClosesTheSocketWithin100ms() async throws {
-        let fake = try FakeUpstream()
-        fake.enqueue(.noResponse)
-        let client = UpstreamClient()
-        let task = Task { try await client.send(UpstreamRequest(url: fake.baseURL + "/")) }
-        while fake.requests.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
-        let cancelledAt = ContinuousClock.now
-        task.cancel()
-        let result = await task.result
-        XCTAssertThrowsError(try result.get()) { XCTAssertEqual($0 as? UpstreamError, .cancelled) }
-        let disconnect = try await XCTUnwrapAsync(await fake.waitForDisconnect())
-        XCTAssertLessThan(disconnect - cancelledAt, .milliseconds(100))
+        let latency = try await medianOfThree("cancel -> upstream disconnect") {
+            let fake = try FakeUpstream()
+            defer { fake.shutdown() }
+            fake.enqueue(.noResponse)
+            let client = UpstreamClient()
+            let task = Task { try await client.send(UpstreamRequest(url: fake.baseURL + "/")) }
+            while fake.requests.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+            let cancelledAt = ContinuousClock.now
+            task.cancel()
+            let result = await task.result
+            XCTAssertThrowsError(try result.get()) { XCTAssertEqual($0 as? UpstreamError, .cancelled) }
+            let disconnect = try await XCTUnwrapAsync(await fake.waitForDisconnect(timeout: .seconds(20)))
+            return disconnect - cancelledAt
+        }
+        XCTAssertLessThan(latency, .milliseconds(100))
     }
 
     func testCancellingTheBodyConsumerClosesTheSocketWithin100ms() async throws {
-        let fake = try FakeUpstream()
-        fake.enqueue(.init(steps: [.send(Array("data: x\n\n".utf8)), .stall]))
-        let client = UpstreamClient()
-        let response = try await client.send(UpstreamRequest(url: fake.baseURL + "/"))
-        let consumer = Task {
-            for try await _ in response.body {}
+        let latency = try await medianOfThree("cancel -> upstream disconnect") {
+            let fake = try FakeUpstream()
+            defer { fake.shutdown() }
+            fake.enqueue(.init(steps: [.send(Array("data: x\n\n".utf8)), .stall]))
+            let client = UpstreamClient()
+            let response = try await client.send(UpstreamRequest(url: fake.baseURL + "/"))
+            let consumer = Task {
+                for try await _ in response.body {}
+            }
+            try await Task.sleep(for: .milliseconds(50))
+            let cancelledAt = ContinuousClock.now
+            consumer.cancel()
+            let disconnect = try await XCTUnwrapAsync(await fake.waitForDisconnect(timeout: .seconds(20)))
+            return disconnect - cancelledAt
         }
-        try await Task.sleep(for: .milliseconds(50))
-        let cancelledAt = ContinuousClock.now
-        consumer.cancel()
-        let disconnect = try await XCTUnwrapAsync(await fake.waitForDisconnect())
-        XCTAssertLessThan(disconnect - cancelledAt, .milliseconds(100))
+        XCTAssertLessThan(latency, .milliseconds(100))
     }
 
     func testDroppingTheBodyStreamClosesTheSocket() async throws {
@@ -251,15 +262,14 @@ final class UpstreamClientTests: XCTestCase {
             let response = try await client.send(UpstreamRequest(url: fake.baseURL + "/"))
             XCTAssertEqual(response.status, 200)
         }
-        let disconnect = await fake.waitForDisconnect(timeout: .seconds(2))
+        let disconnect = await fake.waitForDisconnect(timeout: .seconds(20))
         XCTAssertNotNil(disconnect)
     }
 
     func testDroppingTheFakeUpstreamStopsItsServer() async throws {
         var fake: FakeUpstream? = try FakeUpstream()
         let url = try XCTUnwrap(fake?.baseURL) + "/"
-        fake = nil
-        try await Task.sleep(for: .milliseconds(60))
+        fake = nil  // shutdown on deinit returns once the listening socket is closed
         do {
             _ = try await UpstreamClient().send(UpstreamRequest(url: url))
             XCTFail("expected the port to be closed")

@@ -135,6 +135,15 @@ def parley_slow(artifacts):
 
 
 @pytest.fixture(scope="session")
+def parley_slower(artifacts):
+    """For tests that do several things while one answer streams (~15 s per answer): at 60 tokens
+    per second a loaded machine could see the answer end before the test got to look at it."""
+    server = start_parley("slower", {"PARLEY_DEMO_TOKENS_PER_SECOND": "20"})
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
 def parley_bulk(artifacts):
     """Demo answers without delay, for building a long conversation through the API."""
     server = start_parley("bulk", {"PARLEY_DEMO_TOKENS_PER_SECOND": "0"})
@@ -144,8 +153,10 @@ def parley_bulk(artifacts):
 
 @pytest.fixture(scope="session")
 def parley_limited(artifacts):
-    """One live reply at a time (429 past it) and replies cut at 400 bytes (finish_reason length)."""
-    server = start_parley("limited", {"PARLEY_DEMO_TOKENS_PER_SECOND": "40", "PARLEY_MAX_GENERATIONS": "1",
+    """One live reply at a time (429 past it) and replies cut at 400 bytes (finish_reason length).
+    20 tokens per second: the reply that holds the only slot lasts ~5 s, long enough for the browser
+    to be refused while it runs, even on a loaded machine."""
+    server = start_parley("limited", {"PARLEY_DEMO_TOKENS_PER_SECOND": "20", "PARLEY_MAX_GENERATIONS": "1",
                                       "PARLEY_MAX_REPLY_BYTES": "400"})
     yield server
     server.stop()
@@ -174,7 +185,9 @@ def make_driver():
     options.binary_location = CHROMIUM
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                      "--window-size=1280,900", "--disable-extensions", "--no-first-run",
-                     "--disable-background-networking", "--disable-component-update"):
+                     "--disable-background-networking", "--disable-component-update",
+                     # No CSS transitions: nothing a test reads is ever half-way through one.
+                     "--force-prefers-reduced-motion"):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     # The system chromedriver: with an explicit path Selenium Manager is not asked for a driver.
