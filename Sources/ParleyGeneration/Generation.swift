@@ -138,7 +138,7 @@ public actor Generation {
         case .usage(let reported):
             usage = reported
         case .reasoning(let text):
-            return receiveReasoning(text)
+            return receive(text, as: .reasoning)
         case .toolCall:
             // Not shown or stored: Parley sends no tools, so a tool call is only its finish reason.
             break
@@ -146,28 +146,22 @@ public actor Generation {
         return true
     }
 
-    /// Reasoning shares the run's byte budget with the answer: a model that only thinks is cut the
-    /// same way as one that only talks.
-    private func receiveReasoning(_ text: String) -> Bool {
-        let fits = text.utf8.count <= room
-        let accepted = fits ? text : String(text.prefix(utf8Bytes: room))
-        pendingReasoning += accepted
-        receivedBytes += accepted.utf8.count
-        room -= accepted.utf8.count
-        guard fits else {
-            finishReason = "length"
-            return false
-        }
-        scheduleFrame()
-        return true
+    /// Which of the two texts a piece belongs to.
+    private enum Part {
+        case answer
+        case reasoning
     }
 
     /// Appends received text, cutting it at `maxReplyBytes`: the reply then ends as `length` and
-    /// leaving the event loop drops the provider stream, which aborts the upstream call.
-    private func receive(_ text: String) -> Bool {
+    /// leaving the event loop drops the provider stream, which aborts the upstream call. Reasoning
+    /// shares the budget with the answer: a model that only thinks is cut like one that only talks.
+    private func receive(_ text: String, as part: Part = .answer) -> Bool {
         let fits = text.utf8.count <= room
         let accepted = fits ? text : String(text.prefix(utf8Bytes: room))
-        pending += accepted
+        switch part {
+        case .answer: pending += accepted
+        case .reasoning: pendingReasoning += accepted
+        }
         receivedBytes += accepted.utf8.count
         room -= accepted.utf8.count
         guard fits else {

@@ -4,23 +4,9 @@ import XCTest
 
 /// Sending, streaming, stop, regenerate, continue and branches, against a fake upstream that is a
 /// real HTTP server on loopback.
-final class GenerationAPITests: XCTestCase {
-    var upstream: FakeUpstream!
-    var parley: TestParley!
+final class GenerationAPITests: UpstreamTestCase {
+    override var settings: [String: String] { ["PARLEY_OPENAI_API_KEY": "sk-secret-test-key"] }
     let model = "openai:fake"
-
-    override func setUp() async throws {
-        upstream = try FakeUpstream()
-        parley = try TestParley(upstream: upstream, ["PARLEY_OPENAI_API_KEY": "sk-secret-test-key"])
-    }
-
-    override func tearDown() async throws {
-        await parley.stop()
-        upstream.shutdown()
-        // XCTest keeps test case instances for the whole run: let the servers go now.
-        parley = nil
-        upstream = nil
-    }
 
     private func conversation() async throws -> String {
         try await parley.conversation(["model": model, "system_prompt": "You are terse."])

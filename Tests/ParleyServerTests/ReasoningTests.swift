@@ -5,23 +5,10 @@ import XCTest
 
 /// A reasoning model's thinking streams before its answer as `reasoning` events, is stored beside the
 /// answer, survives reconnects, stop and continue, and is never sent back upstream.
-final class ReasoningTests: XCTestCase {
-    var upstream: FakeUpstream!
-    var parley: TestParley!
+final class ReasoningTests: UpstreamTestCase {
+    override var settings: [String: String] { ["PARLEY_FRAME_INTERVAL_MS": "5"] }
     let thoughts = ["Hmm, ", "the user wrote ", "日本語 ", "and 👍🏽; ", "so I should ", "answer briefly.\n", "Done thinking."]
     let answer = ["## Answer", "\n\n", "Héllo ", "wörld 🇫🇷", "\n"]
-
-    override func setUp() async throws {
-        upstream = try FakeUpstream()
-        parley = try TestParley(upstream: upstream, ["PARLEY_FRAME_INTERVAL_MS": "5"])
-    }
-
-    override func tearDown() async throws {
-        await parley.stop()
-        upstream.shutdown()
-        parley = nil
-        upstream = nil
-    }
 
     /// The thoughts, then the answer. `cut` splits the body into writes of that many bytes; `start`
     /// holds the first byte back until it opens (the client is attached), so the client sees every event.

@@ -5,23 +5,9 @@ import XCTest
 
 /// A generation runs server-side: clients come and go, reconnect with Last-Event-ID and always end
 /// with exactly the upstream text, no gap and no duplicate.
-final class StreamResumeTests: XCTestCase {
-    var upstream: FakeUpstream!
-    var parley: TestParley!
+final class StreamResumeTests: UpstreamTestCase {
+    override var settings: [String: String] { ["PARLEY_FRAME_INTERVAL_MS": "5"] }
     let tokens = (0..<150).map { index in ["α", "β ", "日本 ", "👍🏽", "w\(index) ", "\n\n", "- item\n"][index % 7] }
-
-    override func setUp() async throws {
-        upstream = try FakeUpstream()
-        parley = try TestParley(upstream: upstream, ["PARLEY_FRAME_INTERVAL_MS": "5"])
-    }
-
-    override func tearDown() async throws {
-        await parley.stop()
-        upstream.shutdown()
-        // XCTest keeps test case instances for the whole run: let the servers go now.
-        parley = nil
-        upstream = nil
-    }
 
     func testTheGenerationGoesOnWhenTheOnlyClientLeaves() async throws {
         // Held until the client is attached: one arriving after the end would get snapshot + done.

@@ -169,29 +169,22 @@ struct StreamRead: Sendable {
     var done: [String: Any]? { events.last { $0.type == "done" }.map(data) }
 
     /// Text-mode reconstruction: the snapshot's content followed by every delta.
-    var text: String {
-        var text = ""
-        for event in events {
-            switch event.type {
-            case "snapshot": text = data(event)["content"] as? String ?? ""
-            case "delta": text += data(event)["text"] as? String ?? ""
-            default: break
-            }
-        }
-        return text
-    }
+    var text: String { appended(snapshotField: "content", event: "delta") }
 
     /// The reasoning as a client rebuilds it: the snapshot's, then every `reasoning` event appended.
-    var reasoning: String {
-        var reasoning = ""
+    var reasoning: String { appended(snapshotField: "reasoning", event: "reasoning") }
+
+    /// A snapshot field, replaced by each snapshot and extended by each `event`'s `text`.
+    private func appended(snapshotField field: String, event name: String) -> String {
+        var result = ""
         for event in events {
-            switch event.type {
-            case "snapshot": reasoning = data(event)["reasoning"] as? String ?? ""
-            case "reasoning": reasoning += data(event)["text"] as? String ?? ""
-            default: break
+            if event.type == "snapshot" {
+                result = data(event)[field] as? String ?? ""
+            } else if event.type == name {
+                result += data(event)["text"] as? String ?? ""
             }
         }
-        return reasoning
+        return result
     }
 
     /// HTML-mode reconstruction, as the page does it: blocks by index, patches, then the tail.
