@@ -9,6 +9,35 @@ final class ConfigurationLimitTests: XCTestCase {
         router.on("GET", "/api/hello") { _ in .text("hi") }
     }
 
+    /// The ids of this process's libmicrohttpd threads: it names them "MHD-worker" (a pool) or
+    /// "MHD-single" (one thread serving everything).
+    private func serverThreads() -> Set<String> {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return Set(tasks.filter { task in
+            let name = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)
+            let trimmed = name?.trimmingCharacters(in: .whitespacesAndNewlines)
+            return trimmed == "MHD-worker" || trimmed == "MHD-single"
+        })
+    }
+
+    func testThreadPoolSizeIsTheNumberOfWorkerThreads() throws {
+        for size in [1, 3] {
+            // Threads of other servers may come and go meanwhile: only new thread ids count.
+            let before = serverThreads()
+            let (server, _) = try startServer(self, configure: { $0.threadPoolSize = size }, routes: hello)
+            // Each thread names itself once it runs, which may be just after start returns.
+            let deadline = Date().addingTimeInterval(10)
+            var started = serverThreads().subtracting(before)
+            while started.count < size, Date() < deadline {
+                usleep(1_000)
+                started = serverThreads().subtracting(before)
+            }
+            XCTAssertEqual(started.count, size, "threads of a server with a pool of \(size)")
+            server.shutdown()
+            XCTAssertTrue(serverThreads().isDisjoint(with: started), "the threads end with the server")
+        }
+    }
+
     func testConnectionLimitRefusesExtraConnections() throws {
         let (_, base) = try startServer(self, configure: {
             $0.threadPoolSize = 1
