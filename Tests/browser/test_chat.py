@@ -153,6 +153,10 @@ def test_reload_mid_answer_shows_it_whole_without_duplicates(browser, parley_slo
     first_tab = browser.current_window_handle
     browser.switch_to.new_window("tab")
     browser.get(url)
+    # Idle means nothing streams: true at once on a page that has not loaded the conversation yet.
+    wait_until(lambda: browser.execute_script(
+        "return !!document.querySelector(`#message-list .message[data-id='${arguments[0]}']`)", answer_id),
+        message="the second tab to show the answer")
     wait_idle(browser)
     assert_shows_stored(browser, parley_slow, answer_id)
     browser.switch_to.window(first_tab)
