@@ -6,7 +6,7 @@ PARLEY_BIN = .build/release/parley
 
 # Build and run-time libraries (Debian 12 package names).
 RUN_PACKAGES = pkg-config libsqlite3-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
-               libmicrohttpd-dev libcurl4-openssl-dev ca-certificates
+               libmicrohttpd-dev libcurl4-openssl-dev libsodium-dev ca-certificates
 # What the tests need on top: headless Chromium and its WebDriver for the page's browser tests.
 TEST_PACKAGES = $(RUN_PACKAGES) procps chromium chromium-driver
 BENCH_PACKAGES = $(RUN_PACKAGES) nginx-light wrk procps

@@ -19,6 +19,8 @@ let package = Package(
                        providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
                        providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CSodium", path: "Sources/CSodium", pkgConfig: "libsodium",
+                       providers: [.apt(["libsodium-dev"])]),
 
         // MARK: - The data flow, one module per stage.
         .target(name: "ParleyUpstream", dependencies: ["CCurl"]),
@@ -29,6 +31,8 @@ let package = Package(
         .target(name: "ParleyGeneration",
                 dependencies: ["ParleyProviders", "ParleyStore", "ParleyMarkdown"]),
         .target(name: "ParleyHTTP", dependencies: ["CMicroHTTPD"]),
+        // Team mode's credentials: Argon2id passwords and random tokens (libsodium only here).
+        .target(name: "ParleyAuth", dependencies: ["CSodium"]),
         .target(name: "ParleyServer",
                 dependencies: ["ParleyHTTP", "ParleyStore", "ParleyProviders",
                                "ParleyGeneration", "ParleyMarkdown"]),
@@ -47,6 +51,7 @@ let package = Package(
                     dependencies: ["ParleyProviders", "ParleyUpstream", "ParleyTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "ParleyGenerationTests", dependencies: ["ParleyGeneration"]),
+        .testTarget(name: "ParleyAuthTests", dependencies: ["ParleyAuth"]),
         .testTarget(name: "ParleyServerTests",
                     dependencies: ["ParleyServer", "ParleyHTTP", "ParleyProviders", "ParleySSE", "ParleyTestSupport"]),
     ],
