@@ -55,7 +55,8 @@ public actor Generations {
         } catch {
             // (A pattern `catch StoreError.notFound` crashes the 6.3 compiler on typed throws.)
             if case .notFound = error {
-                throw GenerationError.invalidParent("parent_id names no message of this conversation")
+                throw GenerationError.invalidParent(
+                    "'parent_id' must name an assistant message of this conversation, or be null for a new root.")
             }
             throw error
         }

@@ -28,8 +28,10 @@ public final class ParleyApp: Sendable {
         generations = Generations(store: store, providers: providers, limits: configuration.generation,
                                   renderer: renderer)
         var router = Router()
-        APIRoutes(conversations: ConversationHandlers(store: store, generations: generations),
-                  messages: MessageHandlers(store: store, generations: generations, providers: providers))
+        let rules = FieldRules(limits: configuration.input, providers: providers)
+        APIRoutes(conversations: ConversationHandlers(store: store, generations: generations, rules: rules),
+                  messages: MessageHandlers(store: store, generations: generations, providers: providers,
+                                            rules: rules))
             .register(in: &router)
         server = HTTPServer(configuration: configuration.http, router: router)
     }
