@@ -197,19 +197,8 @@ public actor Generations {
     private nonisolated func finishedEvents(_ messageID: String) async throws -> [GenerationEvent] {
         guard let message = try store.message(id: messageID) else { throw GenerationError.messageNotFound }
         var ids = EventIDClock(after: EventIDClock.ceiling(writtenAt: message.updatedAt))
-        let blocks = renderer.renderBlocks(message.content)
-        let status = message.status == .streaming ? MessageStatus.interrupted : message.status
-        let snapshot = GenerationSnapshot(messageID: message.id, status: status, blocks: blocks, tail: "",
-                                          content: message.content)
-        let outcome = GenerationOutcome(status: status, finishReason: message.finishReason, usage: message.usage,
-                                        patch: [], blockCount: blocks.count, errorCode: message.errorCode,
-                                        errorMessage: message.errorMessage)
-        var events = [GenerationEvent(id: ids.next(), payload: .snapshot(snapshot))]
-        if let code = message.errorCode {
-            events.append(GenerationEvent(id: ids.next(), payload: .error(code: code, message: message.errorMessage ?? "")))
-        }
-        events.append(GenerationEvent(id: ids.next(), payload: .done(outcome)))
-        return events
+        let reply = FinishedReply(stored: message, blocks: renderer.renderBlocks(message.content))
+        return reply.events(snapshotID: ids.next(), errorID: ids.next(), doneID: ids.next())
     }
 
     // MARK: - Persistence (group commit)
