@@ -25,6 +25,7 @@ public final class ParleyApp: Sendable {
         let providerConfiguration = try ProviderConfiguration(environment: configuration.settings)
         let providers = ProviderRegistry(configuration: providerConfiguration, client: UpstreamClient())
         let renderer = MarkdownRenderer()
+        try Self.renderUnrenderedMessages(store: store, renderer: renderer)
         generations = Generations(store: store, providers: providers, limits: configuration.generation,
                                   renderer: renderer)
         var router = Router()
@@ -34,6 +35,23 @@ public final class ParleyApp: Sendable {
                                             rules: rules))
             .register(in: &router)
         server = HTTPServer(configuration: configuration.http, router: router)
+    }
+
+    /// Gives HTML to finished messages stored without it (the replies just marked interrupted, and
+    /// any an older version left without), so the page never shows them as raw Markdown. In batches,
+    /// so a large backlog never sits in memory at once.
+    private static func renderUnrenderedMessages(store: Store, renderer: MarkdownRenderer) throws {
+        var rendered = 0
+        while true {
+            let batch = try store.finishedMessagesWithoutHTML()
+            guard !batch.isEmpty else { break }
+            let html = Dictionary(batch.map { ($0.id, renderer.render($0.content)) }) { first, _ in first }
+            guard try store.saveHTML(html) > 0 else { break }  // nothing changed: never loop forever
+            rendered += batch.count
+        }
+        if rendered > 0 {
+            Log.info("rendered \(rendered) finished message(s) stored without HTML")
+        }
     }
 
     /// Binds and starts serving; `port` is the real port afterwards.
