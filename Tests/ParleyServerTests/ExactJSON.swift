@@ -70,9 +70,24 @@ enum ExactJSON: Decodable, Equatable {
         return out + "\""
     }
 
-    /// A JSON object of string (or null) fields, written with `literal`.
-    static func object(_ fields: [(String, String?)]) -> [UInt8] {
-        let body = fields.map { "\(literal($0.0)):\($0.1.map(literal) ?? "null")" }.joined(separator: ",")
+    /// A JSON string literal with every character written as UTF-8, escaping only what JSON requires.
+    static func utf8Literal(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x22: out += "\\\""
+            case 0x5C: out += "\\\\"
+            case ..<0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    /// A JSON object of string (or null) fields, written with `literal` (or `utf8Literal`).
+    static func object(_ fields: [(String, String?)], escaped: Bool = true) -> [UInt8] {
+        let write = escaped ? literal : utf8Literal
+        let body = fields.map { "\(write($0.0)):\($0.1.map(write) ?? "null")" }.joined(separator: ",")
         return Array("{\(body)}".utf8)
     }
 }
