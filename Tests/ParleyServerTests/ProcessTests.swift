@@ -19,7 +19,10 @@ final class ProcessTests: XCTestCase {
     private func call(_ base: String, _ method: String, _ path: String, _ json: [String: Any]? = nil) async throws
         -> [String: Any] {
         let body = try json.map { Array(try JSONSerialization.data(withJSONObject: $0)) }
-        let reply = try await Blocking.run { try TestHTTPClient().request(method, base + path, body: body).body }
+        let headers = body == nil ? [] : [("Content-Type", "application/json")]
+        let reply = try await Blocking.run {
+            try TestHTTPClient().request(method, base + path, headers: headers, body: body).body
+        }
         return (try? JSONSerialization.jsonObject(with: Data(reply))) as? [String: Any] ?? [:]
     }
 
