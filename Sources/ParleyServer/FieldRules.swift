@@ -37,10 +37,12 @@ struct FieldRules: Sendable {
 
     /// A model id this server offers (see `GET /api/models`); `unknown_model` otherwise, so a
     /// conversation can never be given a model every send would then fail with.
-    /// An unprefixed name is known once a provider has listed it, so a miss asks for the (cached) list.
+    /// An unprefixed name is known once a provider has listed it, so such a miss asks for the (cached)
+    /// list; a prefixed id is decided by its prefix alone and never waits for a model server.
     func model(_ value: String) async throws -> String {
         try Self.refuseNUL(value, field: "model")
         if providers.resolve(value) == nil {
+            guard !value.contains(":") else { throw GenerationError.unknownModel(value) }
             _ = await providers.models()
             guard providers.resolve(value) != nil else { throw GenerationError.unknownModel(value) }
         }

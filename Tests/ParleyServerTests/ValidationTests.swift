@@ -1,5 +1,6 @@
 import Foundation
 import ParleyServer
+import ParleyTestSupport
 import XCTest
 
 /// What the API accepts in titles, system prompts, models, content and `parent_id`, and that what
@@ -150,6 +151,24 @@ final class ValidationTests: XCTestCase {
         XCTAssertEqual(cleared.status, 200, cleared.text)
         let offered = try await patch(id, [("model", "demo")])
         XCTAssertEqual(offered.status, 200, offered.text)
+    }
+
+    func testAnUnprefixedModelIsAcceptedOnceTheModelServerListsIt() async throws {
+        let upstream = try FakeUpstream { request in
+            request.path.hasSuffix("/models") ? .json(#"{"data":[{"id":"listed"}]}"#) : .json("{}", status: 500)
+        }
+        let listing = try TestParley(["PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1"])
+        // Nothing has asked for the list yet: the first check asks for it.
+        let created = try await listing.call("POST", "/api/conversations", body: ExactJSON.object([("model", "listed")]))
+        XCTAssertEqual(created.status, 201, created.text)
+        let prefixed = try await listing.call("POST", "/api/conversations",
+                                              body: ExactJSON.object([("model", "openai:listed")]))
+        XCTAssertEqual(prefixed.status, 201, prefixed.text)
+        let unlisted = try await listing.call("POST", "/api/conversations",
+                                              body: ExactJSON.object([("model", "unlisted")]))
+        assertRefused(unlisted, code: "unknown_model", naming: "model", "a name no provider lists")
+        await listing.stop()
+        upstream.shutdown()
     }
 
     // MARK: - parent_id
