@@ -42,13 +42,14 @@ let package = Package(
         .testTarget(name: "ParleyUpstreamTests", dependencies: ["ParleyUpstream", "ParleyTestSupport"]),
         .testTarget(name: "ParleyHTTPTests", dependencies: ["ParleyHTTP", "ParleyTestSupport"]),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore"]),
-        .testTarget(name: "ParleyMarkdownTests", dependencies: ["ParleyMarkdown"]),
+        .testTarget(name: "ParleyMarkdownTests", dependencies: ["ParleyMarkdown", "ParleyTestSupport"]),
         .testTarget(name: "ParleyProvidersTests",
                     dependencies: ["ParleyProviders", "ParleyUpstream", "ParleyTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "ParleyGenerationTests", dependencies: ["ParleyGeneration"]),
         .testTarget(name: "ParleyServerTests",
-                    dependencies: ["ParleyServer", "ParleySSE", "ParleyStore", "ParleyTestSupport"]),
+                    dependencies: ["ParleyServer", "ParleyHTTP", "ParleyProviders", "ParleySSE", "ParleyStore",
+                                   "ParleyTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

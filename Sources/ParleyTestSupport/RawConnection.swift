@@ -100,6 +100,37 @@ public final class RawConnection {
         }
     }
 
+    /// Reads one response: until its headers and `Content-Length` body have arrived, the peer closes, or
+    /// `timeout` seconds pass.
+    public func readResponse(timeout: TimeInterval) -> Received {
+        let deadline = Date().addingTimeInterval(timeout)
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while !RawConnection.holdsOneResponse(received) {
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { return Received(bytes: received, closed: false) }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, Int32(max(1, min(left, 1) * 1000)))
+            if ready < 0 && errno != EINTR { return Received(bytes: received, closed: true) }
+            guard ready > 0 else { continue }
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count <= 0 { return Received(bytes: received, closed: true) }
+            received += buffer[..<count]
+        }
+        return Received(bytes: received, closed: false)
+    }
+
+    private static func holdsOneResponse(_ bytes: [UInt8]) -> Bool {
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let end = text.range(of: "\r\n\r\n") else { return false }
+        let head = text[..<end.lowerBound].lowercased()
+        guard let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
+              let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
+        else { return false }
+        return text.utf8.distance(from: end.upperBound.samePosition(in: text.utf8) ?? text.utf8.endIndex,
+                                  to: text.utf8.endIndex) >= length
+    }
+
     /// Whether the peer has closed the connection, without waiting (reads and drops pending bytes).
     public var isClosedByPeer: Bool {
         var buffer = [UInt8](repeating: 0, count: 4096)
