@@ -53,7 +53,8 @@ let package = Package(
         .testTarget(name: "ParleyGenerationTests", dependencies: ["ParleyGeneration"]),
         .testTarget(name: "ParleyAuthTests", dependencies: ["ParleyAuth"]),
         .testTarget(name: "ParleyServerTests",
-                    dependencies: ["ParleyServer", "ParleyHTTP", "ParleyProviders", "ParleySSE", "ParleyTestSupport"]),
+                    dependencies: ["ParleyServer", "ParleyHTTP", "ParleyProviders", "ParleySSE", "ParleyStore",
+                                   "ParleyTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -6,6 +6,7 @@ import ParleyStore
 struct ConversationHandlers: Sendable {
     let store: Store
     let generations: Generations
+    let rules: FieldRules
 
     /// Page size bounds for `GET /api/conversations`.
     static let defaultPageSize = 50
@@ -13,9 +14,14 @@ struct ConversationHandlers: Sendable {
 
     func create(_ request: HTTPRequest) async throws -> HTTPResponse {
         let body = try JSONBody(request)
-        let conversation = try store.createConversation(title: try body.string("title"),
-                                                        model: try body.string("model"),
-                                                        systemPrompt: try body.string("system_prompt"))
+        // An absent or null title is the default one; a given title follows the same rule as PATCH.
+        let title = try body.string("title").map(rules.title)
+        let systemPrompt = try body.string("system_prompt").map(rules.systemPrompt)
+        var model: String?
+        if let requested = try body.string("model") {
+            model = try await rules.model(requested)
+        }
+        let conversation = try store.createConversation(title: title, model: model, systemPrompt: systemPrompt)
         return .json(ConversationResource(conversation), status: 201)
     }
 
@@ -45,12 +51,27 @@ struct ConversationHandlers: Sendable {
     func update(_ request: HTTPRequest) async throws -> HTTPResponse {
         let id = request.parameters["id"] ?? ""
         let body = try JSONBody(request)
-        let title = try body.string("title")
-        if body.has("title"), title?.isEmpty ?? true {
-            throw HTTPError(status: 400, code: "invalid_request", message: "'title' must be a non-empty string.")
+        // Absent: unchanged. The title cannot be cleared; the system prompt and model can (null).
+        var title: String?
+        if body.has("title") {
+            guard let requested = try body.string("title") else {
+                throw HTTPError(status: 400, code: "invalid_request",
+                                message: "'title' cannot be null; leave it out to keep the title.")
+            }
+            title = try rules.title(requested)
         }
-        let systemPrompt: String?? = body.has("system_prompt") ? .some(try body.string("system_prompt")) : .none
-        let model: String?? = body.has("model") ? .some(try body.string("model")) : .none
+        var systemPrompt: String??
+        if body.has("system_prompt") {
+            systemPrompt = .some(try body.string("system_prompt").map(rules.systemPrompt))
+        }
+        var model: String??
+        if body.has("model") {
+            if let requested = try body.string("model") {
+                model = .some(try await rules.model(requested))
+            } else {
+                model = .some(nil)
+            }
+        }
         guard let conversation = try store.updateConversation(id: id, title: title, systemPrompt: systemPrompt,
                                                               model: model) else {
             throw APIErrors.conversationNotFound

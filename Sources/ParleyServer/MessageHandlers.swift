@@ -9,6 +9,7 @@ struct MessageHandlers: Sendable {
     let store: Store
     let generations: Generations
     let providers: ProviderRegistry
+    let rules: FieldRules
     /// Until team mode brings accounts every request belongs to one local user.
     static let localOwner = "local"
 
@@ -28,9 +29,9 @@ struct MessageHandlers: Sendable {
         if body.has("parent_id") {
             placement = try body.string("parent_id").map { .under(messageID: $0) } ?? .root
         }
+        let model = try await requestedModel(body)
         let turn = try await generations.send(conversationID: request.parameters["id"] ?? "", placement: placement,
-                                              content: content, model: try body.string("model"),
-                                              owner: Self.localOwner)
+                                              content: content, model: model, owner: Self.localOwner)
         return .json(TurnResource(userMessage: MessageResource(turn.user),
                                   assistantMessage: MessageResource(turn.assistant)), status: 201)
     }
@@ -46,7 +47,7 @@ struct MessageHandlers: Sendable {
     }
 
     func regenerate(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let model = try JSONBody(request).string("model")
+        let model = try await requestedModel(JSONBody(request))
         let message = try await generations.regenerate(messageID: request.parameters["id"] ?? "", model: model,
                                                        owner: Self.localOwner)
         return .json(MessageResource(message), status: 201)
@@ -90,6 +91,12 @@ struct MessageHandlers: Sendable {
                 }
             }
         })
+    }
+
+    /// The body's `model`, checked by the same rules as a conversation's (nil: the default).
+    private func requestedModel(_ body: JSONBody) async throws -> String? {
+        guard let requested = try body.string("model") else { return nil }
+        return try await rules.model(requested)
     }
 
     /// Last-Event-ID header (EventSource reconnects) or `?last_event_id=` (a fresh EventSource).

@@ -25,13 +25,33 @@ public final class ParleyApp: Sendable {
         let providerConfiguration = try ProviderConfiguration(environment: configuration.settings)
         let providers = ProviderRegistry(configuration: providerConfiguration, client: UpstreamClient())
         let renderer = MarkdownRenderer()
+        try Self.renderUnrenderedMessages(store: store, renderer: renderer)
         generations = Generations(store: store, providers: providers, limits: configuration.generation,
                                   renderer: renderer)
         var router = Router()
-        APIRoutes(conversations: ConversationHandlers(store: store, generations: generations),
-                  messages: MessageHandlers(store: store, generations: generations, providers: providers))
+        let rules = FieldRules(limits: configuration.input, providers: providers)
+        APIRoutes(conversations: ConversationHandlers(store: store, generations: generations, rules: rules),
+                  messages: MessageHandlers(store: store, generations: generations, providers: providers,
+                                            rules: rules))
             .register(in: &router)
         server = HTTPServer(configuration: configuration.http, router: router)
+    }
+
+    /// Gives HTML to finished messages stored without it (the replies just marked interrupted, and
+    /// any an older version left without), so the page never shows them as raw Markdown. In batches,
+    /// so a large backlog never sits in memory at once.
+    private static func renderUnrenderedMessages(store: Store, renderer: MarkdownRenderer) throws {
+        var rendered = 0
+        while true {
+            let batch = try store.finishedMessagesWithoutHTML()
+            guard !batch.isEmpty else { break }
+            let html = Dictionary(batch.map { ($0.id, renderer.render($0.content)) }) { first, _ in first }
+            guard try store.saveHTML(html) > 0 else { break }  // nothing changed: never loop forever
+            rendered += batch.count
+        }
+        if rendered > 0 {
+            Log.info("rendered \(rendered) finished message(s) stored without HTML")
+        }
     }
 
     /// Binds and starts serving; `port` is the real port afterwards.

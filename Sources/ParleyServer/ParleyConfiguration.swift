@@ -13,6 +13,7 @@ public struct ParleyConfiguration: Sendable {
     public var publicDirectory = "./Public"
     public var http = HTTPServerConfiguration()
     public var generation = GenerationLimits()
+    public var input = InputLimits()
     /// The merged environment and flags, for the providers' own settings.
     public var settings: [String: String] = [:]
 
@@ -100,6 +101,11 @@ public struct ParleyConfiguration: Sendable {
         generation.contextBudgetCharacters = try read.integer("PARLEY_CONTEXT_BUDGET_CHARS",
                                                               default: generation.contextBudgetCharacters,
                                                               range: 1...100_000_000)
+
+        input.maxTitleCharacters = try read.integer("PARLEY_MAX_TITLE_CHARS", default: input.maxTitleCharacters,
+                                                    range: 1...100_000)
+        input.maxSystemPromptBytes = try read.integer("PARLEY_MAX_SYSTEM_PROMPT_BYTES",
+                                                      default: input.maxSystemPromptBytes, range: 1...(64 << 20))
     }
 }
 

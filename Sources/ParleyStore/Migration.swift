@@ -51,6 +51,11 @@ struct Migration: Sendable {
             -- the model's reasoning ("thinking") before its answer: plain text, never sent back upstream
             ALTER TABLE messages ADD COLUMN reasoning TEXT NOT NULL DEFAULT '';
             """),
+        Migration(name: "v3_messages_without_html", sql: """
+            -- finished messages still to be rendered (cut by a crash, or stored by an older version)
+            -- are found at startup without reading the table; streaming ones are the only others
+            CREATE INDEX messages_without_html ON messages (id) WHERE html IS NULL;
+            """),
     ]
 
     /// Applies every migration past the file's `user_version`, each in its own transaction with
