@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "ParleyAuth", dependencies: ["CSodium"]),
         .target(name: "ParleyServer",
                 dependencies: ["ParleyHTTP", "ParleyStore", "ParleyProviders",
-                               "ParleyGeneration", "ParleyMarkdown"]),
+                               "ParleyGeneration", "ParleyMarkdown", "ParleyUpstream", "ParleyAuth"]),
         .executableTarget(name: "parley", dependencies: ["ParleyServer"]),
         // `make bench`: the cost of streaming Markdown against one full render.
         .executableTarget(name: "parley-markdown-bench", dependencies: ["ParleyMarkdown"]),

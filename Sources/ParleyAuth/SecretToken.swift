@@ -20,14 +20,6 @@ public enum SecretToken {
         return String(decoding: out.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
     }
 
-    /// A random URL-safe id (16 bytes), for rows whose id is shown but must not be guessed.
-    public static func identifier() -> String {
-        var bytes = [UInt8](repeating: 0, count: 16)
-        precondition(Sodium.ready, "libsodium failed to initialise")
-        randombytes_buf(&bytes, bytes.count)
-        return base64URL(bytes)
-    }
-
     private static func base64URL(_ bytes: [UInt8]) -> String {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
         var out: [UInt8] = []

@@ -20,8 +20,10 @@ public struct OriginPolicy: Sendable, Equatable {
     /// Methods that change state: only these are checked against `Origin`.
     static let writeMethods: Set<String> = ["POST", "PUT", "PATCH", "DELETE"]
 
-    /// Why the request is refused, or nil.
-    func problem(method: String, host: String?, origin: String?) -> HTTPError? {
+    /// Why the request is refused, or nil. A request with an `Authorization` header is a script's
+    /// (a page cannot add one to a cross-site request without a CORS preflight, which is never
+    /// granted), so its `Origin` is not checked.
+    func problem(method: String, host: String?, origin: String?, authorized: Bool = false) -> HTTPError? {
         if let allowedHosts {
             guard let host, let name = Self.hostName(host), allowedHosts.contains(name) else {
                 return HTTPError(
@@ -30,7 +32,7 @@ public struct OriginPolicy: Sendable, Equatable {
                         + "add it to PARLEY_ALLOWED_HOSTS or set PARLEY_PUBLIC_URL.")
             }
         }
-        if Self.writeMethods.contains(method), let origin, !isAllowed(origin: origin, host: host) {
+        if Self.writeMethods.contains(method), !authorized, let origin, !isAllowed(origin: origin, host: host) {
             return HTTPError(
                 status: 403, code: "cross_origin",
                 message: "Requests from the page \(Self.quoted(origin)) may not change anything here.")

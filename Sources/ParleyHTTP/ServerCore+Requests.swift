@@ -178,7 +178,8 @@ extension ServerCore {
         func value(_ name: String) -> String? {
             headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
         }
-        if let problem = configuration.originPolicy.problem(method: method, host: value("Host"), origin: value("Origin")) {
+        if let problem = configuration.originPolicy.problem(
+            method: method, host: value("Host"), origin: value("Origin"), authorized: value("Authorization") != nil) {
             return problem
         }
         if let declared = value("Content-Length"), let length = Int(declared), length > configuration.maxBodyBytes {

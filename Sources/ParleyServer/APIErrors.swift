@@ -7,6 +7,10 @@ import ParleyStore
 enum APIErrors {
     static let conversationNotFound = HTTPError(status: 404, code: "not_found", message: "No such conversation.")
     static let messageNotFound = HTTPError(status: 404, code: "not_found", message: "No such message.")
+    static let unauthenticated = HTTPError(status: 401, code: "unauthenticated", message: "Sign in first.")
+    static let invalidCredentials = HTTPError(status: 401, code: "invalid_credentials",
+                                              message: "Wrong username or password.")
+    static let forbidden = HTTPError(status: 403, code: "forbidden", message: "Only an admin may do this.")
 
     /// The API speaks JSON only. A body, or a declared type, that is not `application/json` is refused:
     /// an HTML form or a `no-cors` fetch from another site can only send form and text types.

@@ -12,7 +12,7 @@ struct ConversationHandlers: Sendable {
     static let defaultPageSize = 50
     static let maxPageSize = 200
 
-    func create(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func create(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         let body = try JSONBody(request)
         // An absent or null title is the default one; a given title follows the same rule as PATCH.
         let title = try body.string("title").map(rules.title)
@@ -21,11 +21,12 @@ struct ConversationHandlers: Sendable {
         if let requested = try body.string("model") {
             model = try await rules.model(requested)
         }
-        let conversation = try store.createConversation(title: title, model: model, systemPrompt: systemPrompt)
+        let conversation = try store.createConversation(title: title, model: model, systemPrompt: systemPrompt,
+                                                        ownedBy: caller.userID)
         return .json(ConversationResource(conversation), status: 201)
     }
 
-    func list(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func list(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         var limit = Self.defaultPageSize
         if let raw = request.query["limit"] {
             guard let value = Int(raw), (1...Self.maxPageSize).contains(value) else {
@@ -34,13 +35,13 @@ struct ConversationHandlers: Sendable {
             }
             limit = value
         }
-        let page = try store.listConversations(limit: limit, cursor: request.query["cursor"])
+        let page = try store.listConversations(ownedBy: caller.userID, limit: limit, cursor: request.query["cursor"])
         return .json(ConversationPageResource(items: page.items.map { ConversationResource($0) },
                                               nextCursor: page.nextCursor))
     }
 
-    func show(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let conversation = try existing(request)
+    func show(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let conversation = try existing(request, caller)
         let branch = try store.currentBranch(conversationID: conversation.id)
         let messages = branch.map { item in
             MessageResource(item.message, siblings: item.siblings)
@@ -48,8 +49,8 @@ struct ConversationHandlers: Sendable {
         return .json(ConversationResource(conversation, messages: messages))
     }
 
-    func update(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let id = request.parameters["id"] ?? ""
+    func update(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let id = try request.parameter("id")
         let body = try JSONBody(request)
         // Absent: unchanged. The title cannot be cleared; the system prompt and model can (null).
         var title: String?
@@ -72,26 +73,26 @@ struct ConversationHandlers: Sendable {
                 model = .some(nil)
             }
         }
-        guard let conversation = try store.updateConversation(id: id, title: title, systemPrompt: systemPrompt,
-                                                              model: model) else {
+        guard let conversation = try store.updateConversation(id: id, ownedBy: caller.userID, title: title,
+                                                              systemPrompt: systemPrompt, model: model) else {
             throw APIErrors.conversationNotFound
         }
         return .json(ConversationResource(conversation))
     }
 
-    func delete(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let id = request.parameters["id"] ?? ""
+    func delete(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let id = try existing(request, caller).id
         // Its live replies end first: their upstream calls stop and their slots are freed. A reply
         // started while those stops were awaited is stopped after the delete (its rows are gone).
         await generations.stopAll(conversationID: id)
-        let deleted = try store.deleteConversation(id: id)
+        let deleted = try store.deleteConversation(id: id, ownedBy: caller.userID)
         await generations.stopAll(conversationID: id)
         guard deleted else { throw APIErrors.conversationNotFound }
         return .noContent()
     }
 
-    func switchBranch(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let conversation = try existing(request)
+    func switchBranch(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let conversation = try existing(request, caller)
         let messageID = try JSONBody(request).requiredString("message_id")
         do {
             _ = try store.setCurrent(conversationID: conversation.id, messageID: messageID)
@@ -101,11 +102,12 @@ struct ConversationHandlers: Sendable {
             }
             throw error
         }
-        return try await show(request)
+        return try await show(request, caller)
     }
 
-    private func existing(_ request: HTTPRequest) throws -> Conversation {
-        guard let conversation = try store.conversation(id: request.parameters["id"] ?? "") else {
+    /// The caller's conversation named in the path; another user's answers 404 like a missing one.
+    private func existing(_ request: HTTPRequest, _ caller: Caller) throws -> Conversation {
+        guard let conversation = try store.conversation(id: try request.parameter("id"), ownedBy: caller.userID) else {
             throw APIErrors.conversationNotFound
         }
         return conversation

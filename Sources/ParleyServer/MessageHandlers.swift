@@ -10,17 +10,18 @@ struct MessageHandlers: Sendable {
     let generations: Generations
     let providers: ProviderRegistry
     let rules: FieldRules
-    /// Until team mode brings accounts every request belongs to one local user.
-    static let localOwner = "local"
-
-    func models(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func models(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         let models = await providers.models()
         return .json(ModelListResource(models: models.map {
             ModelListResource.Model(id: $0.id, provider: $0.provider, label: $0.label)
         }))
     }
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let conversationID = try request.parameter("id")
+        guard try store.conversation(id: conversationID, ownedBy: caller.userID) != nil else {
+            throw APIErrors.conversationNotFound
+        }
         let body = try JSONBody(request)
         let content = try body.requiredString("content")
         // No parent_id: under the current leaf; a parent_id: a branch under it; null: a new root
@@ -30,38 +31,38 @@ struct MessageHandlers: Sendable {
             placement = try body.string("parent_id").map { .under(messageID: $0) } ?? .root
         }
         let model = try await requestedModel(body)
-        let turn = try await generations.send(conversationID: request.parameters["id"] ?? "", placement: placement,
-                                              content: content, model: model, owner: Self.localOwner)
+        let turn = try await generations.send(conversationID: conversationID, placement: placement,
+                                              content: content, model: model, owner: caller.userID)
         return .json(TurnResource(userMessage: MessageResource(turn.user),
                                   assistantMessage: MessageResource(turn.assistant)), status: 201)
     }
 
-    func show(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let message = try existing(request)
+    func show(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let message = try existing(request, caller)
         return .json(MessageResource(message))
     }
 
-    func stop(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let message = try await generations.stop(messageID: request.parameters["id"] ?? "")
+    func stop(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let message = try await generations.stop(messageID: try existing(request, caller).id)
         return .json(MessageResource(message))
     }
 
-    func regenerate(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func regenerate(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let id = try existing(request, caller).id
         let model = try await requestedModel(JSONBody(request))
-        let message = try await generations.regenerate(messageID: request.parameters["id"] ?? "", model: model,
-                                                       owner: Self.localOwner)
+        let message = try await generations.regenerate(messageID: id, model: model, owner: caller.userID)
         return .json(MessageResource(message), status: 201)
     }
 
-    func continueMessage(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let message = try await generations.continueMessage(messageID: request.parameters["id"] ?? "",
-                                                            owner: Self.localOwner)
+    func continueMessage(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let message = try await generations.continueMessage(messageID: try existing(request, caller).id,
+                                                            owner: caller.userID)
         return .json(MessageResource(message))
     }
 
     /// `text/event-stream` of the message: the missed events or a snapshot, then live events until `done`.
-    func stream(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let message = try existing(request)
+    func stream(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let message = try existing(request, caller)
         let encoder = EventStreamEncoder(mode: request.query["mode"] == "text" ? .text : .html)
         let lastEventID = try Self.lastEventID(request)
         let generations = generations
@@ -110,8 +111,9 @@ struct MessageHandlers: Sendable {
         return id
     }
 
-    private func existing(_ request: HTTPRequest) throws -> Message {
-        guard let message = try store.message(id: request.parameters["id"] ?? "") else {
+    /// The caller's message named in the path; another user's answers 404 like a missing one.
+    private func existing(_ request: HTTPRequest, _ caller: Caller) throws -> Message {
+        guard let message = try store.message(id: try request.parameter("id"), ownedBy: caller.userID) else {
             throw APIErrors.messageNotFound
         }
         return message

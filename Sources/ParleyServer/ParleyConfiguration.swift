@@ -14,6 +14,8 @@ public struct ParleyConfiguration: Sendable {
     public var http = HTTPServerConfiguration()
     public var generation = GenerationLimits()
     public var input = InputLimits()
+    /// Local mode (one implicit user) or team mode (accounts); see `AccountSettings`.
+    public var accounts = AccountSettings()
     /// The merged environment and flags, for the providers' own settings.
     public var settings: [String: String] = [:]
 
@@ -106,10 +108,43 @@ public struct ParleyConfiguration: Sendable {
                                                     range: 1...100_000)
         input.maxSystemPromptBytes = try read.integer("PARLEY_MAX_SYSTEM_PROMPT_BYTES",
                                                       default: input.maxSystemPromptBytes, range: 1...(64 << 20))
+        accounts = try Self.accountSettings(host: host, read: read)
     }
 }
 
 extension ParleyConfiguration {
+    /// Team mode when PARLEY_AUTH=on, and by default off loopback (a network address without
+    /// accounts must be asked for with PARLEY_AUTH=off); local mode otherwise.
+    fileprivate static func accountSettings(host: String, read: SettingReader) throws(ConfigurationError)
+        -> AccountSettings {
+        var settings = AccountSettings()
+        switch try read.switchValue("PARLEY_AUTH") {
+        case true?: settings.mode = .team
+        case false?: settings.mode = .local
+        case nil: settings.mode = isLoopback(host) ? .local : .team
+        }
+        let adminUser = read.values["PARLEY_ADMIN_USER"] ?? ""
+        let adminPassword = read.values["PARLEY_ADMIN_PASSWORD"] ?? ""
+        if !adminUser.isEmpty || !adminPassword.isEmpty {
+            guard !adminUser.isEmpty, adminPassword.count >= 8 else {
+                throw .invalidValue(name: "PARLEY_ADMIN_USER/PARLEY_ADMIN_PASSWORD", value: adminUser,
+                                    expected: "both set, with a password of at least 8 characters")
+            }
+            settings.bootstrapAdmin = (adminUser, adminPassword)
+        }
+        let year = 366 * 86_400
+        settings.sessionIdle = TimeInterval(try read.integer("PARLEY_SESSION_IDLE_SECONDS",
+                                                             default: Int(settings.sessionIdle), range: 1...year))
+        settings.sessionLifetime = TimeInterval(try read.integer("PARLEY_SESSION_LIFETIME_SECONDS",
+                                                                 default: Int(settings.sessionLifetime), range: 1...year))
+        settings.secureCookie = try read.switchValue("PARLEY_COOKIE_SECURE")
+        settings.passwordMemoryKiB = try read.integer("PARLEY_PASSWORD_MEMORY_KIB", default: settings.passwordMemoryKiB,
+                                                      range: 8...(4 << 20))
+        settings.loginAttempts = try read.integer("PARLEY_LOGIN_ATTEMPTS", default: settings.loginAttempts,
+                                                  range: 1...100_000)
+        return settings
+    }
+
     /// Whether `host` is a loopback address: only this machine can connect, so the `Host` header is the
     /// one thing that tells a DNS-rebinding page from the user's own.
     public static func isLoopback(_ host: String) -> Bool {
@@ -162,6 +197,16 @@ private struct SettingReader {
                                 expected: "an integer in \(range.lowerBound)...\(range.upperBound)")
         }
         return value
+    }
+
+    /// `on`/`off` (also true/false, 1/0, yes/no); nil when unset.
+    func switchValue(_ name: String) throws(ConfigurationError) -> Bool? {
+        guard let raw = values[name], !raw.isEmpty else { return nil }
+        switch raw.lowercased() {
+        case "on", "true", "1", "yes": return true
+        case "off", "false", "0", "no": return false
+        default: throw .invalidValue(name: name, value: raw, expected: "on or off")
+        }
     }
 
     func optionalInteger(_ name: String, range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {

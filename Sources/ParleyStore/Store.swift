@@ -50,7 +50,7 @@ public final class Store: Sendable {
     public let configuration: StoreConfiguration
     private let writer: ExclusiveAccess<Writer>
     private let readers: ReaderPool
-    private let now: @Sendable () -> Date
+    let now: @Sendable () -> Date
 
     /// The default title of a conversation created without one.
     public static let defaultTitle = "New conversation"
