@@ -7,11 +7,12 @@ final class ConversationAPITests: XCTestCase {
     var parley: TestParley!
 
     override func setUp() async throws {
-        parley = try TestParley()
+        parley = try startParley()
     }
 
     override func tearDown() async throws {
-        await parley.stop()
+        // XCTest keeps test case instances for the whole run: let the server go now (the teardown
+        // block registered by `startParley` stops it).
         parley = nil
     }
 
@@ -153,13 +154,12 @@ final class ConversationAPITests: XCTestCase {
     }
 
     func testBodyLimitIsConfigurable() async throws {
-        let small = try TestParley(["PARLEY_MAX_BODY_BYTES": "64"])
+        let small = try startParley(["PARLEY_MAX_BODY_BYTES": "64"])
         let reply = try await small.call("POST", "/api/conversations",
                                          json: ["title": String(repeating: "x", count: 100)])
         XCTAssertEqual(reply.status, 413)
         let fits = try await small.call("POST", "/api/conversations", json: ["title": "ok"])
         XCTAssertEqual(fits.status, 201)
-        await small.stop()
     }
 
     func testTwoHundredConcurrentKeepAliveClientsAreAllServed() async throws {
@@ -197,7 +197,7 @@ final class ConversationAPITests: XCTestCase {
         let finished = try await parley.finished(assistant)
         await parley.stop()
 
-        parley = try TestParley(directory: parley.directory)
+        parley = try startParley(directory: parley.directory)
         let shown = try await parley.call("GET", "/api/conversations/\(id)")
         XCTAssertEqual(shown.json["title"] as? String, "Keep me")
         let messages = try XCTUnwrap(shown.json["messages"] as? [[String: Any]])

@@ -36,16 +36,27 @@ final class StreamResumeTests: UpstreamTestCase {
             var all: [SSEEvent] = []
             var lastID: Int64?
             var connections = 0
-            while all.last?.type != "done", connections < 500 {
+            // One limit for the whole loop: a server that never sends `done` fails here, not after
+            // hundreds of reads.
+            let deadline = Deadline(.seconds(60))
+            while all.last?.type != "done" {
+                guard !deadline.hasPassed else {
+                    XCTFail("\(mode): no done after \(connections) connections in \(deadline.limit)")
+                    break
+                }
                 connections += 1
                 if connections == 6 { finish.open() }
                 let take = connections % 4 + 1
-                // Short reads: a connection made after every token has been read waits for the
-                // finish, which only the sixth connection lets go (a timed-out read is one more
-                // reconnect, which is what this test is about).
-                let read = try await parley.events(assistant, mode: mode == "text" ? "text" : nil, lastEventID: lastID,
-                                                   attached: attached, until: { $0.count >= take },
-                                                   timeout: connections < 6 ? 2 : 20)
+                // Before the sixth, deliberately short reads: a connection made after every token has
+                // been read waits for the finish, which only the sixth lets go (the end of the window
+                // is one more reconnect, which is what this test is about). From the sixth on, every
+                // read must end with `take` events or `done`, or it fails.
+                let read = connections < 6
+                    ? try await parley.events(assistant, readingFor: 2, mode: mode == "text" ? "text" : nil,
+                                              lastEventID: lastID, attached: attached, until: { $0.count >= take })
+                    : try await parley.events(assistant, mode: mode == "text" ? "text" : nil, lastEventID: lastID,
+                                              attached: attached, until: { $0.count >= take },
+                                              timeout: deadline.seconds(atMost: 20))
                 let fresh = read.events
                 if let lastID, let first = fresh.first {
                     XCTAssertNotEqual(first.type, "snapshot", "a resumed connection is replayed exactly")
