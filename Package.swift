@@ -48,7 +48,7 @@ let package = Package(
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "ParleyGenerationTests", dependencies: ["ParleyGeneration"]),
         .testTarget(name: "ParleyServerTests",
-                    dependencies: ["ParleyServer", "ParleySSE", "ParleyTestSupport"]),
+                    dependencies: ["ParleyServer", "ParleyProviders", "ParleySSE", "ParleyTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
