@@ -38,11 +38,11 @@ let package = Package(
 
         // MARK: - Tests: real servers on loopback, a real fake upstream, real SQLite files.
         .target(name: "ParleyTestSupport", dependencies: ["CCurl"], path: "Sources/ParleyTestSupport"),
-        .testTarget(name: "ParleySSETests", dependencies: ["ParleySSE"]),
+        .testTarget(name: "ParleySSETests", dependencies: ["ParleySSE", "ParleyTestSupport"]),
         .testTarget(name: "ParleyUpstreamTests", dependencies: ["ParleyUpstream", "ParleyTestSupport"]),
         .testTarget(name: "ParleyHTTPTests", dependencies: ["ParleyHTTP", "ParleyTestSupport"]),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore"]),
-        .testTarget(name: "ParleyMarkdownTests", dependencies: ["ParleyMarkdown"]),
+        .testTarget(name: "ParleyMarkdownTests", dependencies: ["ParleyMarkdown", "ParleyTestSupport"]),
         .testTarget(name: "ParleyProvidersTests",
                     dependencies: ["ParleyProviders", "ParleyUpstream", "ParleyTestSupport"],
                     resources: [.copy("Fixtures")]),
