@@ -135,13 +135,15 @@ final class GenerationRaceTests: XCTestCase {
         }
         let parley = try startParley(["PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1"])
         let id = try await parley.conversation()
-        let sending = Task { try? await parley.call("POST", "/api/conversations/\(id)/messages", json: ["content": "one"]) }
+        let sending = Task { try await parley.call("POST", "/api/conversations/\(id)/messages", json: ["content": "one"]) }
         let inListing = await listing.waitUntilReached()
         XCTAssertTrue(inListing, "the send asked for the model list")
         await parley.app.generations.shutdown()
         listing.open()
-        _ = await sending.value
-        try await Task.sleep(for: .milliseconds(300))
+        // The send answers only once its generation started (or was refused): no sleep needed.
+        let reply = try await sending.value
+        XCTAssertEqual(reply.status, 503, reply.text)
+        XCTAssertEqual(reply.errorCode, "shutting_down")
         let live = await parley.app.generations.liveCount
         XCTAssertEqual(live, 0, "a generation started after shutdown")
     }
