@@ -230,7 +230,8 @@ final class UpstreamClientTests: XCTestCase {
             fake.enqueue(.noResponse)
             let client = UpstreamClient()
             let task = Task { try await client.send(UpstreamRequest(url: fake.baseURL + "/")) }
-            while fake.requests.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+            let arrived = await Deadline(.seconds(20)).wait { !fake.requests.isEmpty }
+            XCTAssertTrue(arrived, "the request reached the fake upstream")
             let cancelledAt = ContinuousClock.now
             task.cancel()
             let result = await task.result
