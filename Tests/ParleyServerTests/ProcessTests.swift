@@ -26,7 +26,7 @@ final class ProcessTests: XCTestCase {
         return (try? JSONSerialization.jsonObject(with: Data(reply))) as? [String: Any] ?? [:]
     }
 
-    func testFlagsWinOverTheEnvironmentAndBadValuesExitWithAMessage() throws {
+    func testFlagsWinOverTheEnvironmentAndBadValuesExitWithAMessage() async throws {
         let process = try startProcess(environment: settings(["PARLEY_HOST": "0.0.0.0"]), arguments: ["--host", "127.0.0.1"])
         XCTAssertTrue(process.base.hasPrefix("http://127.0.0.1:"), process.base)
         process.kill(SIGTERM)
@@ -39,10 +39,25 @@ final class ProcessTests: XCTestCase {
         let errors = Pipe()
         bad.standardError = errors
         try bad.run()
+        let exited = await Deadline(.seconds(10)).wait { !bad.isRunning }
+        if !exited {
+            XCTFail("parley --port seventy did not exit within 10 s")
+            bad.terminate()
+        }
         bad.waitUntilExit()
         XCTAssertEqual(bad.terminationStatus, 2)
         XCTAssertTrue(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             .contains("PARLEY_PORT"))
+    }
+
+    /// The helper itself: a server that cannot start is an error carrying its stderr (it used to be
+    /// an XCTSkip with stderr thrown away, so a start-up crash passed as skipped).
+    func testAProcessThatCannotStartIsAnErrorWithItsStandardError() throws {
+        XCTAssertThrowsError(try ParleyProcess(environment: settings(["PARLEY_MAX_GENERATIONS": "none"]))) { error in
+            XCTAssertFalse(error is XCTSkip)
+            XCTAssertTrue("\(error)".contains("exit status 2"), "\(error)")
+            XCTAssertTrue("\(error)".contains("PARLEY_MAX_GENERATIONS=none"), "stderr is in the error: \(error)")
+        }
     }
 
     func testKillNineMidReplyLosesAtMostOneFlushIntervalAndContinueWorks() async throws {
