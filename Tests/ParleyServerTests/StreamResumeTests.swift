@@ -188,5 +188,11 @@ final class RetainFinishedTests: UpstreamTestCase {
         XCTAssertEqual(snapshot["status"] as? String, "complete")
         XCTAssertEqual(read.done?["status"] as? String, "complete")
         XCTAssertEqual(read.done?["finish_reason"] as? String, "stop")
+        let usage = read.done?["usage"] as? [String: Any]
+        XCTAssertEqual(usage?["input_tokens"] as? Int, 7, "done.usage from the store: \(read.raw)")
+        XCTAssertEqual(usage?["output_tokens"] as? Int, 3)
+        let live = whole.done?["usage"] as? [String: Any]
+        XCTAssertEqual(live?["input_tokens"] as? Int, 7, "done.usage of the live reply")
+        XCTAssertEqual(live?["output_tokens"] as? Int, 3)
     }
 }
