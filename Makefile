@@ -44,8 +44,8 @@ run: build
 # Time limits (seconds): one Swift test, all Swift tests, the browser tests. A run past a limit is
 # killed and fails with the name of the test that hung (Tests/run-swift-tests.sh); XCTest on Linux
 # has no per-test time allowance of its own.
-PARLEY_TEST_TIME_LIMIT ?= 120
-PARLEY_SUITE_TIME_LIMIT ?= 900
+PARLEY_TEST_TIME_LIMIT ?= 60
+PARLEY_SUITE_TIME_LIMIT ?= 600
 BROWSER_TIME_LIMIT ?= 600
 
 test: test-deps

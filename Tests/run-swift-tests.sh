@@ -2,15 +2,15 @@
 # Runs `swift test --skip-build "$@"` with time limits, so a hung test fails the run with its name
 # instead of stalling it. swift-corelibs-xctest (Linux) has no executionTimeAllowance, so the limit
 # is kept here, from XCTest's own "Test Case '…' started/passed/failed" lines:
-#   PARLEY_TEST_TIME_LIMIT  seconds one test may run (default 120)
-#   PARLEY_SUITE_TIME_LIMIT seconds the whole run may take (default 900)
+#   PARLEY_TEST_TIME_LIMIT  seconds one test may run (default 60)
+#   PARLEY_SUITE_TIME_LIMIT seconds the whole run may take (default 600)
 # Past either, the whole process group (swift test, the test binary, any parley it started) gets
 # SIGTERM, then SIGKILL 10 s later, and this script exits 124. Waits inside the tests have their
 # own, shorter deadlines; this is the backstop for anything they miss.
 set -uo pipefail
 
-test_limit="${PARLEY_TEST_TIME_LIMIT:-120}"
-suite_limit="${PARLEY_SUITE_TIME_LIMIT:-900}"
+test_limit="${PARLEY_TEST_TIME_LIMIT:-60}"
+suite_limit="${PARLEY_SUITE_TIME_LIMIT:-600}"
 SWIFT="${SWIFT:-swift}"
 
 fifo="$(mktemp -u "${TMPDIR:-/tmp}/parley-tests.XXXXXX")"
