@@ -134,7 +134,10 @@ final class UpstreamClientTests: XCTestCase {
             }
             fillers.append(fd)
         }
-        try await Task.sleep(for: .milliseconds(50))
+        // The queue is full once the first filler's handshake completed (its socket turns writable):
+        // a condition, not a sleep that a loaded machine could outrun.
+        var first = pollfd(fd: fillers[0], events: Int16(POLLOUT), revents: 0)
+        XCTAssertEqual(poll(&first, 1, 5_000), 1, "the first filler connected")
         let url = "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))/"
         let start = ContinuousClock.now
         do {
