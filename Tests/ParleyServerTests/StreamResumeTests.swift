@@ -145,7 +145,7 @@ final class StreamResumeTests: UpstreamTestCase {
 /// PARLEY_RETAIN_FINISHED_SECONDS: a finished reply is replayed exactly for that long, then a stream
 /// request is answered from the store with snapshot + done.
 final class RetainFinishedTests: UpstreamTestCase {
-    static let retainSeconds = 2
+    static let retainSeconds = 3
     override var settings: [String: String] {
         ["PARLEY_RETAIN_FINISHED_SECONDS": String(Self.retainSeconds), "PARLEY_FRAME_INTERVAL_MS": "0"]
     }
