@@ -49,7 +49,7 @@ let package = Package(
         .testTarget(name: "ParleyGenerationTests",
                     dependencies: ["ParleyGeneration", "ParleyProviders", "ParleyStore"]),
         .testTarget(name: "ParleyServerTests",
-                    dependencies: ["ParleyServer", "ParleyProviders", "ParleySSE", "ParleyTestSupport"]),
+                    dependencies: ["ParleyServer", "ParleyHTTP", "ParleyProviders", "ParleySSE", "ParleyTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -283,6 +283,8 @@ public actor Generation {
                                         finishReason: finishReason, usage: usageJSON, model: model,
                                         errorCode: errorCode, errorMessage: errorMessage,
                                         html: blocks.joined())
+        } catch StoreError.notFound {
+            // The conversation was deleted during the reply; nothing is left to write to.
         } catch {
             FileHandle.standardError.write(Data("parley: storing message \(messageID) failed: \(error)\n".utf8))
         }

@@ -10,6 +10,7 @@ struct APIRoutes {
         func route(_ method: String, _ pattern: String, _ handler: @escaping Router.Handler) {
             router.on(method, pattern) { request in
                 do {
+                    try APIErrors.requireJSON(request)
                     return try await handler(request)
                 } catch {
                     throw APIErrors.map(error)

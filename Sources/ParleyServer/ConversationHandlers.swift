@@ -60,11 +60,12 @@ struct ConversationHandlers: Sendable {
 
     func delete(_ request: HTTPRequest) async throws -> HTTPResponse {
         let id = request.parameters["id"] ?? ""
-        // Its live replies end first: their upstream calls stop and their slots are freed.
+        // Its live replies end first: their upstream calls stop and their slots are freed. A reply
+        // started while those stops were awaited is stopped after the delete (its rows are gone).
         await generations.stopAll(conversationID: id)
-        guard try store.deleteConversation(id: id) else {
-            throw APIErrors.conversationNotFound
-        }
+        let deleted = try store.deleteConversation(id: id)
+        await generations.stopAll(conversationID: id)
+        guard deleted else { throw APIErrors.conversationNotFound }
         return .noContent()
     }
 

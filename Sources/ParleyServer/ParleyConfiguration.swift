@@ -79,6 +79,11 @@ public struct ParleyConfiguration: Sendable {
         http.heartbeatInterval = try read.seconds("PARLEY_HEARTBEAT_INTERVAL", default: http.heartbeatInterval)
         http.streamBacklogLimit = try read.integer("PARLEY_STREAM_BACKLOG_BYTES", default: http.streamBacklogLimit,
                                                    range: 1024...(1 << 30))
+        http.maxDiscardBytes = try read.optionalInteger("PARLEY_MAX_DISCARD_BYTES", range: 0...(1 << 40))
+        http.headerTimeout = try read.seconds("PARLEY_HEADER_TIMEOUT", default: http.headerTimeout)
+        http.connectionsPerAddress = try read.optionalInteger("PARLEY_MAX_CONNECTIONS_PER_IP", range: 1...1_000_000)
+        http.trustedProxies = Set(read.list("PARLEY_TRUSTED_PROXIES"))
+        http.originPolicy = try Self.originPolicy(host: host, read: read)
 
         generation.frameInterval = try read.milliseconds("PARLEY_FRAME_INTERVAL_MS", default: generation.frameInterval)
         generation.flushInterval = try read.milliseconds("PARLEY_FLUSH_INTERVAL_MS", default: generation.flushInterval)
@@ -95,6 +100,33 @@ public struct ParleyConfiguration: Sendable {
         generation.contextBudgetCharacters = try read.integer("PARLEY_CONTEXT_BUDGET_CHARS",
                                                               default: generation.contextBudgetCharacters,
                                                               range: 1...100_000_000)
+    }
+}
+
+extension ParleyConfiguration {
+    /// Whether `host` is a loopback address: only this machine can connect, so the `Host` header is the
+    /// one thing that tells a DNS-rebinding page from the user's own.
+    public static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
+    /// On loopback, `Host` must name this machine (or a name the operator added); on other addresses
+    /// any `Host` is answered unless PARLEY_ALLOWED_HOSTS lists them. Writes are allowed from the
+    /// request's own origin and from PARLEY_PUBLIC_URL.
+    fileprivate static func originPolicy(host: String, read: SettingReader) throws(ConfigurationError) -> OriginPolicy {
+        var hosts = Set(read.list("PARLEY_ALLOWED_HOSTS").map { name in
+            OriginPolicy.hostName(name) ?? name.lowercased()
+        })
+        var origins: Set<String> = []
+        if let publicURL = try read.publicURL("PARLEY_PUBLIC_URL") {
+            hosts.insert(publicURL.host)
+            origins.insert(publicURL.origin)
+        }
+        if isLoopback(host) {
+            return OriginPolicy(allowedHosts: hosts.union(OriginPolicy.loopbackHosts), trustedOrigins: origins)
+        }
+        return OriginPolicy(allowedHosts: read.list("PARLEY_ALLOWED_HOSTS").isEmpty ? nil : hosts,
+                            trustedOrigins: origins)
     }
 }
 
@@ -124,6 +156,28 @@ private struct SettingReader {
                                 expected: "an integer in \(range.lowerBound)...\(range.upperBound)")
         }
         return value
+    }
+
+    func optionalInteger(_ name: String, range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
+        guard values[name] != nil else { return nil }
+        return try integer(name, default: 0, range: range)
+    }
+
+    /// A comma-separated list; blanks are dropped.
+    func list(_ name: String) -> [String] {
+        (values[name] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// An http(s) URL's host name (as `OriginPolicy` compares them) and origin.
+    func publicURL(_ name: String) throws(ConfigurationError) -> (host: String, origin: String)? {
+        guard let raw = values[name], !raw.isEmpty else { return nil }
+        guard let url = URLComponents(string: raw), let scheme = url.scheme?.lowercased(),
+              scheme == "http" || scheme == "https", var host = url.host?.lowercased(), !host.isEmpty else {
+            throw .invalidValue(name: name, value: raw, expected: "an http(s) URL such as https://chat.example.org")
+        }
+        if host.contains(":"), !host.hasPrefix("[") { host = "[" + host + "]" }
+        let port = url.port.map { ":\($0)" } ?? ""
+        return (host, scheme + "://" + host + port)
     }
 
     func seconds(_ name: String, default fallback: Double) throws(ConfigurationError) -> Double {

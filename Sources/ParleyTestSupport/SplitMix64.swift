@@ -1,6 +1,7 @@
 import Foundation
 
-/// A small seeded generator so random splits are reproducible.
+/// A small seeded generator so random tests are reproducible: a failure prints its seed, and the same
+/// seed replays the same run.
 public struct SplitMix64: RandomNumberGenerator {
     private var state: UInt64
     public init(seed: UInt64) { state = seed }
@@ -16,7 +17,8 @@ public struct SplitMix64: RandomNumberGenerator {
     /// failure), else from the system generator. The seed is printed with `label`, so every failing
     /// run can be replayed exactly.
     public static func forTest(_ label: String) -> SplitMix64 {
-        let seed = ProcessInfo.processInfo.environment["PARLEY_TEST_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max)
+        let seed = ProcessInfo.processInfo.environment["PARLEY_TEST_SEED"].flatMap { UInt64($0) }
+            ?? UInt64.random(in: 0...UInt64.max)
         print("\(label): seed \(seed) (replay with PARLEY_TEST_SEED=\(seed))")
         return SplitMix64(seed: seed)
     }
