@@ -1,4 +1,5 @@
 import Foundation
+import ParleyHTTP
 import ParleyProviders
 import ParleyServer
 import XCTest
@@ -36,6 +37,15 @@ final class ConfigurationTests: XCTestCase {
             "PARLEY_THREADS": "\(server.http.threadPoolSize)",
             "PARLEY_MAX_CONNECTIONS": "\(server.http.connectionLimit)",
             "PARLEY_MAX_BODY_BYTES": "\(server.http.maxBodyBytes)",
+            // Derived defaults (nil: the HTTP layer applies the formula the README names).
+            "PARLEY_MAX_DISCARD_BYTES": server.http.maxDiscardBytes.map { "\($0)" } ?? "4 × body limit",
+            "PARLEY_MAX_CONNECTIONS_PER_IP": server.http.connectionsPerAddress.map { "\($0)" } ?? "max connections / 4",
+            "PARLEY_HEADER_TIMEOUT": Self.number(server.http.headerTimeout),
+            "PARLEY_TRUSTED_PROXIES": server.http.trustedProxies.sorted().joined(separator: ","),
+            // Extra names: on loopback the machine's own names are always allowed.
+            "PARLEY_ALLOWED_HOSTS": server.http.originPolicy.allowedHosts
+                .map { $0.subtracting(OriginPolicy.loopbackHosts).sorted().joined(separator: ",") } ?? "",
+            "PARLEY_PUBLIC_URL": server.http.originPolicy.trustedOrigins.sorted().joined(separator: ","),
             "PARLEY_CONNECTION_MEMORY_BYTES": "\(server.http.connectionMemoryLimit)",
             "PARLEY_LISTEN_BACKLOG": "\(server.http.listenBacklog)",
             "PARLEY_SHUTDOWN_GRACE": Self.number(server.http.shutdownGracePeriod),
