@@ -41,10 +41,19 @@ build: deps
 run: build
 	$(PARLEY_BIN)
 
+# Time limits (seconds): one Swift test, all Swift tests, the browser tests. A run past a limit is
+# killed and fails with the name of the test that hung (Tests/run-swift-tests.sh); XCTest on Linux
+# has no per-test time allowance of its own.
+PARLEY_TEST_TIME_LIMIT ?= 60
+PARLEY_SUITE_TIME_LIMIT ?= 600
+BROWSER_TIME_LIMIT ?= 600
+
 test: test-deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
-	$(SWIFT) test --skip-build $(BUILD_FLAGS)
-	PARLEY_BIN=.build/debug/parley Tests/browser/run.sh
+	PARLEY_TEST_TIME_LIMIT=$(PARLEY_TEST_TIME_LIMIT) PARLEY_SUITE_TIME_LIMIT=$(PARLEY_SUITE_TIME_LIMIT) \
+	  SWIFT=$(SWIFT) Tests/run-swift-tests.sh $(BUILD_FLAGS)
+	PARLEY_BIN=.build/debug/parley timeout --kill-after=10 $(BROWSER_TIME_LIMIT) Tests/browser/run.sh \
+	  || { status=$$?; [ $$status -ne 124 ] || echo "browser tests: still running after $(BROWSER_TIME_LIMIT) s (BROWSER_TIME_LIMIT): stopped" >&2; exit $$status; }
 
 # Parley's relay against nginx relaying the same stream; prints the table kept in README.md.
 bench: bench-deps

@@ -42,7 +42,7 @@ let package = Package(
 
         // MARK: - Tests: real servers on loopback, a real fake upstream, real SQLite files.
         .target(name: "ParleyTestSupport", dependencies: ["CCurl"], path: "Sources/ParleyTestSupport"),
-        .testTarget(name: "ParleySSETests", dependencies: ["ParleySSE"]),
+        .testTarget(name: "ParleySSETests", dependencies: ["ParleySSE", "ParleyTestSupport"]),
         .testTarget(name: "ParleyUpstreamTests", dependencies: ["ParleyUpstream", "ParleyTestSupport"]),
         .testTarget(name: "ParleyHTTPTests", dependencies: ["ParleyHTTP", "ParleyTestSupport"]),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore"]),
@@ -50,7 +50,8 @@ let package = Package(
         .testTarget(name: "ParleyProvidersTests",
                     dependencies: ["ParleyProviders", "ParleyUpstream", "ParleyTestSupport"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "ParleyGenerationTests", dependencies: ["ParleyGeneration"]),
+        .testTarget(name: "ParleyGenerationTests",
+                    dependencies: ["ParleyGeneration", "ParleyProviders", "ParleyStore"]),
         .testTarget(name: "ParleyAuthTests", dependencies: ["ParleyAuth"]),
         .testTarget(name: "ParleyServerTests",
                     dependencies: ["ParleyServer", "ParleyHTTP", "ParleyProviders", "ParleySSE", "ParleyStore",

@@ -8,9 +8,7 @@ import XCTest
 /// posting to it, and a DNS-rebinding page that reaches 127.0.0.1 under its own name.
 final class CrossSiteTests: XCTestCase {
     private func parley(_ settings: [String: String] = [:]) throws -> TestParley {
-        let parley = try TestParley(settings)
-        addTeardownBlock { await parley.stop() }
-        return parley
+        try startParley(settings)
     }
 
     private func conversationCount(_ parley: TestParley) async throws -> Int {

@@ -21,9 +21,7 @@ final class FuzzTests: XCTestCase {
     }
 
     private func parley(_ settings: [String: String] = [:]) throws -> TestParley {
-        let parley = try TestParley(settings)
-        addTeardownBlock { await parley.stop() }
-        return parley
+        try startParley(settings)
     }
 
     // MARK: - HTTP requests
