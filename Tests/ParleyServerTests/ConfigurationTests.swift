@@ -61,6 +61,16 @@ final class ConfigurationTests: XCTestCase {
             "PARLEY_RETAIN_FINISHED_SECONDS": Self.number(server.generation.retainFinished),
             "PARLEY_OPENAI_PREFILL": openAI.supportsPrefill ? "1" : "0",
             "PARLEY_ANTHROPIC_MAX_TOKENS": "\(anthropic.maxTokens)",
+            "PARLEY_MAX_TITLE_CHARS": "\(server.input.maxTitleCharacters)",
+            "PARLEY_MAX_SYSTEM_PROMPT_BYTES": "\(server.input.maxSystemPromptBytes)",
+            "PARLEY_AUTH": server.accounts.mode == .local ? "off on loopback" : "on",
+            "PARLEY_ADMIN_USER": server.accounts.bootstrapAdmin?.username ?? "",
+            "PARLEY_ADMIN_PASSWORD": server.accounts.bootstrapAdmin == nil ? "" : "set",
+            "PARLEY_SESSION_IDLE_SECONDS": Self.number(server.accounts.sessionIdle),
+            "PARLEY_SESSION_LIFETIME_SECONDS": Self.number(server.accounts.sessionLifetime),
+            "PARLEY_COOKIE_SECURE": server.accounts.secureCookie.map { $0 ? "on" : "off" } ?? "auto",
+            "PARLEY_PASSWORD_MEMORY_KIB": "\(server.accounts.passwordMemoryKiB)",
+            "PARLEY_LOGIN_ATTEMPTS": "\(server.accounts.loginAttempts)",
         ]
         for (name, documented) in rows {
             guard let value = actual[name] else {

@@ -55,6 +55,19 @@ enum ExactJSON: Decodable, Equatable {
 
     var isNull: Bool { self == .null }
 
+    /// The value as JSONSerialization would give it (String, Double or Int, Bool, NSNull, arrays,
+    /// dictionaries), every character kept.
+    var foundation: Any {
+        switch self {
+        case .string(let value): value
+        case .number(let value): value == value.rounded() && abs(value) < 1e15 ? Int(value) : value
+        case .bool(let value): value
+        case .null: NSNull()
+        case .array(let values): values.map(\.foundation)
+        case .object(let fields): fields.mapValues(\.foundation)
+        }
+    }
+
     /// A JSON string literal with every character outside printable ASCII written as a `\u` escape
     /// (surrogate pairs above U+FFFF): what the server receives does not depend on any encoder.
     static func literal(_ text: String) -> String {

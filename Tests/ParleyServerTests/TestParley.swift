@@ -46,7 +46,8 @@ final class TestParley: Sendable {
         let status: Int
         let headers: [String: String]
         let text: String
-        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:] }
+        /// The body as a dictionary, read with JSONDecoder (JSONSerialization would drop a leading U+FEFF).
+        var json: [String: Any] { ExactJSON.parse(text)?.foundation as? [String: Any] ?? [:] }
         var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
     }
 
