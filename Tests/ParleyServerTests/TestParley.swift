@@ -84,8 +84,8 @@ final class TestParley: Sendable {
         return (user, assistant)
     }
 
-    func message(_ id: String) async throws -> [String: Any] {
-        let reply = try await call("GET", "/api/messages/\(id)")
+    func message(_ id: String, headers: [(String, String)] = []) async throws -> [String: Any] {
+        let reply = try await call("GET", "/api/messages/\(id)", headers: headers)
         XCTAssertEqual(reply.status, 200, reply.text)
         return reply.json
     }
@@ -145,12 +145,12 @@ final class TestParley: Sendable {
     }
 
     /// Polls the message until it is no longer streaming; fails the test (and throws) after `timeout`.
-    func finished(_ messageID: String, timeout: Duration = .seconds(20),
+    func finished(_ messageID: String, timeout: Duration = .seconds(20), headers: [(String, String)] = [],
                   file: StaticString = #filePath, line: UInt = #line) async throws -> [String: Any] {
         let deadline = Deadline(timeout)
         var message: [String: Any] = [:]
         let ended = try await deadline.wait(every: .milliseconds(20)) {
-            message = try await self.message(messageID)
+            message = try await self.message(messageID, headers: headers)
             return message["status"] as? String != "streaming"
         }
         guard ended else {
