@@ -30,7 +30,7 @@ let package = Package(
                 dependencies: ["ParleyProviders", "ParleyStore", "ParleyMarkdown"]),
         .target(name: "ParleyHTTP", dependencies: ["CMicroHTTPD"]),
         .target(name: "ParleyServer",
-                dependencies: ["ParleyHTTP", "ParleyStore", "ParleyProviders",
+                dependencies: ["ParleyHTTP", "ParleyStore", "ParleyProviders", "ParleyUpstream",
                                "ParleyGeneration", "ParleyMarkdown"]),
         .executableTarget(name: "parley", dependencies: ["ParleyServer"]),
         // `make bench`: the cost of streaming Markdown against one full render.
