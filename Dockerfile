@@ -20,8 +20,8 @@ RUN apt-get update && apt-get install -y --no-install-recommends \
       ca-certificates libsqlite3-0 libcmark-gfm0.29.0.gfm.6 libcmark-gfm-extensions0.29.0.gfm.6 \
       libmicrohttpd12 libcurl4 \
     && rm -rf /var/lib/apt/lists/* \
-    && groupadd --system --gid 10001 parley \
-    && useradd --system --uid 10001 --gid parley --home-dir /data --no-create-home \
+    && groupadd --gid 10001 parley \
+    && useradd --uid 10001 --gid parley --home-dir /data --no-create-home \
          --shell /usr/sbin/nologin parley \
     && mkdir -p /data && chown parley:parley /data
 COPY --from=build /src/parley /usr/local/bin/parley
