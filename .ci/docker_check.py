@@ -497,7 +497,7 @@ def run_image(root, image):
     stdout_path, stderr_path = os.path.join(logs, "parley.out"), os.path.join(logs, "parley.err")
     # PID 1 of new PID, network and mount namespaces, loopback up, /proc of its own: a container.
     script = 'ip link set lo up && mount --rbind /dev "$1/dev" && shift && exec chroot "$@"'
-    command = (["unshare", "--pid", "--fork", "--net", "--mount", "--propagation", "private",
+    command = (["unshare", "--pid", "--fork", "--kill-child", "--net", "--mount", "--propagation", "private",
                 f"--mount-proc={root}/proc", "--", "/bin/sh", "-c", script, "sh", root,
                 f"--userspec={user}", root] + env + image["cmd"])
     log(f"run: {shlex.join(image['cmd'])} as {user} in a chroot, PID 1 of its own namespaces")
