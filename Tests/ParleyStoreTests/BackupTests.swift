@@ -36,15 +36,27 @@ final class BackupTests: StoreTestCase {
             }
         }
         writer.start()
-        while committed.load(ordering: .acquiring) < 120 { usleep(1_000) }  // the writer is writing
+        defer { stop.store(true, ordering: .releasing) }
+        /// Waits (bounded) until the writer has committed `count` turns.
+        func waitForTurns(_ count: Int) {
+            let deadline = Date().addingTimeInterval(20)
+            while committed.load(ordering: .acquiring) < count {
+                if let failure = failure.withLock({ $0 }) { return XCTFail("writer: \(failure)") }
+                guard Date() < deadline else { return XCTFail("the writer made no progress in 20 s") }
+                usleep(1_000)
+            }
+        }
+        waitForTurns(120)  // the writer is writing
 
         let before = committed.load(ordering: .acquiring)
         let summary = try StoreBackup.copy(from: databasePath, to: copyPath)
         let after = committed.load(ordering: .acquiring)
+        waitForTurns(after + 10)  // and still writes: the backup ran inside its run of writes
         stop.store(true, ordering: .releasing)
-        while !writer.isFinished { usleep(1_000) }
+        let deadline = Date().addingTimeInterval(20)
+        while !writer.isFinished, Date() < deadline { usleep(1_000) }
+        XCTAssertTrue(writer.isFinished)
         XCTAssertNil(failure.withLock { $0 })
-        XCTAssertGreaterThan(after, before, "the writer kept committing during the backup")
         XCTAssertGreaterThan(summary.pages, 0)
 
         XCTAssertFalse(FileManager.default.fileExists(atPath: copyPath + "-wal"), "the copy is one file")
