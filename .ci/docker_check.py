@@ -13,8 +13,10 @@ Everything comes from parsing the Dockerfile (and .dockerignore), so the check c
    build stage), ENV, USER, HEALTHCHECK and CMD are applied as written.
 3. Run. CMD runs in the chroot as the image's USER with only the image's environment, as PID 1 of
    fresh PID, network and mount namespaces (so mounts vanish with it and port 8080 is its own).
-   Checked: the binary is stripped, the page, /api/health, the HEALTHCHECK command, a streamed demo
-   reply, `parley backup` beside the running server, then SIGTERM must end it with status 0.
+   Checked: the binary is stripped, a root-owned volume stops it with an error naming the file, the
+   page, /api/health, the HEALTHCHECK command, a streamed demo reply (team mode's sign-in goes
+   before it: see TEAM MODE in `probe`), `parley backup` beside the running server, then SIGTERM
+   must end it with status 0.
 
 Needs root (debootstrap, chroot, namespaces). Every wait is bounded; a failure prints one line
 starting with "docker-check: FAIL".
