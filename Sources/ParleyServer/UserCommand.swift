@@ -40,6 +40,30 @@ public enum UserCommand: Sendable, Equatable {
     /// Runs against `store`. `password` gives standard input's first line (nil or empty: generate one).
     /// Returns the lines to print; throws `UsageError` for an unknown user, a taken name or a short password.
     public func run(store: Store, hasher: PasswordHasher, password: () -> String?) throws -> [String] {
+        do {
+            return try perform(store: store, hasher: hasher, password: password)
+        } catch StoreError.conflict(let why) {
+            throw UsageError(why)
+        }
+    }
+
+    /// Runs commands on the configured database file with the configured password cost.
+    public struct Runner {
+        let configuration: ParleyConfiguration
+
+        public init(configuration: ParleyConfiguration) {
+            self.configuration = configuration
+        }
+
+        public func run(_ command: UserCommand, password: () -> String?) throws -> [String] {
+            let store = try Store(path: configuration.databasePath)
+            let hasher = PasswordHasher(operations: PasswordHasher.interactive.operations,
+                                        memoryBytes: configuration.accounts.passwordMemoryKiB * 1024)
+            return try command.run(store: store, hasher: hasher, password: password)
+        }
+    }
+
+    private func perform(store: Store, hasher: PasswordHasher, password: () -> String?) throws -> [String] {
         switch self {
         case .list:
             return try store.users().map { user in
