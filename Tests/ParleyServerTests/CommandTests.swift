@@ -19,8 +19,8 @@ final class CommandTests: XCTestCase {
     }
 
     /// Runs `parley ARGUMENTS` to its end (killed after `timeout`); its exit status and output.
-    private func parley(_ arguments: [String], _ environment: [String: String], timeout: TimeInterval = 20)
-        throws -> (status: Int32, output: String, errors: String) {
+    private func parley(_ arguments: [String], _ environment: [String: String], timeout: TimeInterval = 20,
+                        input: String? = nil) throws -> (status: Int32, output: String, errors: String) {
         let process = Process()
         process.executableURL = ParleyProcess.executable
         process.arguments = arguments
@@ -29,7 +29,11 @@ final class CommandTests: XCTestCase {
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
+        let stdin = Pipe()
+        process.standardInput = stdin
         try process.run()
+        stdin.fileHandleForWriting.write(Data((input ?? "").utf8))
+        try stdin.fileHandleForWriting.close()
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning, Date() < deadline { usleep(10_000) }
         if process.isRunning {
@@ -50,6 +54,35 @@ final class CommandTests: XCTestCase {
         let response = try TestHTTPClient().request("POST", url, headers: [("Content-Type", "application/json")],
                                                     body: Array(try JSONSerialization.data(withJSONObject: json)))
         return (try JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] ?? [:]
+    }
+
+    // MARK: - user
+
+    func testUserAddMakesAnAdminWhoCanSignInToTeamMode() throws {
+        let fast = settings(["PARLEY_PASSWORD_MEMORY_KIB": "64"])
+        let added = try parley(["user", "add", "ada", "--admin"], fast, input: "a long passphrase\n")
+        XCTAssertEqual(added.status, 0, added.errors)
+        XCTAssertEqual(added.output, "added ada (admin)\n")
+        XCTAssertFalse(added.errors.contains("a long passphrase"), "the password is never logged")
+        let listed = try parley(["user", "list"], fast)
+        XCTAssertEqual(listed.output, "ada\tadmin\n")
+        let taken = try parley(["user", "add", "ADA"], fast, input: "another passphrase\n")
+        XCTAssertEqual(taken.status, 2, "a taken name is bad use: \(taken.errors)")
+        XCTAssertEqual(try parley(["user", "frob", "x"], fast).status, 2)
+
+        // The admin exists, so team mode starts without PARLEY_ADMIN_USER and lets them in.
+        let server = try ParleyProcess(environment: fast.merging(["PARLEY_AUTH": "on"]) { $1 })
+        defer { server.stop() }
+        let signedIn = try post(server.base + "/api/auth/login", ["username": "ada", "password": "a long passphrase"])
+        XCTAssertEqual((signedIn["user"] as? [String: Any])?["role"] as? String, "admin", "\(signedIn)")
+    }
+
+    func testTeamModeWithoutAnAdminExitsTwoAndSaysHow() throws {
+        let refused = try parley([], settings(["PARLEY_AUTH": "on"]))
+        XCTAssertEqual(refused.status, 2)
+        XCTAssertTrue(refused.errors.contains("parley user add"), refused.errors)
+        XCTAssertEqual(refused.errors.split(separator: "\n").filter { $0.hasPrefix("parley:") }.count, 1,
+                       "one line: \(refused.errors)")
     }
 
     // MARK: - healthcheck
