@@ -181,6 +181,16 @@ public actor Generations {
         }
     }
 
+    /// Stops every live reply of one user (their account was just disabled); returns how many.
+    @discardableResult
+    public func stopAll(owner: String) async -> Int {
+        let theirs = live.values.filter { $0.owner == owner }
+        for generation in theirs {
+            await generation.stop()
+        }
+        return theirs.count
+    }
+
     /// Ends every live generation as `interrupted` and writes it (graceful shutdown); no reply starts after.
     public func shutdown() async {
         shuttingDown = true
