@@ -6,6 +6,7 @@ struct APIRoutes {
     let messages: MessageHandlers
     let auth: AuthHandlers
     let account: AccountHandlers
+    let admin: AdminHandlers
     let authenticator: Authenticator
 
     /// What a route's handler is given: the request and who sent it.
@@ -51,6 +52,12 @@ struct APIRoutes {
         route("POST", "/api/tokens", account.createToken)
         route("GET", "/api/tokens", account.tokens)
         route("DELETE", "/api/tokens/:id", account.revokeToken)
+
+        // Admins only (403 for members).
+        route("GET", "/api/users", admin.list)
+        route("POST", "/api/users", admin.create)
+        route("PATCH", "/api/users/:id", admin.update)
+        route("GET", "/api/users/:id/usage", admin.usage)
 
         route("POST", "/api/conversations", conversations.create)
         route("GET", "/api/conversations", conversations.list)

@@ -72,3 +72,40 @@ struct TokenResource: Encodable {
         try container.encode(lastUsedAt, forKey: .lastUsedAt)
     }
 }
+
+/// What an admin may know of a user's activity: counts and a date, no titles, no content.
+struct UsageResource: Encodable {
+    let userID: String
+    let conversations: Int
+    let messages: Int
+    let assistantReplies: Int
+    let outputTokens: Int
+    let lastActivityAt: String?
+
+    init(userID: String, _ usage: UserUsage) {
+        self.userID = userID
+        conversations = usage.conversations
+        messages = usage.messages
+        assistantReplies = usage.assistantReplies
+        outputTokens = usage.outputTokens
+        lastActivityAt = usage.lastActivity.map(Timestamp.format)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case conversations, messages
+        case userID = "user_id"
+        case assistantReplies = "assistant_replies"
+        case outputTokens = "output_tokens"
+        case lastActivityAt = "last_activity_at"
+    }
+
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(userID, forKey: .userID)
+        try container.encode(conversations, forKey: .conversations)
+        try container.encode(messages, forKey: .messages)
+        try container.encode(assistantReplies, forKey: .assistantReplies)
+        try container.encode(outputTokens, forKey: .outputTokens)
+        try container.encode(lastActivityAt, forKey: .lastActivityAt)
+    }
+}

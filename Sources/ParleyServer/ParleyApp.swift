@@ -48,6 +48,8 @@ public final class ParleyApp: Sendable {
                                      limiter: limiter),
                   account: AccountHandlers(store: store, authenticator: authenticator, passwords: passwords,
                                            limiter: limiter),
+                  admin: AdminHandlers(store: store, generations: generations, passwords: passwords,
+                                       settings: accounts),
                   authenticator: authenticator)
             .register(in: &router)
         server = HTTPServer(configuration: configuration.http, router: router)

@@ -232,5 +232,6 @@ final class AccountAPITests: XCTestCase {
 
     static let routes = [("GET", "/api/auth/sessions"), ("DELETE", "/api/auth/sessions/x"),
                          ("POST", "/api/auth/password"), ("POST", "/api/tokens"), ("GET", "/api/tokens"),
-                         ("DELETE", "/api/tokens/x")]
+                         ("DELETE", "/api/tokens/x"), ("GET", "/api/users"), ("POST", "/api/users"),
+                         ("PATCH", "/api/users/x"), ("GET", "/api/users/x/usage")]
 }
