@@ -94,7 +94,7 @@ final class AdminAPITests: XCTestCase {
 
         let bobID = try team.addMember("bob")
         let changes: [([String: Any], String)] = [
-            (["disabled": "yes"], "'disabled'"), (["role": "owner"], "'role'"), (["password": "short"], "'password'"),
+            (["disabled": "yes"], "'disabled'"), (["disabled": 1], "'disabled'"), (["role": "owner"], "'role'"), (["password": "short"], "'password'"),
             (["display_name": ""], "'display_name'"),
         ]
         for (body, field) in changes {
