@@ -69,6 +69,8 @@ struct AdminHandlers: Sendable {
         if disabled == true && !before.disabled {
             Audit.record("user_disabled", ["username": user.username, "user_id": id, "by": caller.user.username,
                                            "replies_stopped": String(stopped)])
+        } else if disabled == false && before.disabled {
+            Audit.record("user_enabled", ["username": user.username, "user_id": id, "by": caller.user.username])
         }
         if !changed.isEmpty {
             Audit.record("user_changed", ["username": user.username, "user_id": id,

@@ -45,6 +45,7 @@ final class AuditTests: XCTestCase {
         _ = try await call("PATCH", "/api/users/\(bobID)", ["role": "admin", "password": "bob's second password"],
                            headers: cookie)
         _ = try await call("PATCH", "/api/users/\(bobID)", ["disabled": true], headers: cookie)
+        _ = try await call("PATCH", "/api/users/\(bobID)", ["disabled": false], headers: cookie)
 
         let sessions = object(try await call("GET", "/api/auth/sessions", headers: cookie))["items"] as? [[String: Any]]
         let otherSession = try XCTUnwrap(sessions?.first { $0["current"] as? Bool == false }?["id"] as? String)
@@ -58,7 +59,7 @@ final class AuditTests: XCTestCase {
         let lines = try await waitForAudit(process, "password_changed")
         let events = lines.compactMap { $0["audit"] }
         for event in ["sign_in", "token_created", "token_revoked", "user_created", "user_changed", "user_disabled",
-                      "session_revoked", "password_change_failed", "password_changed"] {
+                      "user_enabled", "session_revoked", "password_change_failed", "password_changed"] {
             XCTAssertTrue(events.contains(event), "\(event) in \(events)")
         }
         XCTAssertTrue(lines.contains { $0["audit"] == "user_changed" && $0["fields"] == "role=admin,password" },
