@@ -179,6 +179,27 @@ final class AdminAPITests: XCTestCase {
         XCTAssertTrue(signInAgain, "enabled again, the password still works")
     }
 
+    func testNoReplyStartsForAnAccountDisabledMeanwhile() async throws {
+        // A request authenticated just before the disable reaches `send` after it: the reply is refused
+        // where it would start, so none outlives the disable's `stopAll`.
+        let team = try startTeam()
+        let bobID = try team.addMember("bob")
+        let bob = try await team.signIn("bob", "member password")
+        let conversation = try required(await team.call("POST", "/api/conversations", cookie: bob).json["id"] as? String)
+        _ = try team.parley.app.store.updateUser(id: bobID, disabled: true)
+        do {
+            _ = try await team.parley.app.generations.send(conversationID: conversation, placement: .afterCurrentLeaf,
+                                                           content: "late", model: nil, owner: bobID)
+            XCTFail("a disabled account's reply started")
+        } catch {
+            XCTAssertEqual("\(error)", "ownerDisabled")
+        }
+        let live = await team.parley.app.generations.liveCount
+        XCTAssertEqual(live, 0)
+        XCTAssertEqual(try team.parley.app.store.currentBranch(conversationID: conversation).count, 0,
+                       "nothing was stored either")
+    }
+
     func testAnAdminsNewPasswordForAUserEndsTheirSessions() async throws {
         let team = try startTeam()
         let bobID = try team.addMember("bob")
