@@ -70,6 +70,12 @@ public enum UserCommand: Sendable, Equatable {
                 "\(user.username)\t\(user.role.rawValue)\(user.disabled ? "\tdisabled" : "")"
             }
         case .add(let username, let admin):
+            // The API's rule for names, so the CLI and the admin screen accept the same ones.
+            do {
+                _ = try AccountRules.username(username)
+            } catch {
+                throw UsageError(error.message)
+            }
             let (secret, shown) = try Self.password(password)
             _ = try store.createUser(username: username, displayName: username, role: admin ? .admin : .member,
                                      passwordHash: try hasher.hash(secret))
@@ -101,8 +107,10 @@ public enum UserCommand: Sendable, Equatable {
     /// The password given on standard input, or a generated one (then printed, once).
     private static func password(_ read: () -> String?) throws -> (String, [String]) {
         if let given = read(), !given.isEmpty {
-            guard given.count >= PasswordHasher.minimumLength else {
-                throw UsageError("a password needs at least \(PasswordHasher.minimumLength) characters")
+            do {
+                _ = try AccountRules.password(given, field: "password")
+            } catch {
+                throw UsageError(error.message)
             }
             return (given, [])
         }
