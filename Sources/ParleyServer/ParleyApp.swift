@@ -40,9 +40,12 @@ public final class ParleyApp: Sendable {
         let rules = FieldRules(limits: configuration.input, providers: providers)
         let authenticator = Authenticator(store: store, settings: accounts,
                                           trustedProxies: configuration.http.trustedProxies)
-        APIRoutes(conversations: ConversationHandlers(store: store, generations: generations, rules: rules),
+        let access = ModelAccess(memberModels: configuration.usage.memberModels, providers: providers)
+        let quotas = Quotas(store: store, policy: configuration.usage, mode: accounts.mode)
+        APIRoutes(conversations: ConversationHandlers(store: store, generations: generations, rules: rules,
+                                                      access: access),
                   messages: MessageHandlers(store: store, generations: generations, providers: providers,
-                                            rules: rules),
+                                            rules: rules, access: access, quotas: quotas),
                   auth: AuthHandlers(store: store, authenticator: authenticator, passwords: passwords,
                                      limiter: AttemptLimiter(limit: accounts.loginAttempts,
                                                              window: accounts.loginWindow)),
