@@ -109,6 +109,27 @@ final class ProxySignInTests: XCTestCase {
         XCTAssertEqual((withToken.json["user"] as? [String: Any])?["username"] as? String, "frank")
     }
 
+    func testTheFirstSightIsAnAuditLine() async throws {
+        let directory = TestFiles.directory("proxy-audit")
+        let process = try startProcess(environment: [
+            "PARLEY_PORT": "0", "PARLEY_DB": directory.appendingPathComponent("parley.db").path,
+            "PARLEY_PUBLIC": TestParley.repositoryRoot.appendingPathComponent("Public").path,
+        ].merging(Team.settings) { $1 }.merging(["PARLEY_AUTH_HEADER": "X-Forwarded-Email",
+                                                 "PARLEY_TRUSTED_PROXIES": "127.0.0.2"]) { $1 })
+        let port = try XCTUnwrap(Int(try XCTUnwrap(process.base.split(separator: ":").last)))
+        for _ in 0..<2 {
+            let connection = try RawConnection(port: port, from: "127.0.0.2")
+            connection.send("GET /api/auth/me HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-Email: gina@example.org\r\n"
+                            + "Connection: close\r\n\r\n")
+            XCTAssertTrue(connection.readUntilClosed(timeout: 10).text.hasPrefix("HTTP/1.1 200"))
+        }
+        process.kill(SIGTERM)
+        let lines = process.errors.split(separator: "\n").filter { $0.contains("\"audit\":\"user_created\"") }
+        XCTAssertEqual(lines.count, 2, "the admin at start, gina once: \(process.errors)")
+        XCTAssertTrue(lines.last?.contains("\"username\":\"gina@example.org\"") ?? false, "\(lines)")
+        XCTAssertTrue(lines.last?.contains("\"by\":\"proxy header\"") ?? false, "\(lines)")
+    }
+
     func testTheHeaderMeansNothingWithoutTheSetting() throws {
         let parley = try startTeamParley(["PARLEY_TRUSTED_PROXIES": "127.0.0.2"])
         let reply = try request(parley, "/api/auth/me", from: "127.0.0.2", headers: [("Remote-User", Team.admin.username)])
