@@ -39,7 +39,9 @@ struct Authenticator: Sendable {
     /// session like any other. The proxy's word wins over a cookie or token the request also carries.
     /// A disabled user, or a name outside `ProxyUsername`'s rule, is refused (401).
     private func proxyCaller(_ request: HTTPRequest) throws -> Caller? {
+        // An empty value (a proxy that signs nobody in on this path) is the same as no header.
         guard let header = settings.proxyHeader, let raw = request.header(header),
+              !raw.trimmingCharacters(in: .whitespaces).isEmpty,
               trustedProxies.contains(address: request.remoteAddress) else { return nil }
         guard let username = ProxyUsername.validated(raw) else {
             Audit.record("proxy_sign_in_refused", ["reason": "invalid username", "address": request.remoteAddress])
@@ -53,6 +55,7 @@ struct Authenticator: Sendable {
                                               "address": request.remoteAddress])
             } catch {
                 // Two first requests at once: the other one created it.
+                guard case .conflict = error else { throw error }
                 user = try store.user(username: username)
             }
         }

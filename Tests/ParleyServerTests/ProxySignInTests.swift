@@ -105,8 +105,11 @@ final class ProxySignInTests: XCTestCase {
         let bare = try request(parley, "/api/auth/me", from: "127.0.0.2", headers: [])
         XCTAssertEqual(bare.status, 401)
         let bearer = try Team.bearer(parley, "frank")
-        let withToken = try request(parley, "/api/auth/me", from: "127.0.0.2", headers: [bearer])
-        XCTAssertEqual((withToken.json["user"] as? [String: Any])?["username"] as? String, "frank")
+        for headers in [[bearer], [bearer, ("Remote-User", "")]] {
+            let withToken = try request(parley, "/api/auth/me", from: "127.0.0.2", headers: headers)
+            XCTAssertEqual((withToken.json["user"] as? [String: Any])?["username"] as? String, "frank",
+                           "an empty header is no header: \(withToken.body)")
+        }
     }
 
     func testTheFirstSightIsAnAuditLine() async throws {
