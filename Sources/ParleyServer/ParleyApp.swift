@@ -36,6 +36,9 @@ public final class ParleyApp: Sendable {
             Log.info("warning: listening on \(configuration.host) without accounts (PARLEY_AUTH=off): "
                      + "anyone who reaches the port can read and change every conversation")
         }
+        if accounts.mode == .local, let header = accounts.proxyHeader {
+            Log.info("warning: PARLEY_AUTH_HEADER=\(header) is ignored in local mode (PARLEY_AUTH=on enables accounts)")
+        }
         var router = Router()
         let rules = FieldRules(limits: configuration.input, providers: providers)
         let authenticator = Authenticator(store: store, settings: accounts,
