@@ -29,7 +29,7 @@ public struct HTTPServerConfiguration: Sendable {
     /// Open connections one client address may hold; nil: a quarter of `connectionLimit`.
     public var connectionsPerAddress: Int?
     /// Addresses exempt from `connectionsPerAddress` (reverse proxies, which carry every client).
-    public var trustedProxies: Set<String>
+    public var trustedProxies: [AddressRange]
     /// Allowed `Host` names and writing origins (DNS rebinding, cross-site requests).
     public var originPolicy: OriginPolicy
     /// Unsent bytes an event stream may hold for a slow client before the stream is closed.
@@ -55,7 +55,7 @@ public struct HTTPServerConfiguration: Sendable {
         maxDiscardBytes: Int? = nil,
         headerTimeout: TimeInterval = 10,
         connectionsPerAddress: Int? = nil,
-        trustedProxies: Set<String> = [],
+        trustedProxies: [AddressRange] = [],
         originPolicy: OriginPolicy = OriginPolicy(),
         streamBacklogLimit: Int = 4 << 20,
         heartbeatInterval: TimeInterval = 15,
