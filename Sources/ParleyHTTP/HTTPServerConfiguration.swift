@@ -21,6 +21,10 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxBodyBytes: Int
     /// Unsent bytes an event stream may hold for a slow client before the stream is closed.
     public var streamBacklogLimit: Int
+    /// Unsent bytes all event streams together may hold; past it the streams with the largest backlogs
+    /// are closed (their clients reconnect with Last-Event-ID and miss nothing). Without it the bound is
+    /// `connectionLimit` × `streamBacklogLimit` (16 GiB by default).
+    public var streamBacklogTotalLimit: Int
     /// Seconds of silence after which an event stream gets a `: ping` comment, so a dead client is noticed.
     public var heartbeatInterval: TimeInterval
     /// Folder served for GET/HEAD when no route matches (`index.html` at `/`); nil serves nothing.
@@ -40,6 +44,7 @@ public struct HTTPServerConfiguration: Sendable {
         listenBacklog: Int = 1024,
         maxBodyBytes: Int = 1 << 20,
         streamBacklogLimit: Int = 4 << 20,
+        streamBacklogTotalLimit: Int = 256 << 20,
         heartbeatInterval: TimeInterval = 15,
         publicDirectory: String? = nil,
         shutdownGracePeriod: TimeInterval = 5,
@@ -54,6 +59,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.listenBacklog = listenBacklog
         self.maxBodyBytes = maxBodyBytes
         self.streamBacklogLimit = streamBacklogLimit
+        self.streamBacklogTotalLimit = streamBacklogTotalLimit
         self.heartbeatInterval = heartbeatInterval
         self.publicDirectory = publicDirectory
         self.shutdownGracePeriod = shutdownGracePeriod

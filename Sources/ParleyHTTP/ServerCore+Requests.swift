@@ -199,7 +199,9 @@ extension ServerCore {
             }
             headers += response.headers
         case .eventStream(let start):
-            let writer = EventStreamWriter(backlogLimit: configuration.streamBacklogLimit) { [weak self] ended in
+            let writer = EventStreamWriter(
+                backlogLimit: configuration.streamBacklogLimit, budget: backlogBudget, trimmer: memoryTrimmer
+            ) { [weak self] ended in
                 self?.forget(ended)
             }
             let retained = Unmanaged.passRetained(writer).toOpaque()
