@@ -9,6 +9,8 @@ struct MessageHandlers: Sendable {
     let store: Store
     let generations: Generations
     let providers: ProviderRegistry
+    /// Snapshot frames shared by the streams that get the same snapshot.
+    let snapshotFrames = SnapshotFrameCache()
     /// Until team mode brings accounts every request belongs to one local user.
     static let localOwner = "local"
 
@@ -60,17 +62,20 @@ struct MessageHandlers: Sendable {
 
     /// `text/event-stream` of the message: the missed events or a snapshot, then live events until `done`.
     func stream(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let message = try existing(request)
+        // Only the id outlives this line: the stream's closures would otherwise keep the whole message
+        // (a 1 MB reply) alive per waiting subscriber, 400 of them at once when 400 clients connect.
+        let messageID = try existing(request).id
         let encoder = EventStreamEncoder(mode: request.query["mode"] == "text" ? .text : .html)
         let lastEventID = try Self.lastEventID(request)
         let generations = generations
+        let snapshotFrames = snapshotFrames
         return HTTPResponse(status: 200, headers: [], body: .eventStream { writer in
             Task {
                 do {
-                    let subscription = try await generations.subscribe(messageID: message.id, after: lastEventID) {
+                    let subscription = try await generations.subscribe(messageID: messageID, after: lastEventID) {
                         events in
-                        let bytes = encoder.encode(events)
-                        if !bytes.isEmpty, !writer.write(bytes) { return false }
+                        let pieces = encoder.pieces(events, sharing: snapshotFrames)
+                        if !pieces.isEmpty, !writer.write(contentsOf: pieces) { return false }
                         if events.contains(where: \.isDone) {
                             writer.finish()
                             return false
