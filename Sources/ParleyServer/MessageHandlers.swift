@@ -11,6 +11,8 @@ struct MessageHandlers: Sendable {
     let providers: ProviderRegistry
     /// Snapshot frames shared by the streams that get the same snapshot.
     let snapshotFrames = SnapshotFrameCache()
+    /// One subscription at a time per message, so snapshots built from the store do not pile up.
+    let subscriptions = SubscriptionQueue()
     /// Until team mode brings accounts every request belongs to one local user.
     static let localOwner = "local"
 
@@ -69,18 +71,22 @@ struct MessageHandlers: Sendable {
         let lastEventID = try Self.lastEventID(request)
         let generations = generations
         let snapshotFrames = snapshotFrames
+        let subscriptions = subscriptions
         return HTTPResponse(status: 200, headers: [], body: .eventStream { writer in
             Task {
                 do {
-                    let subscription = try await generations.subscribe(messageID: messageID, after: lastEventID) {
-                        events in
-                        let pieces = encoder.pieces(events, sharing: snapshotFrames)
-                        if !pieces.isEmpty, !writer.write(contentsOf: pieces) { return false }
-                        if events.contains(where: \.isDone) {
-                            writer.finish()
-                            return false
+                    let subscription = try await subscriptions.run(messageID) { () async throws -> Subscription? in
+                        // A client that left while waiting for its turn needs no snapshot.
+                        guard !writer.isClosed else { return nil }
+                        return try await generations.subscribe(messageID: messageID, after: lastEventID) { events in
+                            let pieces = encoder.pieces(events, sharing: snapshotFrames)
+                            if !pieces.isEmpty, !writer.write(contentsOf: pieces) { return false }
+                            if events.contains(where: \.isDone) {
+                                writer.finish()
+                                return false
+                            }
+                            return !writer.isClosed
                         }
-                        return !writer.isClosed
                     }
                     if let subscription {
                         writer.onClose { Task { await subscription.cancel() } }
