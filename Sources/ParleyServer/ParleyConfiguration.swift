@@ -79,6 +79,9 @@ public struct ParleyConfiguration: Sendable {
         http.heartbeatInterval = try read.seconds("PARLEY_HEARTBEAT_INTERVAL", default: http.heartbeatInterval)
         http.streamBacklogLimit = try read.integer("PARLEY_STREAM_BACKLOG_BYTES", default: http.streamBacklogLimit,
                                                    range: 1024...(1 << 30))
+        http.streamBacklogTotalLimit = try read.integer("PARLEY_STREAM_BACKLOG_TOTAL_BYTES",
+                                                        default: http.streamBacklogTotalLimit,
+                                                        range: (64 << 10)...(1 << 40))
 
         generation.frameInterval = try read.milliseconds("PARLEY_FRAME_INTERVAL_MS", default: generation.frameInterval)
         generation.flushInterval = try read.milliseconds("PARLEY_FLUSH_INTERVAL_MS", default: generation.flushInterval)
