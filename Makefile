@@ -6,7 +6,7 @@ PARLEY_BIN = .build/release/parley
 
 # Build and run-time libraries (Debian 12 package names).
 RUN_PACKAGES = pkg-config libsqlite3-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
-               libmicrohttpd-dev libcurl4-openssl-dev ca-certificates
+               libmicrohttpd-dev libcurl4-openssl-dev libsodium-dev ca-certificates
 # What the tests need on top: headless Chromium and its WebDriver for the page's browser tests.
 TEST_PACKAGES = $(RUN_PACKAGES) procps chromium chromium-driver
 BENCH_PACKAGES = $(RUN_PACKAGES) nginx-light wrk procps
@@ -41,10 +41,19 @@ build: deps
 run: build
 	$(PARLEY_BIN)
 
+# Time limits (seconds): one Swift test, all Swift tests, the browser tests. A run past a limit is
+# killed and fails with the name of the test that hung (Tests/run-swift-tests.sh); XCTest on Linux
+# has no per-test time allowance of its own.
+PARLEY_TEST_TIME_LIMIT ?= 60
+PARLEY_SUITE_TIME_LIMIT ?= 600
+BROWSER_TIME_LIMIT ?= 600
+
 test: test-deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
-	$(SWIFT) test --skip-build $(BUILD_FLAGS)
-	PARLEY_BIN=.build/debug/parley Tests/browser/run.sh
+	PARLEY_TEST_TIME_LIMIT=$(PARLEY_TEST_TIME_LIMIT) PARLEY_SUITE_TIME_LIMIT=$(PARLEY_SUITE_TIME_LIMIT) \
+	  SWIFT=$(SWIFT) Tests/run-swift-tests.sh $(BUILD_FLAGS)
+	PARLEY_BIN=.build/debug/parley timeout --kill-after=10 $(BROWSER_TIME_LIMIT) Tests/browser/run.sh \
+	  || { status=$$?; [ $$status -ne 124 ] || echo "browser tests: still running after $(BROWSER_TIME_LIMIT) s (BROWSER_TIME_LIMIT): stopped" >&2; exit $$status; }
 
 # Parley's relay against nginx relaying the same stream; prints the table kept in README.md.
 bench: bench-deps

@@ -19,6 +19,8 @@ let package = Package(
                        providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
                        providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CSodium", path: "Sources/CSodium", pkgConfig: "libsodium",
+                       providers: [.apt(["libsodium-dev"])]),
 
         // MARK: - The data flow, one module per stage.
         .target(name: "ParleyUpstream", dependencies: ["CCurl"]),
@@ -29,26 +31,31 @@ let package = Package(
         .target(name: "ParleyGeneration",
                 dependencies: ["ParleyProviders", "ParleyStore", "ParleyMarkdown"]),
         .target(name: "ParleyHTTP", dependencies: ["CMicroHTTPD"]),
+        // Team mode's credentials: Argon2id passwords and random tokens (libsodium only here).
+        .target(name: "ParleyAuth", dependencies: ["CSodium"]),
         .target(name: "ParleyServer",
                 dependencies: ["ParleyHTTP", "ParleyStore", "ParleyProviders",
-                               "ParleyGeneration", "ParleyMarkdown"]),
+                               "ParleyGeneration", "ParleyMarkdown", "ParleyUpstream", "ParleyAuth"]),
         .executableTarget(name: "parley", dependencies: ["ParleyServer"]),
         // `make bench`: the cost of streaming Markdown against one full render.
         .executableTarget(name: "parley-markdown-bench", dependencies: ["ParleyMarkdown"]),
 
         // MARK: - Tests: real servers on loopback, a real fake upstream, real SQLite files.
         .target(name: "ParleyTestSupport", dependencies: ["CCurl"], path: "Sources/ParleyTestSupport"),
-        .testTarget(name: "ParleySSETests", dependencies: ["ParleySSE"]),
+        .testTarget(name: "ParleySSETests", dependencies: ["ParleySSE", "ParleyTestSupport"]),
         .testTarget(name: "ParleyUpstreamTests", dependencies: ["ParleyUpstream", "ParleyTestSupport"]),
         .testTarget(name: "ParleyHTTPTests", dependencies: ["ParleyHTTP", "ParleyTestSupport"]),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore"]),
-        .testTarget(name: "ParleyMarkdownTests", dependencies: ["ParleyMarkdown"]),
+        .testTarget(name: "ParleyMarkdownTests", dependencies: ["ParleyMarkdown", "ParleyTestSupport"]),
         .testTarget(name: "ParleyProvidersTests",
                     dependencies: ["ParleyProviders", "ParleyUpstream", "ParleyTestSupport"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "ParleyGenerationTests", dependencies: ["ParleyGeneration"]),
+        .testTarget(name: "ParleyGenerationTests",
+                    dependencies: ["ParleyGeneration", "ParleyProviders", "ParleyStore"]),
+        .testTarget(name: "ParleyAuthTests", dependencies: ["ParleyAuth"]),
         .testTarget(name: "ParleyServerTests",
-                    dependencies: ["ParleyServer", "ParleySSE", "ParleyTestSupport"]),
+                    dependencies: ["ParleyServer", "ParleyHTTP", "ParleyProviders", "ParleySSE", "ParleyStore",
+                                   "ParleyTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

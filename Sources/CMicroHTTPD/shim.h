@@ -14,12 +14,14 @@ static inline struct MHD_Daemon *parley_mhd_start(
     MHD_AccessHandlerCallback handler, void *handler_cls,
     MHD_RequestCompletedCallback completed, void *completed_cls,
     void *(*uri_log)(void *cls, const char *uri, struct MHD_Connection *connection), void *uri_log_cls,
+    MHD_NotifyConnectionCallback notify_connection, void *notify_connection_cls,
     unsigned int thread_pool_size, unsigned int connection_limit, size_t connection_memory_limit,
     unsigned int connection_timeout, unsigned int listen_backlog)
 {
     struct MHD_OptionItem options[] = {
         { MHD_OPTION_NOTIFY_COMPLETED, (intptr_t) completed, completed_cls },
         { MHD_OPTION_URI_LOG_CALLBACK, (intptr_t) uri_log, uri_log_cls },
+        { MHD_OPTION_NOTIFY_CONNECTION, (intptr_t) notify_connection, notify_connection_cls },
         { MHD_OPTION_THREAD_POOL_SIZE, (intptr_t) thread_pool_size, NULL },
         { MHD_OPTION_CONNECTION_LIMIT, (intptr_t) connection_limit, NULL },
         { MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t) connection_memory_limit, NULL },
@@ -44,4 +46,18 @@ static inline const struct sockaddr *parley_mhd_client_address(struct MHD_Connec
 {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     return info != NULL ? info->client_addr : NULL;
+}
+
+/* The connection's socket, or -1. */
+static inline int parley_mhd_connection_fd(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info != NULL ? info->connect_fd : -1;
+}
+
+/* The pointer the application keeps per connection (set in MHD_OPTION_NOTIFY_CONNECTION), or NULL. */
+static inline void *parley_mhd_socket_context(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info != NULL ? info->socket_context : NULL;
 }

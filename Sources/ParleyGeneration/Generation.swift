@@ -46,11 +46,12 @@ public actor Generation {
     private var finishReason: String?
     private var usage: Usage?
     private var outcome: GenerationOutcome?
-    private var finalBlocks: [String] = []
+    /// The ended reply as late subscribers get it (set with `outcome`).
+    private var finished: FinishedReply?
     /// The id of the last event before the final `error`/`done`: the id a finished snapshot carries.
     private var finalStateID: Int64 = 0
-    /// The `error` event of a failed reply, replayed to late subscribers.
-    private var errorEvent: GenerationEvent?
+    /// The id of the logged `error` event of a failed reply (replayed to late subscribers with it).
+    private var errorEventID: Int64 = 0
     private var upstream: Task<Void, Never>?
     private var onEnd: (@Sendable (String) async -> Void)?
 
@@ -269,7 +270,7 @@ public actor Generation {
         finalStateID = log.lastID
         if let errorCode {
             let failure = event(.error(code: errorCode, message: errorMessage ?? ""))
-            errorEvent = failure
+            errorEventID = failure.id
             batch.append(failure)
         }
         let usageJSON = usage.map(Self.encode)
@@ -277,12 +278,15 @@ public actor Generation {
                                        patch: patch, blockCount: final.blockCount,
                                        errorCode: errorCode, errorMessage: errorMessage)
         outcome = result
-        finalBlocks = blocks
+        finished = FinishedReply(messageID: messageID, content: framed, reasoning: reasoning, blocks: blocks,
+                                 outcome: result)
         do {
             _ = try store.finishMessage(id: messageID, content: framed, reasoning: reasoning, status: status,
                                         finishReason: finishReason, usage: usageJSON, model: model,
                                         errorCode: errorCode, errorMessage: errorMessage,
                                         html: blocks.joined())
+        } catch StoreError.notFound {
+            // The conversation was deleted during the reply; nothing is left to write to.
         } catch {
             FileHandle.standardError.write(Data("parley: storing message \(messageID) failed: \(error)\n".utf8))
         }
@@ -310,15 +314,13 @@ public actor Generation {
     /// then got the snapshot and `done` and nothing more will come).
     func subscribe(after lastEventID: Int64?,
                    deliver: @escaping @Sendable ([GenerationEvent]) -> Bool) -> Int? {
-        var initial: [GenerationEvent]
+        let initial: [GenerationEvent]
         if let lastEventID, let replay = log.events(after: lastEventID) {
             initial = replay
+        } else if let finished {
+            initial = finished.events(snapshotID: finalStateID, errorID: errorEventID, doneID: log.lastID)
         } else {
-            initial = [snapshotEvent()]
-            if let outcome {
-                if let errorEvent { initial.append(errorEvent) }
-                initial.append(GenerationEvent(id: log.lastID, payload: .done(outcome)))
-            }
+            initial = [liveSnapshotEvent()]
         }
         guard deliver(initial), outcome == nil else { return nil }
         let token = nextSubscriberID
@@ -331,14 +333,8 @@ public actor Generation {
         subscribers[token] = nil
     }
 
-    /// The state as of the last logged event (before `done` when the generation has ended).
-    private func snapshotEvent() -> GenerationEvent {
-        if let outcome {
-            let snapshot = GenerationSnapshot(messageID: messageID, status: outcome.status,
-                                              blocks: finalBlocks, tail: "", content: framed,
-                                              reasoning: reasoning)
-            return GenerationEvent(id: finalStateID, payload: .snapshot(snapshot))
-        }
+    /// The state of a live reply as of the last logged event.
+    private func liveSnapshotEvent() -> GenerationEvent {
         let snapshot = GenerationSnapshot(messageID: messageID, status: .streaming, blocks: markdown.blocks,
                                           tail: markdown.tail, content: framed, reasoning: reasoning)
         return GenerationEvent(id: log.lastID, payload: .snapshot(snapshot))

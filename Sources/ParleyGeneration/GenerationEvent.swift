@@ -47,8 +47,9 @@ public struct GenerationSnapshot: Sendable {
     public let content: String
     public let reasoning: String
 
+    /// Every field is required (no default for `reasoning`): a builder that forgets one must not compile.
     public init(messageID: String, status: MessageStatus, blocks: [String], tail: String, content: String,
-                reasoning: String = "") {
+                reasoning: String) {
         self.messageID = messageID
         self.status = status
         self.blocks = blocks

@@ -55,7 +55,8 @@ public actor Generations {
         } catch {
             // (A pattern `catch StoreError.notFound` crashes the 6.3 compiler on typed throws.)
             if case .notFound = error {
-                throw GenerationError.invalidParent("parent_id names no message of this conversation")
+                throw GenerationError.invalidParent(
+                    "'parent_id' must name an assistant message of this conversation, or be null for a new root.")
             }
             throw error
         }
@@ -98,6 +99,13 @@ public actor Generations {
             throw GenerationError.invalidParent("the message has no user message to answer")
         }
         let (modelID, provider, upstreamModel) = try await resolve(message.model ?? conversation.model)
+        // The previous run's last id while it is still in memory. Asked before the row changes:
+        // asking another actor suspends, and nothing may suspend between the row turning `streaming`
+        // and the live generation being registered.
+        let previousRunID = await retained[messageID]?.lastEventID ?? 0
+        // From here to `start` registering the generation, nothing suspends: no stop or subscriber can
+        // run on this actor in between, so none sees a `streaming` row without its live generation
+        // (a stop then answered `streaming` and was lost; a subscriber was told `interrupted`).
         guard live[messageID] == nil else { throw GenerationError.alreadyStreaming }
         try checkCapacity(owner: owner)
         let resumed = try store.resumeStreaming(id: messageID)
@@ -105,20 +113,23 @@ public actor Generations {
         var messages = context.messages(systemPrompt: conversation.systemPrompt, branch: history)
         var prefill: String?
         if provider.supportsPrefill {
-            prefill = message.content
+            prefill = resumed.content
         } else {
-            messages.append(ChatMessage(role: .assistant, content: message.content))
+            messages.append(ChatMessage(role: .assistant, content: resumed.content))
             messages.append(ChatMessage(role: .user, content: Self.continueInstruction))
         }
         let request = ChatRequest(model: upstreamModel, messages: messages, prefill: prefill, maxTokens: nil)
         // Ids continue above the previous run's: its last id when still in memory, and in any case
         // above the last time the message was written (a wall clock stepped back cannot reuse ids).
-        let previousID = max(await retained.removeValue(forKey: messageID)?.lastEventID ?? 0,
-                             EventIDClock.ceiling(writtenAt: message.updatedAt))
+        let previousID = max(previousRunID, EventIDClock.ceiling(writtenAt: message.updatedAt))
+        retained[messageID] = nil
         await start(resumed, owner: owner, model: modelID, provider: provider, request: request, after: previousID)
         return resumed
     }
 
+    /// Registers the live generation, then opens the provider stream. The registration comes before
+    /// the first suspension, so a caller that has just made the row `streaming` (send, regenerate,
+    /// continue) does both in one turn of this actor.
     private func start(_ message: Message, owner: String, model: String, provider: any ChatProvider,
                        request: ChatRequest, after previousID: Int64 = 0) async {
         let generation = Generation(message: message, owner: owner, model: model, store: store,
@@ -156,7 +167,11 @@ public actor Generations {
             await generation.stop()
             return try store.message(id: messageID) ?? message
         }
-        return message
+        guard message.status == .streaming else { return message }
+        // A `streaming` row with no live generation has nothing left that could finish it (its final
+        // write failed): stop ends it here with its stored text, so a stop answer never says `streaming`.
+        return try store.finishMessage(id: messageID, content: message.content, status: .stopped,
+                                       html: renderer.render(message.content))
     }
 
     /// Stops every live reply of a conversation (it is being deleted).
@@ -186,29 +201,21 @@ public actor Generations {
             guard let token = await generation.subscribe(after: lastEventID, deliver: deliver) else { return nil }
             return Subscription(generation: generation, token: token)
         }
-        _ = deliver(try await finishedEvents(messageID))
+        // Read in the same actor turn as the look-up above: a continue changes the row and registers
+        // its generation in one turn, so this is the row before the continue or after it, never the
+        // `streaming` row of a generation not yet registered (once read as `interrupted`).
+        guard let message = try store.message(id: messageID) else { throw GenerationError.messageNotFound }
+        _ = deliver(await finishedEvents(message))
         return nil
     }
 
     /// Snapshot and `done` for a message no generation holds (finished, or from before a restart).
-    /// Nonisolated, so reading and rendering a long finished reply never holds up the actor
-    /// (sends, stops and other subscriptions go on meanwhile).
-    private nonisolated func finishedEvents(_ messageID: String) async throws -> [GenerationEvent] {
-        guard let message = try store.message(id: messageID) else { throw GenerationError.messageNotFound }
+    /// Nonisolated, so rendering a long finished reply never holds up the actor (sends, stops and
+    /// other subscriptions go on meanwhile).
+    private nonisolated func finishedEvents(_ message: Message) async -> [GenerationEvent] {
         var ids = EventIDClock(after: EventIDClock.ceiling(writtenAt: message.updatedAt))
-        let blocks = renderer.renderBlocks(message.content)
-        let status = message.status == .streaming ? MessageStatus.interrupted : message.status
-        let snapshot = GenerationSnapshot(messageID: message.id, status: status, blocks: blocks, tail: "",
-                                          content: message.content)
-        let outcome = GenerationOutcome(status: status, finishReason: message.finishReason, usage: message.usage,
-                                        patch: [], blockCount: blocks.count, errorCode: message.errorCode,
-                                        errorMessage: message.errorMessage)
-        var events = [GenerationEvent(id: ids.next(), payload: .snapshot(snapshot))]
-        if let code = message.errorCode {
-            events.append(GenerationEvent(id: ids.next(), payload: .error(code: code, message: message.errorMessage ?? "")))
-        }
-        events.append(GenerationEvent(id: ids.next(), payload: .done(outcome)))
-        return events
+        let reply = FinishedReply(stored: message, blocks: renderer.renderBlocks(message.content))
+        return reply.events(snapshotID: ids.next(), errorID: ids.next(), doneID: ids.next())
     }
 
     // MARK: - Persistence (group commit)

@@ -30,6 +30,14 @@ public struct HTTPRequest: Sendable {
         self.remoteAddress = remoteAddress
     }
 
+    /// The path parameter the route declared (`:id`); 400 naming it if the router did not fill it.
+    public func parameter(_ name: String) throws(HTTPError) -> String {
+        guard let value = parameters[name], !value.isEmpty else {
+            throw HTTPError.badRequest("The path parameter '\(name)' is missing.")
+        }
+        return value
+    }
+
     /// Case-insensitive header lookup.
     public func header(_ name: String) -> String? {
         headers[name.lowercased()]

@@ -69,10 +69,16 @@ final class ServerCore: Sendable {
     /// `MHD_quiesce_daemon`: with epoll worker threads 0.9.75 may abort in it, "Failed to remove
     /// listen FD from epoll set", when a worker removed the socket first.)
     let refusingConnections = Atomic<Bool>(false)
+    /// Open connections: the per-address cap and the header deadline.
+    let connections: ConnectionRegistry
 
     init(configuration: HTTPServerConfiguration, router: Router) {
         self.configuration = configuration
         self.router = router
+        connections = ConnectionRegistry(
+            perAddressLimit: configuration.perAddressLimit, exemptAddresses: configuration.trustedProxies,
+            headerTimeout: configuration.headerTimeout,
+            idleTimeout: configuration.connectionTimeout > 0 ? configuration.connectionTimeout : nil)
         staticFiles = configuration.publicDirectory.map { StaticFiles(directory: $0) }
         backlogBudget = StreamBacklogBudget(limit: configuration.streamBacklogTotalLimit)
     }
@@ -101,7 +107,7 @@ final class ServerCore: Sendable {
         let daemon = address.withSockaddr { sockaddr in
             parley_mhd_start(
                 flags, UInt16(clamping: configuration.port), sockaddr,
-                acceptPolicy, me, accessHandler, me, requestCompleted, me, uriLogged, me,
+                acceptPolicy, me, accessHandler, me, requestCompleted, me, uriLogged, me, connectionNotified, me,
                 UInt32(clamping: max(1, configuration.threadPoolSize)),
                 UInt32(clamping: configuration.connectionLimit),
                 max(4096, configuration.connectionMemoryLimit),
@@ -162,9 +168,11 @@ final class ServerCore: Sendable {
         for stream in leftovers { stream.connectionEnded() }
     }
 
+    /// One timer for the periodic work: `: ping` on idle event streams, and closing connections whose
+    /// request headers are late.
     private func makeHeartbeatTimer() -> DispatchSourceTimer {
         let interval = max(0.01, configuration.heartbeatInterval)
-        let tick = min(1.0, interval / 2)
+        let tick = min(1.0, interval / 2, max(0.01, configuration.headerTimeout / 4))
         let idleNanos = UInt64(interval * 1e9)
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "parley.http.heartbeat"))
         timer.schedule(deadline: .now() + tick, repeating: tick, leeway: .milliseconds(Int(tick * 100)))
@@ -173,6 +181,7 @@ final class ServerCore: Sendable {
             let streams = lifecycle.withLock { Array($0.streams.values) }
             let now = DispatchTime.now().uptimeNanoseconds
             for stream in streams { stream.heartbeat(now: now, idleNanos: idleNanos) }
+            connections.closeOverdue(now: now)
         }
         return timer
     }

@@ -19,6 +19,19 @@ public struct HTTPServerConfiguration: Sendable {
     public var listenBacklog: Int
     /// Largest request body accepted; larger bodies get 413 `payload_too_large` and the connection closes.
     public var maxBodyBytes: Int
+    /// A body over `maxBodyBytes` without a Content-Length (chunked) is read and dropped up to this many
+    /// bytes so that 413 can be answered at its end; past it the connection is closed without an answer.
+    /// nil: four times `maxBodyBytes`.
+    public var maxDiscardBytes: Int?
+    /// Seconds from accept (or, on a kept-alive connection, from the request line) to the end of the
+    /// request headers; a connection still sending them is closed (slow-header attacks).
+    public var headerTimeout: TimeInterval
+    /// Open connections one client address may hold; nil: a quarter of `connectionLimit`.
+    public var connectionsPerAddress: Int?
+    /// Addresses exempt from `connectionsPerAddress` (reverse proxies, which carry every client).
+    public var trustedProxies: Set<String>
+    /// Allowed `Host` names and writing origins (DNS rebinding, cross-site requests).
+    public var originPolicy: OriginPolicy
     /// Unsent bytes an event stream may hold for a slow client before the stream is closed.
     public var streamBacklogLimit: Int
     /// Unsent bytes all event streams together may hold; past it the streams with the largest backlogs
@@ -43,6 +56,11 @@ public struct HTTPServerConfiguration: Sendable {
         connectionTimeout: TimeInterval = 120,
         listenBacklog: Int = 1024,
         maxBodyBytes: Int = 1 << 20,
+        maxDiscardBytes: Int? = nil,
+        headerTimeout: TimeInterval = 10,
+        connectionsPerAddress: Int? = nil,
+        trustedProxies: Set<String> = [],
+        originPolicy: OriginPolicy = OriginPolicy(),
         streamBacklogLimit: Int = 4 << 20,
         streamBacklogTotalLimit: Int = 256 << 20,
         heartbeatInterval: TimeInterval = 15,
@@ -58,6 +76,11 @@ public struct HTTPServerConfiguration: Sendable {
         self.connectionTimeout = connectionTimeout
         self.listenBacklog = listenBacklog
         self.maxBodyBytes = maxBodyBytes
+        self.maxDiscardBytes = maxDiscardBytes
+        self.headerTimeout = headerTimeout
+        self.connectionsPerAddress = connectionsPerAddress
+        self.trustedProxies = trustedProxies
+        self.originPolicy = originPolicy
         self.streamBacklogLimit = streamBacklogLimit
         self.streamBacklogTotalLimit = streamBacklogTotalLimit
         self.heartbeatInterval = heartbeatInterval
@@ -65,4 +88,10 @@ public struct HTTPServerConfiguration: Sendable {
         self.shutdownGracePeriod = shutdownGracePeriod
         self.defaultHeaders = defaultHeaders
     }
+
+    /// `maxDiscardBytes` with its default applied.
+    var discardLimit: Int { maxDiscardBytes ?? (maxBodyBytes > Int.max / 4 ? Int.max : maxBodyBytes * 4) }
+
+    /// `connectionsPerAddress` with its default applied.
+    var perAddressLimit: Int { connectionsPerAddress ?? max(1, connectionLimit / 4) }
 }

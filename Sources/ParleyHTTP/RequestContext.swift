@@ -9,16 +9,29 @@ import Synchronization
 final class RequestContext: @unchecked Sendable {
     /// Raw request target as sent (`/path?query`), before MHD decodes it.
     let rawTarget: String
-    var sawFirstCall = false
+    var phase = Phase.awaitingHeaders
+    /// The raw header fields, repeats included, read once at the first call.
+    var headers: [(name: String, value: String)] = []
     var body: [UInt8] = []
-    /// A 413 was queued early; later calls are ignored.
-    var rejected = false
-    var handlerStarted = false
     var stream: EventStreamWriter?
     private let result = Mutex<HTTPResponse?>(nil)
     /// A response exists for this request and is not yet sent (counted by the server until
     /// NOTIFY_COMPLETED, so shutdown waits for it). Set from the handler's task or the MHD thread.
     private let responding = Mutex(false)
+
+    /// Where the request is in its life; the access handler moves it forward only.
+    enum Phase {
+        /// libmicrohttpd has not yet called the handler (headers are being read).
+        case awaitingHeaders
+        /// The first look passed: body pieces accumulate in `body`.
+        case readingBody
+        /// The body went past the limit: this many bytes were read and dropped; 413 at its end.
+        case discardingBody(Int)
+        /// An error was queued at the first look or after the body; later calls are ignored.
+        case refused
+        /// The route's handler was started; its response is queued when it arrives.
+        case routed
+    }
 
     init(rawTarget: String) {
         self.rawTarget = rawTarget

@@ -9,16 +9,50 @@ func uriLogged(
     _ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer?
 ) -> UnsafeMutableRawPointer? {
     let target = uri.map { String(cString: $0) } ?? "/"
+    if let cls, let connection, let entry = connectionEntry(connection) {
+        Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().connections
+            .requestStarted(entry, now: DispatchTime.now().uptimeNanoseconds)
+    }
     return Unmanaged.passRetained(RequestContext(rawTarget: target)).toOpaque()
 }
 
-/// The accept policy: every connection is welcome until shutdown starts.
+/// The accept policy: every connection is welcome until shutdown starts, as long as its address holds
+/// less than its share of connections.
 func acceptPolicy(
     _ cls: UnsafeMutableRawPointer?, _ address: UnsafePointer<sockaddr>?, _ length: socklen_t
 ) -> MHD_Result {
-    guard let cls else { return MHD_Result.NO }
+    guard let cls, let address else { return MHD_Result.NO }
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
-    return core.refusingConnections.load(ordering: .relaxed) ? MHD_Result.NO : MHD_Result.YES
+    if core.refusingConnections.load(ordering: .relaxed) { return MHD_Result.NO }
+    return core.connections.admits(SocketAddress.numericHost(address)) ? MHD_Result.YES : MHD_Result.NO
+}
+
+/// MHD_OPTION_NOTIFY_CONNECTION: a connection was added or is about to be closed (its socket is still
+/// open then). Its registry entry lives in the socket context in between.
+func connectionNotified(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+    _ socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ code: MHD_ConnectionNotificationCode
+) {
+    guard let cls, let socketContext else { return }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    switch code {
+    case MHD_ConnectionNotificationCode.CONNECTION_NOTIFY_STARTED:
+        guard let connection else { return }
+        let address = parley_mhd_client_address(connection).map(SocketAddress.numericHost) ?? ""
+        let entry = core.connections.opened(
+            address: address, socket: parley_mhd_connection_fd(connection), now: DispatchTime.now().uptimeNanoseconds)
+        socketContext.pointee = Unmanaged.passRetained(entry).toOpaque()
+    default:
+        guard let pointer = socketContext.pointee else { return }
+        socketContext.pointee = nil
+        core.connections.closed(Unmanaged<ConnectionRegistry.Entry>.fromOpaque(pointer).takeRetainedValue())
+    }
+}
+
+private func connectionEntry(_ connection: OpaquePointer) -> ConnectionRegistry.Entry? {
+    parley_mhd_socket_context(connection).map {
+        Unmanaged<ConnectionRegistry.Entry>.fromOpaque($0).takeUnretainedValue()
+    }
 }
 
 func accessHandler(
@@ -44,8 +78,11 @@ func requestCompleted(
     requestClass.pointee = nil
     let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
     context.stream?.connectionEnded()
-    if context.isResponding, let cls {
-        Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().endResponse()
+    guard let cls else { return }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    if context.isResponding { core.endResponse() }
+    if let connection, let entry = connectionEntry(connection) {
+        core.connections.requestCompleted(entry, now: DispatchTime.now().uptimeNanoseconds)
     }
 }
 
@@ -73,10 +110,9 @@ private func collectHeader(
 }
 
 private final class HeaderCollector {
-    var values: [String: String] = [:]
+    var fields: [(name: String, value: String)] = []
     func add(_ name: String, _ value: String) {
-        let key = name.lowercased()
-        if let existing = values[key] { values[key] = existing + ", " + value } else { values[key] = value }
+        fields.append((name, value))
     }
 }
 
@@ -84,31 +120,31 @@ private final class HeaderCollector {
 
 extension ServerCore {
     /// One call of the access handler. The first call only looks at headers (queueing there would make
-    /// 0.9.75 close keep-alive connections); body pieces accumulate; the final call routes.
+    /// 0.9.75 close keep-alive connections, so only refusals are queued there, and they close it); body
+    /// pieces accumulate; the final call routes.
     func handle(
         connection: OpaquePointer, context: RequestContext, method: String,
         uploadData: UnsafePointer<CChar>?, uploadDataSize: UnsafeMutablePointer<Int>
     ) -> MHD_Result {
-        if !context.sawFirstCall {
-            context.sawFirstCall = true
-            if let declared = MHD_lookup_connection_value(connection, MHD_ValueKind.HEADER_KIND, "Content-Length"),
-                let length = Int(String(cString: declared)), length > configuration.maxBodyBytes
-            {
-                context.rejected = true
-                return queue(HTTPError.payloadTooLarge.response, on: connection, context: context)
-            }
-            return MHD_Result.YES
-        }
         let pieceSize = uploadDataSize.pointee
-        if pieceSize > 0 {
-            uploadDataSize.pointee = 0
-            if context.rejected { return MHD_Result.YES }
-            if context.body.count + pieceSize > configuration.maxBodyBytes {
-                // Only a body without Content-Length gets here. 0.9.75 refuses a response queued mid-body,
-                // so the connection is closed rather than reading an unbounded upload to the end.
-                context.rejected = true
+        uploadDataSize.pointee = 0
+        switch context.phase {
+        case .awaitingHeaders:
+            if let entry = connectionEntry(connection) { connections.headersReceived(entry) }
+            context.headers = headerFields(of: connection)
+            if let refusal = firstLook(method: method, headers: context.headers) {
+                context.phase = .refused
+                return queue(Self.closing(refusal.response), on: connection, context: context)
+            }
+            context.phase = .readingBody
+            return MHD_Result.YES
+        case .readingBody where pieceSize > 0:
+            guard context.body.count + pieceSize <= configuration.maxBodyBytes else {
+                // Only a body without Content-Length gets here. 0.9.75 refuses a response queued
+                // mid-body, so the rest is read and dropped and 413 answered at its end.
                 context.body = []
-                return MHD_Result.NO
+                context.phase = .discardingBody(pieceSize)
+                return MHD_Result.YES
             }
             if let uploadData {
                 uploadData.withMemoryRebound(to: UInt8.self, capacity: pieceSize) { bytes in
@@ -116,14 +152,47 @@ extension ServerCore {
                 }
             }
             return MHD_Result.YES
-        }
-        if context.rejected { return MHD_Result.YES }
-        if let response = context.takeResult() {
+        case .readingBody:
+            context.phase = .routed
+            return route(connection: connection, context: context, method: method)
+        case .discardingBody(let dropped) where pieceSize > 0:
+            // Past the discard limit the connection is closed: nobody is owed an unbounded read.
+            guard dropped + pieceSize <= configuration.discardLimit else { return MHD_Result.NO }
+            context.phase = .discardingBody(dropped + pieceSize)
+            return MHD_Result.YES
+        case .discardingBody:
+            context.phase = .refused
+            return queue(Self.closing(HTTPError.payloadTooLarge.response), on: connection, context: context)
+        case .refused:
+            return MHD_Result.YES
+        case .routed:
+            guard let response = context.takeResult() else { return MHD_Result.YES }
             return queue(response, on: connection, context: context)
         }
-        if context.handlerStarted { return MHD_Result.YES }
-        context.handlerStarted = true
-        return route(connection: connection, context: context, method: method)
+    }
+
+    /// What is refused before any body byte is read: unsafe framing, a host or origin this server does
+    /// not serve, a declared body over the limit.
+    private func firstLook(method: String, headers: [(name: String, value: String)]) -> HTTPError? {
+        if let problem = RequestFraming.problem(in: headers) { return problem }
+        func value(_ name: String) -> String? {
+            headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        }
+        if let problem = configuration.originPolicy.problem(
+            method: method, host: value("Host"), origin: value("Origin"), authorized: value("Authorization") != nil) {
+            return problem
+        }
+        if let declared = value("Content-Length"), let length = Int(declared), length > configuration.maxBodyBytes {
+            return .payloadTooLarge
+        }
+        return nil
+    }
+
+    /// A refusal also ends the connection: whatever the client sent after it is never read as a request.
+    private static func closing(_ response: HTTPResponse) -> HTTPResponse {
+        var response = response
+        response.headers.append(("Connection", "close"))
+        return response
     }
 
     private func route(connection: OpaquePointer, context: RequestContext, method: String) -> MHD_Result {
@@ -131,8 +200,13 @@ extension ServerCore {
         if target.isMalformed {
             return queue(HTTPError.badRequest("Malformed URL.").response, on: connection, context: context)
         }
+        var headers: [String: String] = [:]
+        for (name, value) in context.headers {
+            let key = name.lowercased()
+            headers[key] = headers[key].map { $0 + ", " + value } ?? value
+        }
         var request = HTTPRequest(
-            method: method, path: target.path, query: target.query, headers: headers(of: connection),
+            method: method, path: target.path, query: target.query, headers: headers,
             body: context.body, remoteAddress: remoteAddress(of: connection))
         context.body = []
 
@@ -246,13 +320,13 @@ extension ServerCore {
         return queued
     }
 
-    private func headers(of connection: OpaquePointer) -> [String: String] {
+    private func headerFields(of connection: OpaquePointer) -> [(name: String, value: String)] {
         let collector = HeaderCollector()
         withExtendedLifetime(collector) {
             _ = MHD_get_connection_values(
                 connection, MHD_ValueKind.HEADER_KIND, collectHeader, Unmanaged.passUnretained(collector).toOpaque())
         }
-        return collector.values
+        return collector.fields
     }
 
     private func remoteAddress(of connection: OpaquePointer) -> String {

@@ -3,7 +3,8 @@ import ParleySSE
 
 /// Parses an Anthropic Messages stream: `message_start`, content blocks (text, thinking, tool use),
 /// `message_delta` (stop reason, output usage), `message_stop`. `ping` and unknown event types are
-/// ignored; an `error` event throws `upstream_error`. `.usage` and `.finish` are emitted last.
+/// ignored; an `error` event throws `upstream_error`. `.usage` and `.finish` are emitted last. Text is
+/// decoded with JSONDecoder, which keeps every character (see `LenientDecoding`).
 struct AnthropicStreamParser: EventStreamParser {
     private(set) var isComplete = false
     private var stopReason: FinishReason?
@@ -17,56 +18,51 @@ struct AnthropicStreamParser: EventStreamParser {
     }
 
     mutating func consume(_ event: SSEEvent) throws(ProviderError) -> [ProviderEvent] {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(event.data.utf8))) as? [String: Any] else {
+        guard let parsed = LenientDecoding.decode(AnthropicEvent.self, from: event.data) else {
             if event.type == "ping" { return [] }
             throw ProviderError(code: "upstream_protocol", message: "the model server sent a malformed JSON frame")
         }
-        let type = (object["type"] as? String) ?? event.type
-        switch type {
+        switch parsed.type ?? event.type {
         case "message_start":
-            let message = object["message"] as? [String: Any]
-            if let start = message?["usage"] as? [String: Any] {
-                usage.inputTokens = jsonInt(start["input_tokens"]) ?? usage.inputTokens
-                usage.outputTokens = jsonInt(start["output_tokens"]) ?? usage.outputTokens
+            if let start = parsed.messageUsage {
+                usage.inputTokens = start.inputTokens ?? usage.inputTokens
+                usage.outputTokens = start.outputTokens ?? usage.outputTokens
             }
             return []
         case "content_block_start":
-            let index = jsonInt(object["index"]) ?? 0
-            guard let block = object["content_block"] as? [String: Any] else { return [] }
-            switch block["type"] as? String {
-            case "text": return text(jsonString(block["text"]))
-            case "thinking": return jsonString(block["thinking"]).map { [.reasoning($0)] } ?? []
+            guard let block = parsed.contentBlock else { return [] }
+            switch block.type {
+            case "text": return text(block.text)
+            case "thinking": return block.thinking.map { [.reasoning($0)] } ?? []
             case "tool_use":
-                return [.toolCall(ToolCallDelta(index: index, id: jsonString(block["id"]), name: jsonString(block["name"])))]
+                return [.toolCall(ToolCallDelta(index: parsed.index ?? 0, id: block.id, name: block.name))]
             default: return []
             }
         case "content_block_delta":
-            let index = jsonInt(object["index"]) ?? 0
-            guard let delta = object["delta"] as? [String: Any] else { return [] }
-            switch delta["type"] as? String {
-            case "text_delta": return text(jsonString(delta["text"]))
-            case "thinking_delta": return jsonString(delta["thinking"]).map { [.reasoning($0)] } ?? []
+            guard let delta = parsed.delta else { return [] }
+            switch delta.type {
+            case "text_delta": return text(delta.text)
+            case "thinking_delta": return delta.thinking.map { [.reasoning($0)] } ?? []
             case "input_json_delta":
-                guard let json = jsonString(delta["partial_json"]) else { return [] }
-                return [.toolCall(ToolCallDelta(index: index, argumentsDelta: json))]
+                guard let json = delta.partialJSON else { return [] }
+                return [.toolCall(ToolCallDelta(index: parsed.index ?? 0, argumentsDelta: json))]
             default: return []
             }
         case "message_delta":
-            if let delta = object["delta"] as? [String: Any], let reason = jsonString(delta["stop_reason"]) {
+            if let reason = parsed.delta?.stopReason {
                 stopReason = Self.finishReason(reason)
             }
-            if let delta = object["usage"] as? [String: Any] {
-                usage.outputTokens = jsonInt(delta["output_tokens"]) ?? usage.outputTokens
-                usage.inputTokens = jsonInt(delta["input_tokens"]) ?? usage.inputTokens
+            if let delta = parsed.usage {
+                usage.outputTokens = delta.outputTokens ?? usage.outputTokens
+                usage.inputTokens = delta.inputTokens ?? usage.inputTokens
             }
             return []
         case "message_stop":
             isComplete = true
             return []
         case "error":
-            let error = object["error"] as? [String: Any]
-            let message = (error?["message"] as? String) ?? "unknown error"
-            let kind = (error?["type"] as? String).map { " (\($0))" } ?? ""
+            let message = parsed.error?.message ?? "unknown error"
+            let kind = parsed.error?.type.map { " (\($0))" } ?? ""
             throw ProviderError(code: "upstream_error", message: "the model server reported an error\(kind): \(message)")
         default:
             return []  // ping, content_block_stop and future event types

@@ -3,7 +3,8 @@ import ParleySSE
 
 /// Parses an OpenAI Chat Completions stream (`chat.completion.chunk` frames, then `data: [DONE]`).
 ///
-/// Lenient about the JSON (explicit nulls, `choices: null`, unknown keys); strict about the ending:
+/// Lenient about the JSON (explicit nulls, `choices: null`, unknown keys, fields of another type);
+/// exact about text (decoded with JSONDecoder, see `LenientDecoding`); strict about the ending:
 /// end of stream without `[DONE]` or a finish reason is `upstream_truncated`, `[DONE]` without a
 /// finish reason is `upstream_interrupted`. `.usage` and `.finish` are emitted last, in that order.
 struct OpenAIStreamParser: EventStreamParser {
@@ -20,43 +21,38 @@ struct OpenAIStreamParser: EventStreamParser {
             isComplete = true
             return []
         }
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(data.utf8))) as? [String: Any] else {
+        guard let chunk = LenientDecoding.decode(OpenAIChunk.self, from: data) else {
             throw ProviderError(code: "upstream_protocol", message: "the model server sent a malformed JSON frame")
         }
-        if let error = object["error"], !(error is NSNull) {
-            let message = (error as? [String: Any]).flatMap { $0["message"] as? String } ?? (error as? String) ?? "unknown error"
-            throw ProviderError(code: "upstream_error", message: "the model server reported an error: \(message)")
+        if let error = chunk.error {
+            throw ProviderError(code: "upstream_error", message: "the model server reported an error: \(error.message)")
         }
         var events: [ProviderEvent] = []
-        if let usage = object["usage"] as? [String: Any] {
-            self.usage = Usage(inputTokens: jsonInt(usage["prompt_tokens"]), outputTokens: jsonInt(usage["completion_tokens"]))
+        if let usage = chunk.usage {
+            self.usage = Usage(inputTokens: usage.promptTokens, outputTokens: usage.completionTokens)
         }
-        guard let choices = object["choices"] as? [[String: Any]],
-              let choice = choices.first(where: { (jsonInt($0["index"]) ?? 0) == 0 }) else { return events }
-        if let delta = choice["delta"] as? [String: Any] {
-            if let reasoning = jsonString(delta["reasoning_content"]) ?? jsonString(delta["reasoning"]) {
-                events.append(.reasoning(reasoning))
-            }
-            if let text = jsonString(delta["content"]) { events.append(.text(text)) }
-            if let calls = delta["tool_calls"] as? [[String: Any]] {
-                for call in calls { if let delta = toolCallDelta(call) { events.append(.toolCall(delta)) } }
+        guard let choice = chunk.choices?.first(where: { ($0.index ?? 0) == 0 }) else { return events }
+        if let delta = choice.delta {
+            if let reasoning = delta.reasoning { events.append(.reasoning(reasoning)) }
+            if let text = delta.content { events.append(.text(text)) }
+            for call in delta.toolCalls ?? [] {
+                if let delta = toolCallDelta(call) { events.append(.toolCall(delta)) }
             }
         }
-        if let reason = jsonString(choice["finish_reason"]) {
+        if let reason = choice.finishReason {
             finishReason = Self.finishReason(reason)
         }
         return events
     }
 
-    private mutating func toolCallDelta(_ call: [String: Any]) -> ToolCallDelta? {
-        let index = jsonInt(call["index"]) ?? 0
-        let function = call["function"] as? [String: Any]
-        var delta = ToolCallDelta(index: index, argumentsDelta: (function?["arguments"] as? String) ?? "")
-        if !toolIDsSent.contains(index), let id = jsonString(call["id"]) {
+    private mutating func toolCallDelta(_ call: OpenAIChunk.ToolCall) -> ToolCallDelta? {
+        let index = call.index ?? 0
+        var delta = ToolCallDelta(index: index, argumentsDelta: call.arguments ?? "")
+        if !toolIDsSent.contains(index), let id = call.id {
             delta.id = id
             toolIDsSent.insert(index)
         }
-        if !toolNamesSent.contains(index), let name = jsonString(function?["name"]) {
+        if !toolNamesSent.contains(index), let name = call.name {
             delta.name = name
             toolNamesSent.insert(index)
         }

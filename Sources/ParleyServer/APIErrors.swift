@@ -1,3 +1,4 @@
+import Foundation
 import ParleyGeneration
 import ParleyHTTP
 import ParleyStore
@@ -6,6 +7,25 @@ import ParleyStore
 enum APIErrors {
     static let conversationNotFound = HTTPError(status: 404, code: "not_found", message: "No such conversation.")
     static let messageNotFound = HTTPError(status: 404, code: "not_found", message: "No such message.")
+    static let unauthenticated = HTTPError(status: 401, code: "unauthenticated", message: "Sign in first.")
+    static let invalidCredentials = HTTPError(status: 401, code: "invalid_credentials",
+                                              message: "Wrong username or password.")
+    static let forbidden = HTTPError(status: 403, code: "forbidden", message: "Only an admin may do this.")
+
+    /// The API speaks JSON only. A body, or a declared type, that is not `application/json` is refused:
+    /// an HTML form or a `no-cors` fetch from another site can only send form and text types.
+    static func requireJSON(_ request: HTTPRequest) throws(HTTPError) {
+        let declared = request.header("Content-Type")
+        guard request.method != "GET", request.method != "HEAD", !request.body.isEmpty || declared != nil else {
+            return
+        }
+        let media = declared?.split(separator: ";", maxSplits: 1).first?
+            .trimmingCharacters(in: .whitespaces).lowercased()
+        guard media == "application/json" else {
+            throw HTTPError(status: 415, code: "unsupported_media_type",
+                            message: "Send the request body as JSON with 'Content-Type: application/json'.")
+        }
+    }
 
     static func map(_ error: Error) -> Error {
         switch error {

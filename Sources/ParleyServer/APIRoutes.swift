@@ -4,12 +4,31 @@ import ParleyHTTP
 struct APIRoutes {
     let conversations: ConversationHandlers
     let messages: MessageHandlers
+    let auth: AuthHandlers
+    let authenticator: Authenticator
+
+    /// What a route's handler is given: the request and who sent it.
+    typealias Handler = @Sendable (HTTPRequest, Caller) async throws -> HTTPResponse
 
     func register(in router: inout Router) {
-        // Every handler's store and generation errors become API errors (APIErrors) on the way out.
-        func route(_ method: String, _ pattern: String, _ handler: @escaping Router.Handler) {
+        let authenticator = authenticator
+        // Every API route takes JSON bodies only, finds its caller (401 in team mode without one),
+        // and turns store and generation errors into API errors (APIErrors) on the way out.
+        func route(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
             router.on(method, pattern) { request in
                 do {
+                    try APIErrors.requireJSON(request)
+                    return try await handler(request, try authenticator.caller(for: request))
+                } catch {
+                    throw APIErrors.map(error)
+                }
+            }
+        }
+        /// A route anyone may call: signing in.
+        func publicRoute(_ method: String, _ pattern: String, _ handler: @escaping Router.Handler) {
+            router.on(method, pattern) { request in
+                do {
+                    try APIErrors.requireJSON(request)
                     return try await handler(request)
                 } catch {
                     throw APIErrors.map(error)
@@ -20,6 +39,10 @@ struct APIRoutes {
         let health = HTTPResponse.json(["status": "ok"])
         router.on("GET", "/api/health", immediate: { _ in health })
         route("GET", "/api/models", messages.models)
+
+        publicRoute("POST", "/api/auth/login", auth.login)
+        route("POST", "/api/auth/logout", auth.logout)
+        route("GET", "/api/auth/me", auth.me)
 
         route("POST", "/api/conversations", conversations.create)
         route("GET", "/api/conversations", conversations.list)

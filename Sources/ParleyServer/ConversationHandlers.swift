@@ -6,20 +6,27 @@ import ParleyStore
 struct ConversationHandlers: Sendable {
     let store: Store
     let generations: Generations
+    let rules: FieldRules
 
     /// Page size bounds for `GET /api/conversations`.
     static let defaultPageSize = 50
     static let maxPageSize = 200
 
-    func create(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func create(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         let body = try JSONBody(request)
-        let conversation = try store.createConversation(title: try body.string("title"),
-                                                        model: try body.string("model"),
-                                                        systemPrompt: try body.string("system_prompt"))
+        // An absent or null title is the default one; a given title follows the same rule as PATCH.
+        let title = try body.string("title").map(rules.title)
+        let systemPrompt = try body.string("system_prompt").map(rules.systemPrompt)
+        var model: String?
+        if let requested = try body.string("model") {
+            model = try await rules.model(requested)
+        }
+        let conversation = try store.createConversation(title: title, model: model, systemPrompt: systemPrompt,
+                                                        ownedBy: caller.userID)
         return .json(ConversationResource(conversation), status: 201)
     }
 
-    func list(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func list(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         var limit = Self.defaultPageSize
         if let raw = request.query["limit"] {
             guard let value = Int(raw), (1...Self.maxPageSize).contains(value) else {
@@ -28,13 +35,13 @@ struct ConversationHandlers: Sendable {
             }
             limit = value
         }
-        let page = try store.listConversations(limit: limit, cursor: request.query["cursor"])
+        let page = try store.listConversations(ownedBy: caller.userID, limit: limit, cursor: request.query["cursor"])
         return .json(ConversationPageResource(items: page.items.map { ConversationResource($0) },
                                               nextCursor: page.nextCursor))
     }
 
-    func show(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let conversation = try existing(request)
+    func show(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let conversation = try existing(request, caller)
         let branch = try store.currentBranch(conversationID: conversation.id)
         let messages = branch.map { item in
             MessageResource(item.message, siblings: item.siblings)
@@ -42,34 +49,50 @@ struct ConversationHandlers: Sendable {
         return .json(ConversationResource(conversation, messages: messages))
     }
 
-    func update(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let id = request.parameters["id"] ?? ""
+    func update(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let id = try request.parameter("id")
         let body = try JSONBody(request)
-        let title = try body.string("title")
-        if body.has("title"), title?.isEmpty ?? true {
-            throw HTTPError(status: 400, code: "invalid_request", message: "'title' must be a non-empty string.")
+        // Absent: unchanged. The title cannot be cleared; the system prompt and model can (null).
+        var title: String?
+        if body.has("title") {
+            guard let requested = try body.string("title") else {
+                throw HTTPError(status: 400, code: "invalid_request",
+                                message: "'title' cannot be null; leave it out to keep the title.")
+            }
+            title = try rules.title(requested)
         }
-        let systemPrompt: String?? = body.has("system_prompt") ? .some(try body.string("system_prompt")) : .none
-        let model: String?? = body.has("model") ? .some(try body.string("model")) : .none
-        guard let conversation = try store.updateConversation(id: id, title: title, systemPrompt: systemPrompt,
-                                                              model: model) else {
+        var systemPrompt: String??
+        if body.has("system_prompt") {
+            systemPrompt = .some(try body.string("system_prompt").map(rules.systemPrompt))
+        }
+        var model: String??
+        if body.has("model") {
+            if let requested = try body.string("model") {
+                model = .some(try await rules.model(requested))
+            } else {
+                model = .some(nil)
+            }
+        }
+        guard let conversation = try store.updateConversation(id: id, ownedBy: caller.userID, title: title,
+                                                              systemPrompt: systemPrompt, model: model) else {
             throw APIErrors.conversationNotFound
         }
         return .json(ConversationResource(conversation))
     }
 
-    func delete(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let id = request.parameters["id"] ?? ""
-        // Its live replies end first: their upstream calls stop and their slots are freed.
+    func delete(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let id = try existing(request, caller).id
+        // Its live replies end first: their upstream calls stop and their slots are freed. A reply
+        // started while those stops were awaited is stopped after the delete (its rows are gone).
         await generations.stopAll(conversationID: id)
-        guard try store.deleteConversation(id: id) else {
-            throw APIErrors.conversationNotFound
-        }
+        let deleted = try store.deleteConversation(id: id, ownedBy: caller.userID)
+        await generations.stopAll(conversationID: id)
+        guard deleted else { throw APIErrors.conversationNotFound }
         return .noContent()
     }
 
-    func switchBranch(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let conversation = try existing(request)
+    func switchBranch(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let conversation = try existing(request, caller)
         let messageID = try JSONBody(request).requiredString("message_id")
         do {
             _ = try store.setCurrent(conversationID: conversation.id, messageID: messageID)
@@ -79,11 +102,12 @@ struct ConversationHandlers: Sendable {
             }
             throw error
         }
-        return try await show(request)
+        return try await show(request, caller)
     }
 
-    private func existing(_ request: HTTPRequest) throws -> Conversation {
-        guard let conversation = try store.conversation(id: request.parameters["id"] ?? "") else {
+    /// The caller's conversation named in the path; another user's answers 404 like a missing one.
+    private func existing(_ request: HTTPRequest, _ caller: Caller) throws -> Conversation {
+        guard let conversation = try store.conversation(id: try request.parameter("id"), ownedBy: caller.userID) else {
             throw APIErrors.conversationNotFound
         }
         return conversation

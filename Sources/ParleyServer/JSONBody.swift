@@ -1,22 +1,23 @@
 import Foundation
 import ParleyHTTP
 
-/// A request's JSON object, read field by field so every error names the field at fault.
+/// A request's JSON object, read field by field so every error names the field at fault. Decoded
+/// with `JSONDecoder`, which keeps every character the client sent (see `JSONValue`).
 struct JSONBody {
-    private let object: [String: Any]
+    private let object: [String: JSONValue]
 
     init(_ request: HTTPRequest) throws(HTTPError) {
         guard !request.body.isEmpty else {
             object = [:]
             return
         }
-        let parsed: Any
+        let parsed: JSONValue
         do {
-            parsed = try JSONSerialization.jsonObject(with: Data(request.body), options: [.fragmentsAllowed])
+            parsed = try JSONDecoder().decode(JSONValue.self, from: Data(request.body))
         } catch {
             throw HTTPError(status: 400, code: "invalid_json", message: "The request body is not valid JSON.")
         }
-        guard let object = parsed as? [String: Any] else {
+        guard case .object(let object) = parsed else {
             throw HTTPError(status: 400, code: "invalid_json", message: "The request body must be a JSON object.")
         }
         self.object = object
@@ -28,8 +29,8 @@ struct JSONBody {
     /// An optional string field: absent and null both read as nil.
     func string(_ field: String) throws(HTTPError) -> String? {
         switch object[field] {
-        case nil, is NSNull: return nil
-        case let value as String: return value
+        case nil, .null: return nil
+        case .string(let value): return value
         default: throw Self.wrongType(field, "a string")
         }
     }

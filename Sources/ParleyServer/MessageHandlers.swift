@@ -9,21 +9,24 @@ struct MessageHandlers: Sendable {
     let store: Store
     let generations: Generations
     let providers: ProviderRegistry
+    let rules: FieldRules
     /// Snapshot frames shared by the streams that get the same snapshot.
     let snapshotFrames = SnapshotFrameCache()
     /// One subscription at a time per message, so snapshots built from the store do not pile up.
     let subscriptions = SubscriptionQueue()
-    /// Until team mode brings accounts every request belongs to one local user.
-    static let localOwner = "local"
 
-    func models(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func models(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         let models = await providers.models()
         return .json(ModelListResource(models: models.map {
             ModelListResource.Model(id: $0.id, provider: $0.provider, label: $0.label)
         }))
     }
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let conversationID = try request.parameter("id")
+        guard try store.conversation(id: conversationID, ownedBy: caller.userID) != nil else {
+            throw APIErrors.conversationNotFound
+        }
         let body = try JSONBody(request)
         let content = try body.requiredString("content")
         // No parent_id: under the current leaf; a parent_id: a branch under it; null: a new root
@@ -32,41 +35,41 @@ struct MessageHandlers: Sendable {
         if body.has("parent_id") {
             placement = try body.string("parent_id").map { .under(messageID: $0) } ?? .root
         }
-        let turn = try await generations.send(conversationID: request.parameters["id"] ?? "", placement: placement,
-                                              content: content, model: try body.string("model"),
-                                              owner: Self.localOwner)
+        let model = try await requestedModel(body)
+        let turn = try await generations.send(conversationID: conversationID, placement: placement,
+                                              content: content, model: model, owner: caller.userID)
         return .json(TurnResource(userMessage: MessageResource(turn.user),
                                   assistantMessage: MessageResource(turn.assistant)), status: 201)
     }
 
-    func show(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let message = try existing(request)
+    func show(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let message = try existing(request, caller)
         return .json(MessageResource(message))
     }
 
-    func stop(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let message = try await generations.stop(messageID: request.parameters["id"] ?? "")
+    func stop(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let message = try await generations.stop(messageID: try existing(request, caller).id)
         return .json(MessageResource(message))
     }
 
-    func regenerate(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let model = try JSONBody(request).string("model")
-        let message = try await generations.regenerate(messageID: request.parameters["id"] ?? "", model: model,
-                                                       owner: Self.localOwner)
+    func regenerate(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let id = try existing(request, caller).id
+        let model = try await requestedModel(JSONBody(request))
+        let message = try await generations.regenerate(messageID: id, model: model, owner: caller.userID)
         return .json(MessageResource(message), status: 201)
     }
 
-    func continueMessage(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let message = try await generations.continueMessage(messageID: request.parameters["id"] ?? "",
-                                                            owner: Self.localOwner)
+    func continueMessage(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let message = try await generations.continueMessage(messageID: try existing(request, caller).id,
+                                                            owner: caller.userID)
         return .json(MessageResource(message))
     }
 
     /// `text/event-stream` of the message: the missed events or a snapshot, then live events until `done`.
-    func stream(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func stream(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         // Only the id outlives this line: the stream's closures would otherwise keep the whole message
         // (a 1 MB reply) alive per waiting subscriber, 400 of them at once when 400 clients connect.
-        let messageID = try existing(request).id
+        let messageID = try existing(request, caller).id
         let encoder = EventStreamEncoder(mode: request.query["mode"] == "text" ? .text : .html)
         let lastEventID = try Self.lastEventID(request)
         let generations = generations
@@ -103,6 +106,12 @@ struct MessageHandlers: Sendable {
         })
     }
 
+    /// The body's `model`, checked by the same rules as a conversation's (nil: the default).
+    private func requestedModel(_ body: JSONBody) async throws -> String? {
+        guard let requested = try body.string("model") else { return nil }
+        return try await rules.model(requested)
+    }
+
     /// Last-Event-ID header (EventSource reconnects) or `?last_event_id=` (a fresh EventSource).
     private static func lastEventID(_ request: HTTPRequest) throws -> Int64? {
         guard let raw = request.header("Last-Event-ID") ?? request.query["last_event_id"], !raw.isEmpty else {
@@ -114,8 +123,9 @@ struct MessageHandlers: Sendable {
         return id
     }
 
-    private func existing(_ request: HTTPRequest) throws -> Message {
-        guard let message = try store.message(id: request.parameters["id"] ?? "") else {
+    /// The caller's message named in the path; another user's answers 404 like a missing one.
+    private func existing(_ request: HTTPRequest, _ caller: Caller) throws -> Message {
+        guard let message = try store.message(id: try request.parameter("id"), ownedBy: caller.userID) else {
             throw APIErrors.messageNotFound
         }
         return message

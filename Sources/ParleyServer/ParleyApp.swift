@@ -25,13 +25,66 @@ public final class ParleyApp: Sendable {
         let providerConfiguration = try ProviderConfiguration(environment: configuration.settings)
         let providers = ProviderRegistry(configuration: providerConfiguration, client: UpstreamClient())
         let renderer = MarkdownRenderer()
+        try Self.renderUnrenderedMessages(store: store, renderer: renderer)
         generations = Generations(store: store, providers: providers, limits: configuration.generation,
                                   renderer: renderer)
+        let accounts = configuration.accounts
+        let passwords = PasswordWork(memoryKiB: accounts.passwordMemoryKiB)
+        if accounts.mode == .team {
+            try Self.prepareTeamMode(store: store, accounts: accounts, passwords: passwords)
+        } else if !ParleyConfiguration.isLoopback(configuration.host) {
+            Log.info("warning: listening on \(configuration.host) without accounts (PARLEY_AUTH=off): "
+                     + "anyone who reaches the port can read and change every conversation")
+        }
         var router = Router()
-        APIRoutes(conversations: ConversationHandlers(store: store, generations: generations),
-                  messages: MessageHandlers(store: store, generations: generations, providers: providers))
+        let rules = FieldRules(limits: configuration.input, providers: providers)
+        let authenticator = Authenticator(store: store, settings: accounts,
+                                          trustedProxies: configuration.http.trustedProxies)
+        APIRoutes(conversations: ConversationHandlers(store: store, generations: generations, rules: rules),
+                  messages: MessageHandlers(store: store, generations: generations, providers: providers,
+                                            rules: rules),
+                  auth: AuthHandlers(store: store, authenticator: authenticator, passwords: passwords,
+                                     limiter: AttemptLimiter(limit: accounts.loginAttempts,
+                                                             window: accounts.loginWindow)),
+                  authenticator: authenticator)
             .register(in: &router)
         server = HTTPServer(configuration: configuration.http, router: router)
+    }
+
+    /// Team mode needs an admin: the one named by PARLEY_ADMIN_USER on an empty user table, or one made
+    /// with `parley user add --admin`; without either it refuses to start. The first admin receives
+    /// the conversations made in local mode.
+    private static func prepareTeamMode(store: Store, accounts: AccountSettings, passwords: PasswordWork) throws {
+        var users = try store.users()
+        if users.isEmpty, let (username, password) = accounts.bootstrapAdmin {
+            let hash = try passwords.hasher.hash(password)
+            users = [try store.createUser(username: username, displayName: username, role: .admin, passwordHash: hash)]
+            Audit.record("user_created", ["username": username, "role": "admin", "by": "PARLEY_ADMIN_USER"])
+        }
+        guard let admin = users.first(where: { $0.role == .admin && !$0.disabled }) else {
+            throw StartupError.noAdmin
+        }
+        let moved = try store.assignLocalConversations(to: admin.id)
+        if moved > 0 {
+            Log.info("team mode: \(moved) conversation(s) from local mode now belong to \(admin.username)")
+        }
+    }
+
+    /// Gives HTML to finished messages stored without it (the replies just marked interrupted, and
+    /// any an older version left without), so the page never shows them as raw Markdown. In batches,
+    /// so a large backlog never sits in memory at once.
+    private static func renderUnrenderedMessages(store: Store, renderer: MarkdownRenderer) throws {
+        var rendered = 0
+        while true {
+            let batch = try store.finishedMessagesWithoutHTML()
+            guard !batch.isEmpty else { break }
+            let html = Dictionary(batch.map { ($0.id, renderer.render($0.content)) }) { first, _ in first }
+            guard try store.saveHTML(html) > 0 else { break }  // nothing changed: never loop forever
+            rendered += batch.count
+        }
+        if rendered > 0 {
+            Log.info("rendered \(rendered) finished message(s) stored without HTML")
+        }
     }
 
     /// Binds and starts serving; `port` is the real port afterwards.

@@ -13,6 +13,9 @@ public struct ParleyConfiguration: Sendable {
     public var publicDirectory = "./Public"
     public var http = HTTPServerConfiguration()
     public var generation = GenerationLimits()
+    public var input = InputLimits()
+    /// Local mode (one implicit user) or team mode (accounts); see `AccountSettings`.
+    public var accounts = AccountSettings()
     /// The merged environment and flags, for the providers' own settings.
     public var settings: [String: String] = [:]
 
@@ -82,6 +85,11 @@ public struct ParleyConfiguration: Sendable {
         http.streamBacklogTotalLimit = try read.integer("PARLEY_STREAM_BACKLOG_TOTAL_BYTES",
                                                         default: http.streamBacklogTotalLimit,
                                                         range: (64 << 10)...(1 << 40))
+        http.maxDiscardBytes = try read.optionalInteger("PARLEY_MAX_DISCARD_BYTES", range: 0...(1 << 40))
+        http.headerTimeout = try read.seconds("PARLEY_HEADER_TIMEOUT", default: http.headerTimeout)
+        http.connectionsPerAddress = try read.optionalInteger("PARLEY_MAX_CONNECTIONS_PER_IP", range: 1...1_000_000)
+        http.trustedProxies = Set(read.list("PARLEY_TRUSTED_PROXIES"))
+        http.originPolicy = try Self.originPolicy(host: host, read: read)
 
         generation.frameInterval = try read.milliseconds("PARLEY_FRAME_INTERVAL_MS", default: generation.frameInterval)
         generation.flushInterval = try read.milliseconds("PARLEY_FLUSH_INTERVAL_MS", default: generation.flushInterval)
@@ -98,6 +106,71 @@ public struct ParleyConfiguration: Sendable {
         generation.contextBudgetCharacters = try read.integer("PARLEY_CONTEXT_BUDGET_CHARS",
                                                               default: generation.contextBudgetCharacters,
                                                               range: 1...100_000_000)
+
+        input.maxTitleCharacters = try read.integer("PARLEY_MAX_TITLE_CHARS", default: input.maxTitleCharacters,
+                                                    range: 1...100_000)
+        input.maxSystemPromptBytes = try read.integer("PARLEY_MAX_SYSTEM_PROMPT_BYTES",
+                                                      default: input.maxSystemPromptBytes, range: 1...(64 << 20))
+        accounts = try Self.accountSettings(host: host, read: read)
+    }
+}
+
+extension ParleyConfiguration {
+    /// Team mode when PARLEY_AUTH=on, and by default off loopback (a network address without
+    /// accounts must be asked for with PARLEY_AUTH=off); local mode otherwise.
+    fileprivate static func accountSettings(host: String, read: SettingReader) throws(ConfigurationError)
+        -> AccountSettings {
+        var settings = AccountSettings()
+        switch try read.switchValue("PARLEY_AUTH") {
+        case true?: settings.mode = .team
+        case false?: settings.mode = .local
+        case nil: settings.mode = isLoopback(host) ? .local : .team
+        }
+        let adminUser = read.values["PARLEY_ADMIN_USER"] ?? ""
+        let adminPassword = read.values["PARLEY_ADMIN_PASSWORD"] ?? ""
+        if !adminUser.isEmpty || !adminPassword.isEmpty {
+            guard !adminUser.isEmpty, adminPassword.count >= 8 else {
+                throw .invalidValue(name: "PARLEY_ADMIN_USER/PARLEY_ADMIN_PASSWORD", value: adminUser,
+                                    expected: "both set, with a password of at least 8 characters")
+            }
+            settings.bootstrapAdmin = (adminUser, adminPassword)
+        }
+        let year = 366 * 86_400
+        settings.sessionIdle = TimeInterval(try read.integer("PARLEY_SESSION_IDLE_SECONDS",
+                                                             default: Int(settings.sessionIdle), range: 1...year))
+        settings.sessionLifetime = TimeInterval(try read.integer("PARLEY_SESSION_LIFETIME_SECONDS",
+                                                                 default: Int(settings.sessionLifetime), range: 1...year))
+        settings.secureCookie = try read.switchValue("PARLEY_COOKIE_SECURE")
+        settings.passwordMemoryKiB = try read.integer("PARLEY_PASSWORD_MEMORY_KIB", default: settings.passwordMemoryKiB,
+                                                      range: 8...(4 << 20))
+        settings.loginAttempts = try read.integer("PARLEY_LOGIN_ATTEMPTS", default: settings.loginAttempts,
+                                                  range: 1...100_000)
+        return settings
+    }
+
+    /// Whether `host` is a loopback address: only this machine can connect, so the `Host` header is the
+    /// one thing that tells a DNS-rebinding page from the user's own.
+    public static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
+    /// On loopback, `Host` must name this machine (or a name the operator added); on other addresses
+    /// any `Host` is answered unless PARLEY_ALLOWED_HOSTS lists them. Writes are allowed from the
+    /// request's own origin and from PARLEY_PUBLIC_URL.
+    fileprivate static func originPolicy(host: String, read: SettingReader) throws(ConfigurationError) -> OriginPolicy {
+        var hosts = Set(read.list("PARLEY_ALLOWED_HOSTS").map { name in
+            OriginPolicy.hostName(name) ?? name.lowercased()
+        })
+        var origins: Set<String> = []
+        if let publicURL = try read.publicURL("PARLEY_PUBLIC_URL") {
+            hosts.insert(publicURL.host)
+            origins.insert(publicURL.origin)
+        }
+        if isLoopback(host) {
+            return OriginPolicy(allowedHosts: hosts.union(OriginPolicy.loopbackHosts), trustedOrigins: origins)
+        }
+        return OriginPolicy(allowedHosts: read.list("PARLEY_ALLOWED_HOSTS").isEmpty ? nil : hosts,
+                            trustedOrigins: origins)
     }
 }
 
@@ -127,6 +200,38 @@ private struct SettingReader {
                                 expected: "an integer in \(range.lowerBound)...\(range.upperBound)")
         }
         return value
+    }
+
+    /// `on`/`off` (also true/false, 1/0, yes/no); nil when unset.
+    func switchValue(_ name: String) throws(ConfigurationError) -> Bool? {
+        guard let raw = values[name], !raw.isEmpty else { return nil }
+        switch raw.lowercased() {
+        case "on", "true", "1", "yes": return true
+        case "off", "false", "0", "no": return false
+        default: throw .invalidValue(name: name, value: raw, expected: "on or off")
+        }
+    }
+
+    func optionalInteger(_ name: String, range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
+        guard values[name] != nil else { return nil }
+        return try integer(name, default: 0, range: range)
+    }
+
+    /// A comma-separated list; blanks are dropped.
+    func list(_ name: String) -> [String] {
+        (values[name] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// An http(s) URL's host name (as `OriginPolicy` compares them) and origin.
+    func publicURL(_ name: String) throws(ConfigurationError) -> (host: String, origin: String)? {
+        guard let raw = values[name], !raw.isEmpty else { return nil }
+        guard let url = URLComponents(string: raw), let scheme = url.scheme?.lowercased(),
+              scheme == "http" || scheme == "https", var host = url.host?.lowercased(), !host.isEmpty else {
+            throw .invalidValue(name: name, value: raw, expected: "an http(s) URL such as https://chat.example.org")
+        }
+        if host.contains(":"), !host.hasPrefix("[") { host = "[" + host + "]" }
+        let port = url.port.map { ":\($0)" } ?? ""
+        return (host, scheme + "://" + host + port)
     }
 
     func seconds(_ name: String, default fallback: Double) throws(ConfigurationError) -> Double {

@@ -3,6 +3,8 @@ import Foundation
 /// A conversation: settings plus a pointer to the leaf of the branch the user is looking at.
 public struct Conversation: Sendable, Equatable {
     public let id: String
+    /// The user it belongs to (`User.localID` in local mode); every request is scoped by it.
+    public let ownerID: String
     public var title: String
     public var model: String?
     public var systemPrompt: String?
@@ -13,10 +15,11 @@ public struct Conversation: Sendable, Equatable {
     public var updatedAt: Date
 
     public init(
-        id: String, title: String, model: String?, systemPrompt: String?, currentLeafID: String?,
-        createdAt: Date, updatedAt: Date
+        id: String, ownerID: String = User.localID, title: String, model: String?, systemPrompt: String?,
+        currentLeafID: String?, createdAt: Date, updatedAt: Date
     ) {
         self.id = id
+        self.ownerID = ownerID
         self.title = title
         self.model = model
         self.systemPrompt = systemPrompt
@@ -28,11 +31,11 @@ public struct Conversation: Sendable, Equatable {
     // MARK: - Row decoding
 
     /// The column list every conversation query selects, in the order `init(row:)` reads.
-    static let columns = "id, title, model, system_prompt, current_leaf_id, created_at, updated_at"
+    static let columns = "id, title, model, system_prompt, current_leaf_id, created_at, updated_at, owner_id"
 
     init(row: Row) {
         self.init(
-            id: row.text(0), title: row.text(1), model: row.optionalText(2),
+            id: row.text(0), ownerID: row.text(7), title: row.text(1), model: row.optionalText(2),
             systemPrompt: row.optionalText(3), currentLeafID: row.optionalText(4),
             createdAt: Date(millisecondsSince1970: row.int64(5)),
             updatedAt: Date(millisecondsSince1970: row.int64(6)))

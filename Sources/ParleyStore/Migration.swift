@@ -1,8 +1,8 @@
 /// A named, append-only schema step. `PRAGMA user_version` counts the steps applied, so the list
 /// below may only grow: never edit or reorder a shipped migration, add a new one.
 ///
-/// Room left for later steps: an owner/user id column (`ALTER TABLE ... ADD COLUMN owner_id`),
-/// an FTS5 table over `messages.content`, generated titles (`conversations.title` is plain text).
+/// Room left for later steps: an FTS5 table over `messages.content`, generated titles
+/// (`conversations.title` is plain text).
 struct Migration: Sendable {
     let name: String
     let sql: String
@@ -50,6 +50,44 @@ struct Migration: Sendable {
         Migration(name: "v2_message_reasoning", sql: """
             -- the model's reasoning ("thinking") before its answer: plain text, never sent back upstream
             ALTER TABLE messages ADD COLUMN reasoning TEXT NOT NULL DEFAULT '';
+            """),
+        Migration(name: "v3_messages_without_html", sql: """
+            -- finished messages still to be rendered (cut by a crash, or stored by an older version)
+            -- are found at startup without reading the table; streaming ones are the only others
+            CREATE INDEX messages_without_html ON messages (id) WHERE html IS NULL;
+            """),
+        Migration(name: "v4_accounts", sql: """
+            -- team mode: accounts, sign-in sessions and API tokens; secrets are stored only as digests
+            CREATE TABLE users (
+                id              TEXT PRIMARY KEY NOT NULL,
+                username        TEXT NOT NULL UNIQUE COLLATE NOCASE,
+                display_name    TEXT NOT NULL,
+                role            TEXT NOT NULL CHECK (role IN ('admin', 'member')),
+                disabled        INTEGER NOT NULL DEFAULT 0,
+                password_hash   TEXT,               -- Argon2id string; NULL for proxy sign-in only
+                created_at      INTEGER NOT NULL
+            );
+            CREATE TABLE sessions (
+                id              TEXT PRIMARY KEY NOT NULL,
+                user_id         TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                token_digest    TEXT NOT NULL UNIQUE,
+                user_agent      TEXT NOT NULL DEFAULT '',
+                created_at      INTEGER NOT NULL,
+                last_used_at    INTEGER NOT NULL
+            );
+            CREATE INDEX sessions_by_user ON sessions (user_id);
+            CREATE TABLE api_tokens (
+                id              TEXT PRIMARY KEY NOT NULL,
+                user_id         TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                name            TEXT NOT NULL,
+                token_digest    TEXT NOT NULL UNIQUE,
+                created_at      INTEGER NOT NULL,
+                last_used_at    INTEGER
+            );
+            CREATE INDEX api_tokens_by_user ON api_tokens (user_id);
+            -- every conversation belongs to one user; 'local' is local mode's implicit user
+            ALTER TABLE conversations ADD COLUMN owner_id TEXT NOT NULL DEFAULT 'local';
+            CREATE INDEX conversations_by_owner ON conversations (owner_id, updated_at, id);
             """),
     ]
 

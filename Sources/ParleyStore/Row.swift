@@ -14,6 +14,10 @@ struct Row {
         sqlite3_column_int64(statement, column)
     }
 
+    func optionalInt64(_ column: Int32) -> Int64? {
+        isNull(column) ? nil : int64(column)
+    }
+
     /// The column as text; NULL reads as "".
     func text(_ column: Int32) -> String {
         optionalText(column) ?? ""

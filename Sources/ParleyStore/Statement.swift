@@ -36,9 +36,25 @@ final class Statement {
             case .integer(let number):
                 rc = sqlite3_bind_int64(handle, index, number)
             case .text(let string):
-                rc = sqlite3_bind_text(handle, index, string, -1, parley_sqlite_transient())
+                rc = Self.bindText(string, handle: handle, index: index)
             }
             guard rc == SQLITE_OK else { throw StoreError.from(connection: connection, code: rc) }
+        }
+    }
+
+    /// Binds `string` with its explicit UTF-8 length: passed as a C string, SQLite would read up to
+    /// the first U+0000 and store everything after it nowhere ("a\u{0}b" became "a").
+    private static func bindText(_ string: String, handle: OpaquePointer, index: Int32) -> Int32 {
+        var string = string
+        return string.withUTF8 { bytes in
+            // A nil pointer would bind NULL, not "": an empty text gets a pointer of its own.
+            guard let base = bytes.baseAddress, !bytes.isEmpty else {
+                return sqlite3_bind_text(handle, index, "", 0, parley_sqlite_transient())
+            }
+            return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) { text in
+                sqlite3_bind_text64(handle, index, text, sqlite3_uint64(bytes.count), parley_sqlite_transient(),
+                                    UInt8(SQLITE_UTF8))
+            }
         }
     }
 

@@ -1,11 +1,20 @@
 extension Store {
     // MARK: - Reading messages and branches
 
-    /// The message, or nil. Read transaction.
-    public func message(id: String) throws(StoreError) -> Message? {
+    /// The message, or nil; with `owner`, nil also when its conversation belongs to another user.
+    /// Without it, for code that has already checked the owner. Read transaction.
+    public func message(id: String, ownedBy owner: String? = nil) throws(StoreError) -> Message? {
         try read { (database) throws(StoreError) in
-            try database.queryFirst(
-                "SELECT \(Message.columns) FROM messages WHERE id = ?", [.text(id)], Message.init(row:))
+            guard let owner else {
+                return try database.queryFirst(
+                    "SELECT \(Message.columns) FROM messages WHERE id = ?", [.text(id)], Message.init(row:))
+            }
+            return try database.queryFirst(
+                """
+                SELECT \(Message.columns) FROM messages
+                WHERE id = ? AND conversation_id IN (SELECT id FROM conversations WHERE owner_id = ?)
+                """,
+                [.text(id), .text(owner)], Message.init(row:))
         }
     }
 

@@ -5,18 +5,19 @@ extension Store {
 
     /// Creates an empty conversation (title defaults to `Store.defaultTitle`). Write transaction.
     public func createConversation(
-        title: String? = nil, model: String? = nil, systemPrompt: String? = nil
+        title: String? = nil, model: String? = nil, systemPrompt: String? = nil, ownedBy owner: String = User.localID
     ) throws(StoreError) -> Conversation {
         try write { (writer, now) throws(StoreError) in
             let stamp = writer.nextConversationMilliseconds(now: now)
             let created = try writer.database.queryFirst(
                 """
-                INSERT INTO conversations (id, title, model, system_prompt, current_leaf_id, created_at, updated_at)
-                VALUES (?, ?, ?, ?, NULL, ?, ?)
+                INSERT INTO conversations (id, title, model, system_prompt, current_leaf_id, created_at, updated_at,
+                                           owner_id)
+                VALUES (?, ?, ?, ?, NULL, ?, ?, ?)
                 RETURNING \(Conversation.columns)
                 """,
                 [.text(RecordID.make()), .text(title ?? Store.defaultTitle), .optionalText(model),
-                 .optionalText(systemPrompt), .integer(stamp), .integer(stamp)],
+                 .optionalText(systemPrompt), .integer(stamp), .integer(stamp), .text(owner)],
                 Conversation.init(row:))
             guard let created else { throw StoreError.corrupt("INSERT returned no conversation") }
             return created
@@ -26,7 +27,8 @@ extension Store {
     /// Changes the given settings: nil leaves a field as it is; for the optional ones `.some(nil)`
     /// clears it. Bumps `updatedAt`. Returns nil if there is no such conversation. Write transaction.
     public func updateConversation(
-        id: String, title: String? = nil, systemPrompt: String?? = nil, model: String?? = nil
+        id: String, ownedBy owner: String = User.localID, title: String? = nil, systemPrompt: String?? = nil,
+        model: String?? = nil
     ) throws(StoreError) -> Conversation? {
         try write { (writer, now) throws(StoreError) in
             try writer.database.queryFirst(
@@ -36,13 +38,13 @@ extension Store {
                     system_prompt = CASE WHEN ?3 THEN ?4 ELSE system_prompt END,
                     model = CASE WHEN ?5 THEN ?6 ELSE model END,
                     updated_at = ?7
-                WHERE id = ?1
+                WHERE id = ?1 AND owner_id = ?8
                 RETURNING \(Conversation.columns)
                 """,
                 [.text(id), .optionalText(title),
                  .bool(systemPrompt != nil), .optionalText(systemPrompt ?? nil),
                  .bool(model != nil), .optionalText(model ?? nil),
-                 .integer(writer.nextConversationMilliseconds(now: now))],
+                 .integer(writer.nextConversationMilliseconds(now: now)), .text(owner)],
                 Conversation.init(row:))
         }
     }
@@ -50,20 +52,22 @@ extension Store {
     /// Deletes a conversation and all its messages. Returns false if there was no such
     /// conversation. Write transaction.
     @discardableResult
-    public func deleteConversation(id: String) throws(StoreError) -> Bool {
+    public func deleteConversation(id: String, ownedBy owner: String = User.localID) throws(StoreError) -> Bool {
         try write { (writer, _) throws(StoreError) in
-            try writer.database.run("DELETE FROM conversations WHERE id = ?", [.text(id)]) > 0
+            try writer.database.run("DELETE FROM conversations WHERE id = ? AND owner_id = ?",
+                                    [.text(id), .text(owner)]) > 0
         }
     }
 
     // MARK: - Reading conversations
 
-    /// The conversation, or nil. Read transaction.
-    public func conversation(id: String) throws(StoreError) -> Conversation? {
+    /// The conversation, or nil; with `owner`, nil also when another user owns it (callers answer
+    /// both alike). Without it, for code that has already checked the owner. Read transaction.
+    public func conversation(id: String, ownedBy owner: String? = nil) throws(StoreError) -> Conversation? {
         try read { (database) throws(StoreError) in
             try database.queryFirst(
-                "SELECT \(Conversation.columns) FROM conversations WHERE id = ?", [.text(id)],
-                Conversation.init(row:))
+                "SELECT \(Conversation.columns) FROM conversations WHERE id = ? AND (?2 IS NULL OR owner_id = ?2)",
+                [.text(id), .optionalText(owner)], Conversation.init(row:))
         }
     }
 
@@ -71,7 +75,9 @@ extension Store {
     /// total and pages never overlap or skip). `limit` is cut to 1...`configuration.maxPageSize`.
     /// `cursor` is a previous page's `nextCursor`; anything else throws `StoreError.invalidCursor`.
     /// Read transaction; keyset pagination, so a page costs the same however deep it is.
-    public func listConversations(limit: Int = Store.defaultPageSize, cursor: String? = nil) throws(StoreError) -> ConversationPage {
+    public func listConversations(
+        ownedBy owner: String = User.localID, limit: Int = Store.defaultPageSize, cursor: String? = nil
+    ) throws(StoreError) -> ConversationPage {
         let pageSize = min(max(limit, 1), configuration.maxPageSize)
         let after = try cursor.map { (text) throws(StoreError) in try PageCursor(encoded: text) }
         let rows = try read { (database) throws(StoreError) in
@@ -79,15 +85,19 @@ extension Store {
                 return try database.query(
                     """
                     SELECT \(Conversation.columns) FROM conversations
-                    WHERE (updated_at, id) < (?, ?)
+                    WHERE owner_id = ? AND (updated_at, id) < (?, ?)
                     ORDER BY updated_at DESC, id DESC LIMIT ?
                     """,
-                    [.integer(after.updatedAtMilliseconds), .text(after.id), .integer(Int64(pageSize + 1))],
+                    [.text(owner), .integer(after.updatedAtMilliseconds), .text(after.id),
+                     .integer(Int64(pageSize + 1))],
                     Conversation.init(row:))
             }
             return try database.query(
-                "SELECT \(Conversation.columns) FROM conversations ORDER BY updated_at DESC, id DESC LIMIT ?",
-                [.integer(Int64(pageSize + 1))], Conversation.init(row:))
+                """
+                SELECT \(Conversation.columns) FROM conversations WHERE owner_id = ?
+                ORDER BY updated_at DESC, id DESC LIMIT ?
+                """,
+                [.text(owner), .integer(Int64(pageSize + 1))], Conversation.init(row:))
         }
         guard rows.count > pageSize else { return ConversationPage(items: rows, nextCursor: nil) }
         let items = Array(rows.prefix(pageSize))

@@ -5,11 +5,11 @@ extension Store {
 
     /// Adds a user message and its (empty, `streaming`) assistant reply in one write transaction,
     /// and makes the reply the current leaf. `parentID` nil: under the current leaf (a root in an
-    /// empty conversation); otherwise under that message of the conversation (editing a user
+    /// empty conversation); otherwise under that assistant message of the conversation (editing a user
     /// message = placing the new one under the old one's parent). To edit the very first message,
     /// use `appendTurn(conversationID:placement: .root, ...)`.
     /// `model` nil means the conversation's model. Throws `notFound` for an unknown conversation,
-    /// or a parent that is not a message of this conversation.
+    /// or a parent that is not an assistant message of this conversation.
     public func appendTurn(
         conversationID: String, parentID: String?, userContent: String, model: String?
     ) throws(StoreError) -> (user: Message, assistant: Message) {
@@ -19,8 +19,10 @@ extension Store {
             userContent: userContent, model: model)
     }
 
-    /// `appendTurn` with every placement, including a new root. Same contract as above; `userHTML`
-    /// is the user message's rendered HTML, stored so history loads never render it again.
+    /// `appendTurn` with every placement, including a new root. Same contract as above, and a parent
+    /// must be an assistant message (a user message under a user message would make two user turns
+    /// in a row): anything else throws `notFound`. `userHTML` is the user message's rendered HTML,
+    /// stored so history loads never render it again.
     public func appendTurn(
         conversationID: String, placement: TurnPlacement, userContent: String, userHTML: String? = nil,
         model: String?
@@ -38,7 +40,7 @@ extension Store {
             case .root:
                 parentID = nil
             case .under(let messageID):
-                try requireMessage(messageID, in: conversationID, database: database)
+                try requireAssistantMessage(messageID, in: conversationID, database: database)
                 parentID = messageID
             }
             let user = try insertMessage(
@@ -225,6 +227,15 @@ extension Store {
             "SELECT \(Message.columns) FROM messages WHERE id = ?", [.text(id)], Message.init(row:))
         guard let message else { throw StoreError.notFound("message \(id)") }
         return message
+    }
+
+    private func requireAssistantMessage(
+        _ id: String, in conversationID: String, database: Database
+    ) throws(StoreError) {
+        let exists = try database.queryFirst(
+            "SELECT 1 FROM messages WHERE id = ? AND conversation_id = ? AND role = 'assistant'",
+            [.text(id), .text(conversationID)]) { _ in true } ?? false
+        guard exists else { throw StoreError.notFound("assistant message \(id) in conversation \(conversationID)") }
     }
 
     private func requireMessage(_ id: String, in conversationID: String, database: Database) throws(StoreError) {

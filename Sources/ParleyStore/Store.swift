@@ -50,7 +50,7 @@ public final class Store: Sendable {
     public let configuration: StoreConfiguration
     private let writer: ExclusiveAccess<Writer>
     private let readers: ReaderPool
-    private let now: @Sendable () -> Date
+    let now: @Sendable () -> Date
 
     /// The default title of a conversation created without one.
     public static let defaultTitle = "New conversation"
@@ -117,6 +117,38 @@ public final class Store: Sendable {
             try writer.database.run(
                 "UPDATE messages SET status = 'interrupted', updated_at = ? WHERE status = 'streaming'",
                 [.integer(now)])
+        }
+    }
+
+    /// Up to `limit` finished messages that have no stored HTML: replies cut by a crash (see
+    /// `markInterruptedAtStartup`) or written by a version that did not store it. Give them HTML with
+    /// `saveHTML` so they show like any finished message. Read transaction; an index holds exactly
+    /// the rows without HTML.
+    public func finishedMessagesWithoutHTML(limit: Int = 100) throws(StoreError) -> [Message] {
+        try read { (database) throws(StoreError) in
+            try database.query(
+                """
+                SELECT \(Message.columns) FROM messages INDEXED BY messages_without_html
+                WHERE html IS NULL AND status <> 'streaming' LIMIT ?
+                """,
+                [.integer(Int64(limit))], Message.init(row:))
+        }
+    }
+
+    /// Stores rendered HTML for finished messages that have none, by message id (never over HTML a
+    /// reply finished with, never on a streaming message). Does not change `updated_at`: rendering is
+    /// not an edit. Write transaction; returns how many messages changed.
+    @discardableResult
+    public func saveHTML(_ htmlByID: [String: String]) throws(StoreError) -> Int {
+        guard !htmlByID.isEmpty else { return 0 }
+        return try write { (writer, _) throws(StoreError) in
+            var changed = 0
+            for (id, html) in htmlByID {
+                changed += try writer.database.run(
+                    "UPDATE messages SET html = ? WHERE id = ? AND html IS NULL AND status <> 'streaming'",
+                    [.text(html), .text(id)])
+            }
+            return changed
         }
     }
 }

@@ -60,20 +60,54 @@ public final class TestHTTPClient {
         return Response(status: info(CURLINFO_RESPONSE_CODE), headers: sink.headers, body: sink.body)
     }
 
-    /// Reads a streaming response until `until` holds for the bytes so far or `timeout` passes, then
-    /// aborts the transfer (closing the connection). Returns what arrived either way.
+    /// A streaming read that hit its timeout before `until` held and before the server ended the
+    /// response: a server that stalls or never sends its last event fails the test, with what arrived.
+    public struct StreamTimeout: Error, CustomStringConvertible {
+        public let timeout: TimeInterval
+        public let received: Response
+        public var description: String {
+            "no end and no expected data within \(timeout) s; received \(received.body.count) bytes: "
+                + String(decoding: received.body.suffix(2000), as: UTF8.self).debugDescription
+        }
+    }
+
+    /// Reads a streaming response until `until` holds for the bytes so far (then aborts the transfer,
+    /// closing the connection) or the server ends it. Throws `StreamTimeout` when `timeout` passes
+    /// first: a timeout is never a success. To read for a while and stop, use `stream(_:for:)`.
     public func stream(
         _ url: String, headers: [(String, String)] = [], until: @escaping ([UInt8]) -> Bool,
         timeout: TimeInterval
     ) throws -> Response {
+        let (timedOut, response) = try read(url, headers: headers, until: until, timeout: timeout)
+        if timedOut { throw StreamTimeout(timeout: timeout, received: response) }
+        return response
+    }
+
+    /// Reads a streaming response for `window` seconds and stops (earlier if `until` holds or the
+    /// server ends it), returning what arrived. The end of the window is the expected outcome here:
+    /// for "what does an idle stream send in N s" and deliberately short reads.
+    public func stream(
+        _ url: String, headers: [(String, String)] = [], for window: TimeInterval,
+        until: @escaping ([UInt8]) -> Bool = { _ in false }
+    ) throws -> Response {
+        try read(url, headers: headers, until: until, timeout: window).response
+    }
+
+    /// One streaming GET; returns whether it ended on the timeout, and what arrived.
+    private func read(
+        _ url: String, headers: [(String, String)], until: @escaping ([UInt8]) -> Bool, timeout: TimeInterval
+    ) throws -> (timedOut: Bool, response: Response) {
         let sink = Sink()
         sink.stop = until
         let code = perform("GET", url, headers: headers, body: nil, timeout: timeout, sink: sink)
-        let ended = code == CURLE_OK || code == CURLE_OPERATION_TIMEDOUT || (code == CURLE_WRITE_ERROR && sink.stopped)
-        guard ended else {
+        let response = Response(status: info(CURLINFO_RESPONSE_CODE), headers: sink.headers, body: sink.body)
+        switch code {
+        case CURLE_OK: return (false, response)
+        case CURLE_WRITE_ERROR where sink.stopped: return (false, response)
+        case CURLE_OPERATION_TIMEDOUT where !sink.stopped: return (true, response)
+        default:
             throw TransferError(code: Int(code.rawValue), description: String(cString: curl_easy_strerror(code)))
         }
-        return Response(status: info(CURLINFO_RESPONSE_CODE), headers: sink.headers, body: sink.body)
     }
 
     // MARK: - libcurl

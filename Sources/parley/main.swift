@@ -25,6 +25,9 @@ let app: ParleyApp
 do {
     app = try ParleyApp(configuration: configuration)
     try app.start()
+} catch let error as StartupError {
+    FileHandle.standardError.write(Data("parley: \(error)\n".utf8))
+    exit(2)
 } catch {
     FileHandle.standardError.write(Data("parley: cannot start: \(error)\n".utf8))
     exit(1)

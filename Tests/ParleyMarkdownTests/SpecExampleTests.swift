@@ -1,5 +1,6 @@
 import XCTest
 @testable import ParleyMarkdown
+import ParleyTestSupport
 
 /// Representative CommonMark/GFM spec examples (written out by hand; the spec file is not vendored),
 /// chosen for the block-structure corners a streaming split can trip on.

@@ -1,5 +1,6 @@
 import XCTest
 @testable import ParleyMarkdown
+import ParleyTestSupport
 
 /// Streams pieces through StableMarkdown and checks the contract at every step and at the end.
 struct StreamingHarness {

@@ -56,8 +56,11 @@ final class DemoProviderTests: XCTestCase {
         // Tokens 500 ms apart: a cancel that waited for the next token would take up to 500 ms.
         let latency = await medianOfThree("cancel -> demo stream ended") {
             let stream = DemoProvider(tokensPerSecond: 2).stream(request)
-            let consumer = Task { await collect(stream) }
-            try? await Task.sleep(for: .milliseconds(700))
+            // Cancelled once the consumer got a token and waits for the next (not after a sleep).
+            let (received, signal) = AsyncStream<Void>.makeStream()
+            let consumer = Task { await collect(stream, each: { if case .text = $0 { signal.yield() } }) }
+            var tokens = received.makeAsyncIterator()
+            _ = await tokens.next()
             let cancelledAt = ContinuousClock.now
             consumer.cancel()
             let outcome = await consumer.value

@@ -289,12 +289,14 @@ final class OpenAICompatibleProviderTests: XCTestCase {
             defer { fake.shutdown() }
             fake.enqueue(.eventStream(writes: ["data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\n"], then: [.stall]))
             let stream = provider(fake).stream(ChatRequest(model: "m", messages: userHello))
-            // The consumer is waiting for the next event when it is cancelled, as a generation would be.
+            // The consumer is waiting for the next event when it is cancelled, as a generation would
+            // be: it got the first one (a signal, not a sleep).
+            let (received, signal) = AsyncStream<Void>.makeStream()
             let consumer = Task {
-                for try await _ in stream {}
+                for try await _ in stream { signal.yield() }
             }
-            while fake.requests.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
-            try await Task.sleep(for: .milliseconds(50))
+            var events = received.makeAsyncIterator()
+            _ = await events.next()
             let cancelledAt = ContinuousClock.now
             consumer.cancel()
             let disconnect = await fake.waitForDisconnect(timeout: .seconds(20))

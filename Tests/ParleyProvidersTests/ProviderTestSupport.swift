@@ -37,10 +37,16 @@ struct StreamOutcome {
     }
 }
 
-func collect(_ stream: AsyncThrowingStream<ProviderEvent, Error>) async -> StreamOutcome {
+/// Reads `stream` to its end; `each` sees every event as it arrives (to signal "the consumer got
+/// this far", instead of sleeping).
+func collect(_ stream: AsyncThrowingStream<ProviderEvent, Error>,
+             each: @Sendable (ProviderEvent) -> Void = { _ in }) async -> StreamOutcome {
     var outcome = StreamOutcome()
     do {
-        for try await event in stream { outcome.events.append(event) }
+        for try await event in stream {
+            outcome.events.append(event)
+            each(event)
+        }
     } catch {
         outcome.error = error
     }

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import ParleySSE
+import ParleyTestSupport
 
 final class SSEDecoderTests: XCTestCase {
     private func decodeAll(_ text: String, file: StaticString = #filePath, line: UInt = #line) throws -> [SSEEvent] {
@@ -215,7 +216,7 @@ final class SSEDecoderTests: XCTestCase {
             }
         }
         XCTAssertEqual(try decode(bytes.indices.map { bytes[$0...$0] }), whole, "1-byte pieces", file: file, line: line)
-        var generator = SystemRandomNumberGenerator()
+        var generator = SplitMix64.forTest("random pieces")
         for _ in 0..<50 {
             var pieces: [ArraySlice<UInt8>] = []
             var start = 0
@@ -253,10 +254,11 @@ final class SSEDecoderTests: XCTestCase {
         XCTAssertEqual(whole.last?.data, "[DONE]")
         XCTAssertEqual(decoder.comments, 1)  // one ": ping - <time>" comment
         XCTAssertEqual(try decode(body.indices.map { body[$0...$0] }), whole)
+        var generator = SplitMix64.forTest("random pieces of the long capture")
         var start = 0
         var pieces: [ArraySlice<UInt8>] = []
         while start < body.count {
-            let end = min(body.count, start + Int.random(in: 1...700))
+            let end = min(body.count, start + Int.random(in: 1...700, using: &generator))
             pieces.append(body[start..<end])
             start = end
         }

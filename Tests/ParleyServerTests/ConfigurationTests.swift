@@ -1,19 +1,141 @@
+import Foundation
+import ParleyHTTP
+import ParleyProviders
 import ParleyServer
 import XCTest
 
 /// Every setting of the README reaches its place; flags win over the environment; bad values are
 /// refused with the setting's name.
 final class ConfigurationTests: XCTestCase {
-    func testDefaultsAreTheDocumentedOnes() throws {
+    /// Every row of README.md's configuration table (`| `PARLEY_X` | default | meaning |`) against the
+    /// value the server actually starts with; a setting added to either side without the other fails.
+    func testEveryDefaultInTheREADMEIsTheRealOne() throws {
+        let readme = try String(contentsOf: TestParley.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let rows = Self.configurationTable(readme)
+        XCTAssertGreaterThanOrEqual(rows.count, 30, "the README's configuration table was found")
+
+        let server = try ParleyConfiguration(environment: [:], arguments: [])
+        let none = try ProviderConfiguration(environment: [:])
+        let openAI = try XCTUnwrap(ProviderConfiguration(environment: ["PARLEY_OPENAI_BASE_URL": "http://x/v1"]).openAI)
+        let anthropic = try XCTUnwrap(ProviderConfiguration(environment: ["PARLEY_ANTHROPIC_API_KEY": "k"]).anthropic)
+        let models = "from `GET {base}/models`"
+        let actual: [String: String] = [
+            "PARLEY_HOST": server.host,
+            "PARLEY_PORT": "\(server.port)",
+            "PARLEY_DB": server.databasePath,
+            "PARLEY_PUBLIC": server.publicDirectory,
+            "PARLEY_OPENAI_BASE_URL": none.openAI == nil ? "" : "set",
+            "PARLEY_OPENAI_API_KEY": openAI.apiKey ?? "",
+            "PARLEY_OPENAI_MODELS": openAI.models.isEmpty ? models : openAI.models.joined(separator: ","),
+            "PARLEY_ANTHROPIC_BASE_URL": anthropic.baseURL,
+            "PARLEY_ANTHROPIC_API_KEY": none.anthropic == nil ? "" : "set",
+            "PARLEY_ANTHROPIC_MODELS": anthropic.models.joined(separator: ","),
+            "PARLEY_DEMO_TOKENS_PER_SECOND": Self.number(none.demoTokensPerSecond),
+            "PARLEY_UPSTREAM_CONNECT_TIMEOUT": Self.number(none.limits.connectTimeout),
+            "PARLEY_UPSTREAM_IDLE_TIMEOUT": Self.number(none.limits.idleTimeout),
+            "PARLEY_UPSTREAM_MAX_BYTES": "\(none.limits.maxResponseBytes)",
+            "PARLEY_THREADS": "\(server.http.threadPoolSize)",
+            "PARLEY_MAX_CONNECTIONS": "\(server.http.connectionLimit)",
+            "PARLEY_MAX_BODY_BYTES": "\(server.http.maxBodyBytes)",
+            // Derived defaults (nil: the HTTP layer applies the formula the README names).
+            "PARLEY_MAX_DISCARD_BYTES": server.http.maxDiscardBytes.map { "\($0)" } ?? "4 × body limit",
+            "PARLEY_MAX_CONNECTIONS_PER_IP": server.http.connectionsPerAddress.map { "\($0)" } ?? "max connections / 4",
+            "PARLEY_HEADER_TIMEOUT": Self.number(server.http.headerTimeout),
+            "PARLEY_TRUSTED_PROXIES": server.http.trustedProxies.sorted().joined(separator: ","),
+            // Extra names: on loopback the machine's own names are always allowed.
+            "PARLEY_ALLOWED_HOSTS": server.http.originPolicy.allowedHosts
+                .map { $0.subtracting(OriginPolicy.loopbackHosts).sorted().joined(separator: ",") } ?? "",
+            "PARLEY_PUBLIC_URL": server.http.originPolicy.trustedOrigins.sorted().joined(separator: ","),
+            "PARLEY_CONNECTION_MEMORY_BYTES": "\(server.http.connectionMemoryLimit)",
+            "PARLEY_LISTEN_BACKLOG": "\(server.http.listenBacklog)",
+            "PARLEY_SHUTDOWN_GRACE": Self.number(server.http.shutdownGracePeriod),
+            "PARLEY_CONNECTION_TIMEOUT": Self.number(server.http.connectionTimeout),
+            "PARLEY_HEARTBEAT_INTERVAL": Self.number(server.http.heartbeatInterval),
+            "PARLEY_STREAM_BACKLOG_BYTES": "\(server.http.streamBacklogLimit)",
+            "PARLEY_STREAM_BACKLOG_TOTAL_BYTES": "\(server.http.streamBacklogTotalLimit)",
+            "PARLEY_FRAME_INTERVAL_MS": Self.milliseconds(server.generation.frameInterval),
+            "PARLEY_FLUSH_INTERVAL_MS": Self.milliseconds(server.generation.flushInterval),
+            "PARLEY_MAX_REPLY_BYTES": "\(server.generation.maxReplyBytes)",
+            "PARLEY_MAX_GENERATIONS": "\(server.generation.maxConcurrent)",
+            "PARLEY_MAX_GENERATIONS_PER_USER": "\(server.generation.maxConcurrentPerUser)",
+            "PARLEY_CONTEXT_BUDGET_CHARS": "\(server.generation.contextBudgetCharacters)",
+            "PARLEY_RETAIN_FINISHED_SECONDS": Self.number(server.generation.retainFinished),
+            "PARLEY_OPENAI_PREFILL": openAI.supportsPrefill ? "1" : "0",
+            "PARLEY_ANTHROPIC_MAX_TOKENS": "\(anthropic.maxTokens)",
+            "PARLEY_MAX_TITLE_CHARS": "\(server.input.maxTitleCharacters)",
+            "PARLEY_MAX_SYSTEM_PROMPT_BYTES": "\(server.input.maxSystemPromptBytes)",
+            "PARLEY_AUTH": server.accounts.mode == .local ? "off on loopback" : "on",
+            "PARLEY_ADMIN_USER": server.accounts.bootstrapAdmin?.username ?? "",
+            "PARLEY_ADMIN_PASSWORD": server.accounts.bootstrapAdmin == nil ? "" : "set",
+            "PARLEY_SESSION_IDLE_SECONDS": Self.number(server.accounts.sessionIdle),
+            "PARLEY_SESSION_LIFETIME_SECONDS": Self.number(server.accounts.sessionLifetime),
+            "PARLEY_COOKIE_SECURE": server.accounts.secureCookie.map { $0 ? "on" : "off" } ?? "auto",
+            "PARLEY_PASSWORD_MEMORY_KIB": "\(server.accounts.passwordMemoryKiB)",
+            "PARLEY_LOGIN_ATTEMPTS": "\(server.accounts.loginAttempts)",
+        ]
+        for (name, documented) in rows {
+            guard let value = actual[name] else {
+                XCTFail("\(name) is in the README but this test does not know where its value lives")
+                continue
+            }
+            XCTAssertEqual(value, Self.normalized(documented), "\(name): README says \(documented.debugDescription)")
+        }
+        for name in actual.keys where !rows.contains(where: { $0.name == name }) {
+            XCTFail("\(name) is not in the README's configuration table")
+        }
+        XCTAssertEqual(server.http.publicDirectory, server.publicDirectory)
+        XCTAssertEqual(server.http.host, server.host)
+        XCTAssertEqual(server.http.port, server.port)
+    }
+
+    /// The rows `| `PARLEY_X` | default | meaning |` of the README, in order.
+    static func configurationTable(_ readme: String) -> [(name: String, documented: String)] {
+        readme.split(separator: "\n").compactMap { line in
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false)
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count >= 4, cells[1].hasPrefix("`PARLEY_"), cells[1].hasSuffix("`") else { return nil }
+            return (String(cells[1].dropFirst().dropLast()), cells[2])
+        }
+    }
+
+    /// A README default as the value it stands for: backticks removed, `64 MiB` in bytes, `cores` the
+    /// processor count; any other text is kept as written.
+    static func normalized(_ documented: String) -> String {
+        let parts = documented.split(separator: " ")
+        if parts.count == 2, let amount = Int(parts[0]) {
+            switch parts[1] {
+            case "KiB": return "\(amount << 10)"
+            case "MiB": return "\(amount << 20)"
+            default: break
+            }
+        }
+        if documented == "cores" { return "\(ProcessInfo.processInfo.activeProcessorCount)" }
+        if documented.hasPrefix("`"), documented.hasSuffix("`"), documented.filter({ $0 == "`" }).count == 2 {
+            return String(documented.dropFirst().dropLast())
+        }
+        return documented
+    }
+
+    private static func number(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value))" : "\(value)"
+    }
+
+    private static func number(_ value: Duration) -> String {
+        number(Double(value.components.seconds) + Double(value.components.attoseconds) / 1e18)
+    }
+
+    private static func milliseconds(_ value: Duration) -> String {
+        "\(value.components.seconds * 1000 + value.components.attoseconds / 1_000_000_000_000_000)"
+    }
+
+    func testTheSecurityHeadersAreExactlyTheDocumentedOnes() throws {
         let configuration = try ParleyConfiguration(environment: [:], arguments: [])
-        XCTAssertEqual(configuration.host, "127.0.0.1")
-        XCTAssertEqual(configuration.port, 8080)
-        XCTAssertEqual(configuration.databasePath, "./parley.db")
-        XCTAssertEqual(configuration.publicDirectory, "./Public")
-        XCTAssertEqual(configuration.http.maxBodyBytes, 1 << 20)
-        XCTAssertEqual(configuration.generation.frameInterval, .milliseconds(25))
-        XCTAssertEqual(configuration.generation.flushInterval, .milliseconds(200))
-        XCTAssertTrue(configuration.http.defaultHeaders.contains { $0.0 == "Content-Security-Policy" })
+        let headers = Dictionary(uniqueKeysWithValues: configuration.http.defaultHeaders)
+        XCTAssertEqual(headers["Content-Security-Policy"],
+                       "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+                       + "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+        XCTAssertEqual(headers["Referrer-Policy"], "no-referrer")
+        XCTAssertEqual(headers["X-Frame-Options"], "DENY")
     }
 
     func testEverySettingIsRead() throws {

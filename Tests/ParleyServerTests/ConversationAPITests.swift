@@ -7,11 +7,12 @@ final class ConversationAPITests: XCTestCase {
     var parley: TestParley!
 
     override func setUp() async throws {
-        parley = try TestParley()
+        parley = try startParley()
     }
 
     override func tearDown() async throws {
-        await parley.stop()
+        // XCTest keeps test case instances for the whole run: let the server go now (the teardown
+        // block registered by `startParley` stops it).
         parley = nil
     }
 
@@ -20,7 +21,14 @@ final class ConversationAPITests: XCTestCase {
         XCTAssertEqual(reply.status, 200)
         XCTAssertEqual(reply.json["status"] as? String, "ok")
         XCTAssertEqual(reply.headers["x-content-type-options"], "nosniff")
-        XCTAssertNotNil(reply.headers["content-security-policy"])
+        XCTAssertEqual(reply.headers["content-security-policy"],
+                       "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+                       + "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+        XCTAssertEqual(reply.headers["referrer-policy"], "no-referrer")
+        XCTAssertEqual(reply.headers["x-frame-options"], "DENY")
+        let page = try await parley.call("GET", "/")
+        XCTAssertEqual(page.headers["content-security-policy"], reply.headers["content-security-policy"],
+                       "the page gets the same policy")
     }
 
     func testModelsListTheDemoModelWhenNoProviderIsConfigured() async throws {
@@ -77,7 +85,11 @@ final class ConversationAPITests: XCTestCase {
         var seen: [String] = []
         var times: [String] = []
         var cursor: String?
+        var pages = 0
         repeat {
+            pages += 1
+            // 23 conversations are 5 pages: a cursor that never ends fails here, not never.
+            guard pages <= 10 else { return XCTFail("still a next_cursor after \(pages - 1) pages") }
             var path = "/api/conversations?limit=5"
             if let cursor { path += "&cursor=\(cursor)" }
             let page = try await parley.call("GET", path)
@@ -112,9 +124,17 @@ final class ConversationAPITests: XCTestCase {
         let wrong = try await parley.call("PUT", "/api/conversations")
         XCTAssertEqual(wrong.status, 405)
         XCTAssertEqual(wrong.errorCode, "method_not_allowed")
-        XCTAssertNotNil(wrong.headers["allow"])
+        XCTAssertEqual(wrong.headers["allow"], "POST, GET, HEAD")
+        let id = try await parley.conversation()
+        let wrongOnOne = try await parley.call("POST", "/api/conversations/\(id)")
+        XCTAssertEqual(wrongOnOne.status, 405)
+        XCTAssertEqual(wrongOnOne.headers["allow"], "GET, PATCH, DELETE, HEAD")
+        let getStop = try await parley.call("GET", "/api/messages/\(id)/stop")
+        XCTAssertEqual(getStop.status, 405)
+        XCTAssertEqual(getStop.headers["allow"], "POST")
         let missing = try await parley.call("GET", "/api/messages/nope")
         XCTAssertEqual(missing.status, 404)
+        XCTAssertEqual(missing.errorCode, "not_found")
     }
 
     func testMalformedJSONAndWrongTypesAre400NamingTheField() async throws {
@@ -124,14 +144,17 @@ final class ConversationAPITests: XCTestCase {
 
         let notObject = try await parley.call("POST", "/api/conversations", body: Array("[1,2]".utf8))
         XCTAssertEqual(notObject.status, 400)
+        XCTAssertEqual(notObject.errorCode, "invalid_json")
 
         let wrongType = try await parley.call("POST", "/api/conversations", json: ["title": 42])
         XCTAssertEqual(wrongType.status, 400)
+        XCTAssertEqual(wrongType.errorCode, "invalid_request")
         XCTAssertTrue(wrongType.text.contains("title"), wrongType.text)
 
         let id = try await parley.conversation()
         let emptyContent = try await parley.call("POST", "/api/conversations/\(id)/messages", json: ["content": ""])
         XCTAssertEqual(emptyContent.status, 400)
+        XCTAssertEqual(emptyContent.errorCode, "invalid_request")
         XCTAssertTrue(emptyContent.text.contains("content"))
         let badModel = try await parley.call("POST", "/api/conversations/\(id)/messages",
                                              json: ["content": "hi", "model": "nope:nothing"])
@@ -153,13 +176,13 @@ final class ConversationAPITests: XCTestCase {
     }
 
     func testBodyLimitIsConfigurable() async throws {
-        let small = try TestParley(["PARLEY_MAX_BODY_BYTES": "64"])
+        let small = try startParley(["PARLEY_MAX_BODY_BYTES": "64"])
         let reply = try await small.call("POST", "/api/conversations",
                                          json: ["title": String(repeating: "x", count: 100)])
         XCTAssertEqual(reply.status, 413)
+        XCTAssertEqual(reply.errorCode, "payload_too_large")
         let fits = try await small.call("POST", "/api/conversations", json: ["title": "ok"])
         XCTAssertEqual(fits.status, 201)
-        await small.stop()
     }
 
     func testTwoHundredConcurrentKeepAliveClientsAreAllServed() async throws {
@@ -197,7 +220,7 @@ final class ConversationAPITests: XCTestCase {
         let finished = try await parley.finished(assistant)
         await parley.stop()
 
-        parley = try TestParley(directory: parley.directory)
+        parley = try startParley(directory: parley.directory)
         let shown = try await parley.call("GET", "/api/conversations/\(id)")
         XCTAssertEqual(shown.json["title"] as? String, "Keep me")
         let messages = try XCTUnwrap(shown.json["messages"] as? [[String: Any]])

@@ -12,12 +12,14 @@ final class GenerationAPITests: UpstreamTestCase {
         try await parley.conversation(["model": model, "system_prompt": "You are terse."])
     }
 
-    func testDemoReplyStreamsRenderedMarkdownAndStoresIt() async throws {
+    /// The demo model at full speed (no delay) may finish before the client attaches, so this checks
+    /// what it renders and stores; that blocks stream as they close is the next test's.
+    func testDemoReplyIsRenderedMarkdownAndStored() async throws {
         let id = try await parley.conversation(["model": "demo"])
         let (_, assistant) = try await parley.send(id, "Show me Markdown")
         let read = try await parley.events(assistant)
         XCTAssertEqual(read.status, 200)
-        XCTAssertTrue(read.headers["content-type"]?.hasPrefix("text/event-stream") ?? false)
+        XCTAssertEqual(read.headers["content-type"], "text/event-stream; charset=utf-8")
         XCTAssertEqual(read.headers["cache-control"], "no-cache")
         XCTAssertEqual(read.headers["x-accel-buffering"], "no")
         XCTAssertEqual(read.events.first?.type, "snapshot")
@@ -31,14 +33,46 @@ final class GenerationAPITests: UpstreamTestCase {
         XCTAssertEqual(read.done?["blocks"] as? Int, read.page.blocks.count)
     }
 
+    func testHTMLModeStreamsEachClosedBlockOnceBeforeDone() async throws {
+        let tokens = ["## Title\n\n", "A paragraph ", "with **bold**.\n\n", "- one\n", "- two\n\n",
+                      "| a | b |\n|---|---|\n| 1 | 2 |\n\n", "```swift\nlet x = 1\n```\n\n", "[a link](https://example.com) end."]
+        // Held until the client is attached, so it sees the reply from its first byte.
+        let attached = FakeUpstream.Gate()
+        upstream.enqueue(UpstreamStreams.gated(UpstreamStreams.complete(tokens, delayMilliseconds: 5), start: attached))
+        let id = try await conversation()
+        let (_, assistant) = try await parley.send(id, "markdown")
+        let read = try await parley.events(assistant, attached: attached)
+        let snapshot = read.data(try XCTUnwrap(read.events.first))
+        XCTAssertEqual(read.events.first?.type, "snapshot")
+        XCTAssertEqual(snapshot["blocks"] as? [String], [], "the client attached before the first byte")
+        let types = read.events.map(\.type)
+        let blocks = read.events.filter { $0.type == "block" }.map(read.data)
+        XCTAssertGreaterThanOrEqual(blocks.count, 4, "closed blocks streamed before done: \(types)")
+        XCTAssertEqual(blocks.compactMap { $0["index"] as? Int }, Array(0..<blocks.count), "each block once, in order")
+        XCTAssertTrue(types.contains("tail"), "the open end streamed as tail: \(types)")
+        XCTAssertEqual(types.last, "done")
+        let stored = try await parley.finished(assistant)
+        XCTAssertEqual(read.page.blocks.joined(), stored["html"] as? String)
+        XCTAssertEqual(read.page.tail, "")
+    }
+
     func testTextModeReconstructsTheUpstreamTextByteForByte() async throws {
         for cut in [1, 3, 7] {
-            upstream.enqueue(UpstreamStreams.complete(UpstreamStreams.zoo, cut: cut))
+            // Held until the client is attached: every byte of the answer reaches it as a delta.
+            let attached = FakeUpstream.Gate()
+            upstream.enqueue(UpstreamStreams.gated(UpstreamStreams.complete(UpstreamStreams.zoo, cut: cut), start: attached))
             let id = try await conversation()
             let (_, assistant) = try await parley.send(id, "zoo")
-            let read = try await parley.events(assistant, mode: "text")
+            let read = try await parley.events(assistant, mode: "text", attached: attached)
+            XCTAssertEqual(read.events.first.map(read.data)?["content"] as? String, "", "attached before the first byte")
+            let deltas = read.events.filter { $0.type == "delta" }.compactMap { read.data($0)["text"] as? String }
+            XCTAssertEqual(deltas.joined(), UpstreamStreams.zoo.joined(), "cut every \(cut) bytes: the deltas alone")
             XCTAssertEqual(read.text, UpstreamStreams.zoo.joined(), "cut every \(cut) bytes")
             XCTAssertFalse(read.events.contains { $0.type == "block" || $0.type == "tail" })
+            let usage = try XCTUnwrap(read.done?["usage"] as? [String: Any], "done.usage")
+            XCTAssertEqual(usage["input_tokens"] as? Int, 7)
+            XCTAssertEqual(usage["output_tokens"] as? Int, 3)
+            XCTAssertEqual(read.done?["finish_reason"] as? String, "stop")
             let stored = try await parley.finished(assistant)
             XCTAssertEqual(stored["content"] as? String, UpstreamStreams.zoo.joined())
             XCTAssertEqual(stored["finish_reason"] as? String, "stop")
@@ -207,23 +241,22 @@ final class GenerationAPITests: UpstreamTestCase {
     }
 
     func testTooManyLiveRepliesIs429() async throws {
-        let limited = try TestParley(upstream: upstream, ["PARLEY_MAX_GENERATIONS_PER_USER": "1"])
+        let limited = try startParley(upstream: upstream, ["PARLEY_MAX_GENERATIONS_PER_USER": "1"])
         upstream.enqueue(UpstreamStreams.stalling(after: ["x"]))
         let id = try await limited.conversation(["model": model])
         let (_, first) = try await limited.send(id, "one")
         let refused = try await limited.call("POST", "/api/conversations/\(id)/messages", json: ["content": "two"])
         XCTAssertEqual(refused.status, 429)
         XCTAssertEqual(refused.errorCode, "too_many_generations")
-        XCTAssertNotNil(refused.headers["retry-after"])
+        XCTAssertEqual(refused.headers["retry-after"], "1")
         _ = try await limited.call("POST", "/api/messages/\(first)/stop")
         upstream.enqueue(UpstreamStreams.complete(["ok"]))
         let accepted = try await limited.call("POST", "/api/conversations/\(id)/messages", json: ["content": "three"])
         XCTAssertEqual(accepted.status, 201)
-        await limited.stop()
     }
 
     func testAReplyOverTheSizeLimitIsCutAndMarkedLength() async throws {
-        let limited = try TestParley(upstream: upstream, ["PARLEY_MAX_REPLY_BYTES": "10"])
+        let limited = try startParley(upstream: upstream, ["PARLEY_MAX_REPLY_BYTES": "10"])
         upstream.enqueue(UpstreamStreams.complete(["12345", "678é", "90", "more"]))
         let id = try await limited.conversation(["model": model])
         let (_, assistant) = try await limited.send(id, "long")
@@ -239,20 +272,36 @@ final class GenerationAPITests: UpstreamTestCase {
         let extended = try await limited.finished(assistant)
         XCTAssertEqual(extended["content"] as? String, "12345678é0 end")
         XCTAssertEqual(extended["finish_reason"] as? String, "stop")
-        await limited.stop()
     }
 
     func testASecondSubscriberSeesTheSameStream() async throws {
         let tokens = (0..<40).map { "w\($0) " }
-        upstream.enqueue(UpstreamStreams.complete(tokens, delayMilliseconds: 10))
+        // The stream starts once both subscribers are attached, so both see every delta.
+        let first = FakeUpstream.Gate()
+        let second = FakeUpstream.Gate()
+        upstream.enqueue(UpstreamStreams.gated(UpstreamStreams.gated(UpstreamStreams.complete(tokens, delayMilliseconds: 2),
+                                                                     start: second), start: first))
         let id = try await conversation()
         let (_, assistant) = try await parley.send(id, "hi")
         let parley = try XCTUnwrap(self.parley)
-        async let first = parley.events(assistant, mode: "text")
-        async let second = parley.events(assistant, mode: "text")
-        let (a, b) = try await (first, second)
-        XCTAssertEqual(a.text, tokens.joined())
-        XCTAssertEqual(b.text, tokens.joined())
+        async let a = parley.events(assistant, mode: "text", attached: first)
+        async let b = parley.events(assistant, mode: "text", attached: second)
+        for read in try await [a, b] {
+            XCTAssertEqual(read.events.first.map(read.data)?["content"] as? String, "", "attached before the first byte")
+            let deltas = read.events.filter { $0.type == "delta" }.compactMap { read.data($0)["text"] as? String }
+            XCTAssertEqual(deltas.joined(), tokens.joined())
+        }
+    }
+
+    func testSendDuringShutdownIs503ShuttingDown() async throws {
+        let id = try await conversation()
+        // The window between the generations' shutdown and the HTTP server's: the API still answers.
+        await parley.app.generations.shutdown()
+        let refused = try await parley.call("POST", "/api/conversations/\(id)/messages", json: ["content": "late"])
+        XCTAssertEqual(refused.status, 503, refused.text)
+        XCTAssertEqual(refused.errorCode, "shutting_down")
+        XCTAssertEqual(refused.headers["retry-after"], "5")
+        XCTAssertTrue(upstream.requests.isEmpty, "nothing was sent upstream")
     }
 }
 
@@ -261,16 +310,17 @@ final class GenerationLimitTests: XCTestCase {
     var upstream: FakeUpstream!
 
     override func setUp() async throws {
-        upstream = try FakeUpstream()
+        upstream = try startUpstream()
     }
 
     override func tearDown() async throws {
-        upstream.shutdown()
+        // XCTest keeps test case instances for the whole run: let the server go now.
         upstream = nil
     }
 
+    /// A Parley in front of this test's upstream, stopped when the test ends.
     private func parley(_ settings: [String: String]) throws -> TestParley {
-        try TestParley(upstream: upstream, settings)
+        try startParley(upstream: upstream, settings)
     }
 
     func testFastChunksAreCoalescedIntoFramesButTheFirstIsNotDelayed() async throws {
@@ -294,7 +344,6 @@ final class GenerationLimitTests: XCTestCase {
         XCTAssertLessThanOrEqual(deltas.count, 15, "one write per frame, not one per token")
         XCTAssertGreaterThanOrEqual(deltas.count, 2)
         XCTAssertEqual(read.data(deltas[0])["text"] as? String, "k0 ", "the first chunk goes out alone, at once")
-        await parley.stop()
     }
 
     func testAFrameIntervalOfZeroSendsEveryChunk() async throws {
@@ -308,7 +357,6 @@ final class GenerationLimitTests: XCTestCase {
         XCTAssertEqual(read.text, tokens.joined())
         XCTAssertGreaterThanOrEqual(read.events.filter { $0.type == "delta" }.count, 15,
                                     "nearly every chunk is its own write")
-        await parley.stop()
     }
 
     func testTheGlobalCapOnLiveRepliesIs429() async throws {
@@ -319,8 +367,9 @@ final class GenerationLimitTests: XCTestCase {
         let other = try await parley.conversation(["model": "openai:fake"])
         let refused = try await parley.call("POST", "/api/conversations/\(other)/messages", json: ["content": "two"])
         XCTAssertEqual(refused.status, 429)
+        XCTAssertEqual(refused.errorCode, "too_many_generations")
+        XCTAssertEqual(refused.headers["retry-after"], "1")
         _ = try await parley.call("POST", "/api/messages/\(first)/stop")
-        await parley.stop()
     }
 
     func testTheContextIsTrimmedFromTheOldestTurnsToTheBudget() async throws {
@@ -336,7 +385,6 @@ final class GenerationLimitTests: XCTestCase {
         // 30 characters: "question three" (14) and "answer two" (10) fit; "question two" would not.
         // A history never starts with an assistant turn, so "answer two" goes too.
         XCTAssertEqual(sent.compactMap { $0["content"] as? String }, ["sys", "question three"])
-        await parley.stop()
     }
 
     func testALateLinkDefinitionIsReconciledByTheFinalPatch() async throws {
@@ -354,7 +402,6 @@ final class GenerationLimitTests: XCTestCase {
         XCTAssertTrue((patch.first?["html"] as? String)?.contains("href=\"https://example.com/docs\"") ?? false)
         let stored = try await parley.finished(assistant)
         XCTAssertEqual(read.page.blocks.joined(), stored["html"] as? String)
-        await parley.stop()
     }
 
     func testModelOutputIsRenderedSafely() async throws {
@@ -372,6 +419,5 @@ final class GenerationLimitTests: XCTestCase {
                 XCTAssertFalse(html.contains(bad), "\(bad) in \(html)")
             }
         }
-        await parley.stop()
     }
 }

@@ -93,14 +93,24 @@ final class ReasoningTests: UpstreamTestCase {
 
         var all = first.events
         var connections = 1
-        while all.last?.type != "done", connections < 400 {
+        // One limit for the whole loop: a server that never sends `done` fails here.
+        let deadline = Deadline(.seconds(60))
+        while all.last?.type != "done" {
+            guard !deadline.hasPassed else {
+                XCTFail("no done after \(connections) connections in \(deadline.limit)")
+                break
+            }
             connections += 1
             if connections == 4 { finish.open() }
             let take = connections % 3 + 1
-            // Short reads before the fourth: a connection made after every thought was read waits
-            // for the finish (a timed-out read is one more reconnect, which is what this is about).
-            let read = try await parley.events(assistant, lastEventID: all.last.flatMap { Int64($0.id) },
-                                               until: { $0.count >= take }, timeout: connections < 4 ? 2 : 20)
+            let after = all.last.flatMap { Int64($0.id) }
+            // Deliberately short reads before the fourth: a connection made after every thought was
+            // read waits for the finish (the end of the window is one more reconnect, which is what
+            // this is about). From the fourth on, a read without `take` events or `done` fails.
+            let read = connections < 4
+                ? try await parley.events(assistant, readingFor: 2, lastEventID: after, until: { $0.count >= take })
+                : try await parley.events(assistant, lastEventID: after, until: { $0.count >= take },
+                                          timeout: deadline.seconds(atMost: 20))
             XCTAssertNotEqual(read.events.first?.type, "snapshot", "a resumed connection is replayed exactly")
             all += read.events
         }
@@ -155,7 +165,7 @@ final class ReasoningTests: UpstreamTestCase {
 
     func testReasoningCountsAgainstTheReplyCap() async throws {
         await parley.stop()
-        parley = try TestParley(upstream: upstream, ["PARLEY_FRAME_INTERVAL_MS": "0", "PARLEY_MAX_REPLY_BYTES": "40"])
+        parley = try startParley(upstream: upstream, ["PARLEY_FRAME_INTERVAL_MS": "0", "PARLEY_MAX_REPLY_BYTES": "40"])
         let endless = (0..<200).map { _ in UpstreamStreams.reasoning("thinking… ") }
         upstream.enqueue(.eventStream(writes: endless, then: [.stall]))
         let id = try await parley.conversation(["model": "openai:fake"])
@@ -169,7 +179,7 @@ final class ReasoningTests: UpstreamTestCase {
 
     func testAnthropicThinkingIsReasoning() async throws {
         await parley.stop()
-        parley = try TestParley(["PARLEY_ANTHROPIC_BASE_URL": upstream.baseURL, "PARLEY_ANTHROPIC_API_KEY": "test-key",
+        parley = try startParley(["PARLEY_ANTHROPIC_BASE_URL": upstream.baseURL, "PARLEY_ANTHROPIC_API_KEY": "test-key",
                                  "PARLEY_ANTHROPIC_MODELS": "claude-fake", "PARLEY_FRAME_INTERVAL_MS": "5"])
         func event(_ type: String, _ json: String) -> String { "event: \(type)\ndata: \(json)\n\n" }
         let writes = [

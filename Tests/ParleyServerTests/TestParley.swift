@@ -46,7 +46,8 @@ final class TestParley: Sendable {
         let status: Int
         let headers: [String: String]
         let text: String
-        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:] }
+        /// The body as a dictionary, read with JSONDecoder (JSONSerialization would drop a leading U+FEFF).
+        var json: [String: Any] { ExactJSON.parse(text)?.foundation as? [String: Any] ?? [:] }
         var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
     }
 
@@ -83,33 +84,59 @@ final class TestParley: Sendable {
         return (user, assistant)
     }
 
-    func message(_ id: String) async throws -> [String: Any] {
-        let reply = try await call("GET", "/api/messages/\(id)")
+    func message(_ id: String, headers: [(String, String)] = []) async throws -> [String: Any] {
+        let reply = try await call("GET", "/api/messages/\(id)", headers: headers)
         XCTAssertEqual(reply.status, 200, reply.text)
         return reply.json
     }
 
     // MARK: - Event streams
 
-    /// Reads the message's event stream until `done` (or `until` holds, or the timeout), then closes it.
+    /// Reads the message's event stream until `done` or `until` holds, then closes it. A read that
+    /// gets neither within `timeout` throws (with what arrived): a stream that stalls fails the test.
     /// `attached`, when given, is opened as soon as the first event (the snapshot or the replay) has
     /// arrived: a script waiting on it starts only once this client is subscribed, however long the
     /// connection took (no "sleep long enough for the client to connect").
-    func events(_ messageID: String, mode: String? = nil, lastEventID: Int64? = nil,
+    /// `lastEventID` goes in the `Last-Event-ID` header, `query` is appended as is (`last_event_id=5`).
+    func events(_ messageID: String, mode: String? = nil, lastEventID: Int64? = nil, query: String? = nil,
                 attached: FakeUpstream.Gate? = nil,
                 until: @escaping @Sendable ([SSEEvent]) -> Bool = { _ in false },
                 timeout: TimeInterval = 20) async throws -> StreamRead {
-        var path = "/api/messages/\(messageID)/stream"
-        if let mode { path += "?mode=\(mode)" }
-        let url = base + path
+        try await read(messageID, mode: mode, lastEventID: lastEventID, query: query, attached: attached,
+                       until: until) { client, url, headers, stop in
+            try client.stream(url, headers: headers, until: stop, timeout: timeout)
+        }
+    }
+
+    /// Reads the message's event stream for at most `window` seconds (less when `done` comes or
+    /// `until` holds) and returns what arrived: the end of the window is an expected outcome, for
+    /// deliberately short reads (reconnect tests) and "what does an idle stream send".
+    func events(_ messageID: String, readingFor window: TimeInterval, mode: String? = nil,
+                lastEventID: Int64? = nil, attached: FakeUpstream.Gate? = nil,
+                until: @escaping @Sendable ([SSEEvent]) -> Bool = { _ in false }) async throws -> StreamRead {
+        try await read(messageID, mode: mode, lastEventID: lastEventID, query: nil, attached: attached,
+                       until: until) { client, url, headers, stop in
+            try client.stream(url, headers: headers, for: window, until: stop)
+        }
+    }
+
+    private func read(
+        _ messageID: String, mode: String?, lastEventID: Int64?, query: String?, attached: FakeUpstream.Gate?,
+        until: @escaping @Sendable ([SSEEvent]) -> Bool,
+        transfer: @escaping @Sendable (TestHTTPClient, String, [(String, String)], @escaping ([UInt8]) -> Bool) throws
+            -> TestHTTPClient.Response
+    ) async throws -> StreamRead {
+        let parameters = [mode.map { "mode=\($0)" }, query].compactMap { $0 }
+        let url = base + "/api/messages/\(messageID)/stream"
+            + (parameters.isEmpty ? "" : "?" + parameters.joined(separator: "&"))
         let headers = lastEventID.map { [("Last-Event-ID", String($0))] } ?? []
         return try await Blocking.run {
-            let response = try TestHTTPClient().stream(url, headers: headers, until: { bytes in
+            let response = try transfer(TestHTTPClient(), url, headers) { bytes in
                 var decoder = SSEDecoder()
                 guard let events = try? decoder.decode(bytes) else { return true }
                 if let attached, !events.isEmpty { attached.open() }
                 return events.contains { $0.type == "done" } || until(events)
-            }, timeout: timeout)
+            }
             var decoder = SSEDecoder()
             let events = try decoder.decode(response.body)
             return StreamRead(status: response.status, headers: response.headers, events: events,
@@ -117,16 +144,58 @@ final class TestParley: Sendable {
         }
     }
 
-    /// Polls the message until it is no longer streaming.
-    func finished(_ messageID: String, timeout: Duration = .seconds(20)) async throws -> [String: Any] {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            let message = try await message(messageID)
-            if message["status"] as? String != "streaming" { return message }
-            try await Task.sleep(for: .milliseconds(20))
+    /// Polls the message until it is no longer streaming; fails the test (and throws) after `timeout`.
+    func finished(_ messageID: String, timeout: Duration = .seconds(20), headers: [(String, String)] = [],
+                  file: StaticString = #filePath, line: UInt = #line) async throws -> [String: Any] {
+        let deadline = Deadline(timeout)
+        var message: [String: Any] = [:]
+        let ended = try await deadline.wait(every: .milliseconds(20)) {
+            message = try await self.message(messageID, headers: headers)
+            return message["status"] as? String != "streaming"
         }
-        XCTFail("message \(messageID) still streaming after \(timeout)")
-        return [:]
+        guard ended else {
+            XCTFail("message \(messageID) still streaming after \(timeout): \(message)", file: file, line: line)
+            throw TestParleyError.timedOut("message \(messageID) still streaming after \(timeout)")
+        }
+        return message
+    }
+}
+
+enum TestParleyError: Error {
+    case timedOut(String)
+}
+
+// MARK: - Servers that end with the test
+
+extension XCTestCase {
+    /// A Parley that is stopped when this test ends, passed, failed or thrown: every test that
+    /// starts a server starts it here (or with `startUpstream` / `startProcess`).
+    func startParley(_ settings: [String: String] = [:], directory: URL? = nil) throws -> TestParley {
+        let parley = try TestParley(settings, directory: directory)
+        addTeardownBlock { await parley.stop() }
+        return parley
+    }
+
+    /// A Parley in front of `upstream` (model `openai:fake`), stopped when this test ends.
+    func startParley(upstream: FakeUpstream, _ settings: [String: String] = [:]) throws -> TestParley {
+        let parley = try TestParley(upstream: upstream, settings)
+        addTeardownBlock { await parley.stop() }
+        return parley
+    }
+
+    /// A fake upstream that is shut down when this test ends.
+    func startUpstream(handler: (@Sendable (FakeUpstream.RecordedRequest) -> FakeUpstream.Script)? = nil) throws
+        -> FakeUpstream {
+        let upstream = try handler.map { try FakeUpstream(handler: $0) } ?? FakeUpstream()
+        addTeardownBlock { upstream.shutdown() }
+        return upstream
+    }
+
+    /// The `parley` executable, killed (if still running) when this test ends.
+    func startProcess(environment: [String: String], arguments: [String] = []) throws -> ParleyProcess {
+        let process = try ParleyProcess(environment: environment, arguments: arguments)
+        addTeardownBlock { process.stop() }
+        return process
     }
 }
 

@@ -9,8 +9,8 @@ final class UpstreamFaultTests: XCTestCase {
     var parley: TestParley!
 
     override func setUp() async throws {
-        upstream = try FakeUpstream()
-        parley = try TestParley(upstream: upstream, settings())
+        upstream = try startUpstream()
+        parley = try startParley(upstream: upstream, settings())
     }
 
     /// The idle timeout is the default one except where a test is about it: 0.5 s everywhere would
@@ -22,9 +22,8 @@ final class UpstreamFaultTests: XCTestCase {
     }
 
     override func tearDown() async throws {
-        await parley.stop()
-        upstream.shutdown()
-        // XCTest keeps test case instances for the whole run: let the servers go now.
+        // XCTest keeps test case instances for the whole run: let the servers go now (the teardown
+        // blocks registered by `startUpstream` and `startParley` stop them).
         parley = nil
         upstream = nil
     }
@@ -80,7 +79,7 @@ final class UpstreamFaultTests: XCTestCase {
 
     func testConnectionRefusedIsReported() async throws {
         await parley.stop()
-        parley = try TestParley(["PARLEY_OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "PARLEY_OPENAI_MODELS": "fake"])
+        parley = try startParley(["PARLEY_OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "PARLEY_OPENAI_MODELS": "fake"])
         try await reply(expectStatus: "failed", code: "connection_failed")
     }
 
@@ -109,7 +108,7 @@ final class UpstreamFaultTests: XCTestCase {
 
     func testAStallEndsWithTheIdleTimeout() async throws {
         await parley.stop()
-        parley = try TestParley(upstream: upstream, settings(idleTimeout: "0.5"))
+        parley = try startParley(upstream: upstream, settings(idleTimeout: "0.5"))
         upstream.enqueue(UpstreamStreams.stalling(after: ["waiting"]))
         try await reply(expectStatus: "failed", code: "upstream_timeout", content: "waiting")
     }

@@ -2,7 +2,9 @@ import ParleyTestSupport
 import XCTest
 
 /// Base for tests of a Parley in front of a fake upstream: both are fresh for each test and both
-/// are stopped after it. Subclasses name their settings.
+/// are stopped after it, whatever its outcome (`startParley`/`startUpstream` register the teardown).
+/// Subclasses name their settings; a test that needs other settings replaces `parley` with
+/// `startParley`, which stops the new one too.
 class UpstreamTestCase: XCTestCase {
     var upstream: FakeUpstream!
     var parley: TestParley!
@@ -11,14 +13,13 @@ class UpstreamTestCase: XCTestCase {
     var settings: [String: String] { [:] }
 
     override func setUp() async throws {
-        upstream = try FakeUpstream()
-        parley = try TestParley(upstream: upstream, settings)
+        upstream = try startUpstream()
+        parley = try startParley(upstream: upstream, settings)
     }
 
     override func tearDown() async throws {
-        await parley?.stop()
-        upstream?.shutdown()
-        // XCTest keeps test case instances for the whole run: let the servers go now.
+        // XCTest keeps test case instances for the whole run: let the servers go now (the teardown
+        // blocks registered at start stop them).
         parley = nil
         upstream = nil
     }

@@ -134,7 +134,10 @@ final class UpstreamClientTests: XCTestCase {
             }
             fillers.append(fd)
         }
-        try await Task.sleep(for: .milliseconds(50))
+        // The queue is full once the first filler's handshake completed (its socket turns writable):
+        // a condition, not a sleep that a loaded machine could outrun.
+        var first = pollfd(fd: fillers[0], events: Int16(POLLOUT), revents: 0)
+        XCTAssertEqual(poll(&first, 1, 5_000), 1, "the first filler connected")
         let url = "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))/"
         let start = ContinuousClock.now
         do {
@@ -191,16 +194,22 @@ final class UpstreamClientTests: XCTestCase {
         let fake = try FakeUpstream()
         fake.enqueue(.init(steps: [.send([1]), .close]))
         let response = try await UpstreamClient().send(UpstreamRequest(url: fake.baseURL + "/", headers: [("Authorization", "Bearer \(secret)")]))
+        // Both calls must fail (a success would check nothing), and neither error may carry the header.
         do {
             _ = try await Self.collect(response.body)
+            XCTFail("expected the cut body to fail")
         } catch {
-            XCTAssertFalse(String(describing: error).contains(secret))
+            XCTAssertFalse(String(describing: error).contains(secret), "\(error)")
+            XCTAssertFalse(String(reflecting: error).contains(secret), "\(error)")
         }
         fake.shutdown()
         do {
             _ = try await UpstreamClient().send(UpstreamRequest(url: fake.baseURL + "/", headers: [("Authorization", "Bearer \(secret)")]))
+            XCTFail("expected the closed port to fail")
         } catch {
-            XCTAssertFalse(String(describing: error).contains(secret))
+            guard case .connectionFailed = error else { return XCTFail("\(error)") }
+            XCTAssertFalse(String(describing: error).contains(secret), "\(error)")
+            XCTAssertFalse(String(reflecting: error).contains(secret), "\(error)")
         }
     }
 
@@ -224,7 +233,8 @@ final class UpstreamClientTests: XCTestCase {
             fake.enqueue(.noResponse)
             let client = UpstreamClient()
             let task = Task { try await client.send(UpstreamRequest(url: fake.baseURL + "/")) }
-            while fake.requests.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+            let arrived = await Deadline(.seconds(20)).wait { !fake.requests.isEmpty }
+            XCTAssertTrue(arrived, "the request reached the fake upstream")
             let cancelledAt = ContinuousClock.now
             task.cancel()
             let result = await task.result
@@ -242,10 +252,13 @@ final class UpstreamClientTests: XCTestCase {
             fake.enqueue(.init(steps: [.send(Array("data: x\n\n".utf8)), .stall]))
             let client = UpstreamClient()
             let response = try await client.send(UpstreamRequest(url: fake.baseURL + "/"))
+            // Cancel once the consumer is surely iterating (it got the first piece), not after a sleep.
+            let (started, signal) = AsyncStream<Void>.makeStream()
             let consumer = Task {
-                for try await _ in response.body {}
+                for try await _ in response.body { signal.yield() }
             }
-            try await Task.sleep(for: .milliseconds(50))
+            var iterator = started.makeAsyncIterator()
+            _ = await iterator.next()
             let cancelledAt = ContinuousClock.now
             consumer.cancel()
             let disconnect = try await XCTUnwrapAsync(await fake.waitForDisconnect(timeout: .seconds(20)))

@@ -64,8 +64,11 @@ class Parley:
         reader.start()
         reader.join(STARTUP_TIMEOUT_S)
         if "base" not in found:
+            self.log.flush()
+            log = Path(self.log_path).read_text(errors="replace")[-4000:]
             self.stop()
-            raise RuntimeError(f"parley ({self.name}) did not print 'listening on': see {self.log_path}")
+            raise RuntimeError(f"parley ({self.name}) did not print 'listening on' "
+                               f"(exit status {self.process.returncode}); its output:\n{log}")
         return found["base"]
 
     def _drain(self):

@@ -360,5 +360,9 @@ def test_rate_limit_is_shown_inline_then_retry_and_continue_a_truncated_answer(b
     wait_until(lambda: answer.get_attribute("data-status") == "streaming", timeout=15, message="streaming again")
     wait_idle(browser, timeout=30)
     final = assert_shows_stored(browser, parley_limited, answer_id)
-    # PARLEY_MAX_REPLY_BYTES caps the whole message, so here the continued reply may add nothing.
-    assert final["content"].startswith(stored["content"])
+    # PARLEY_MAX_REPLY_BYTES caps each run (the first, then each continue), and the demo answer is
+    # longer than one run: the continue must add text after what was there, never replace it.
+    assert final["content"].startswith(stored["content"]), (stored["content"], final["content"])
+    assert len(final["content"].encode()) > len(stored["content"].encode()), \
+        ("continue added nothing", stored["content"], final["content"])
+    assert final["status"] == "complete", final

@@ -1,0 +1,35 @@
+import Foundation
+
+/// How Parley knows who is asking. Local mode has one implicit user and no sign-in; team mode has
+/// accounts, sessions and API tokens, and answers 401 to anyone else.
+public struct AccountSettings: Sendable, Equatable {
+    public enum Mode: String, Sendable {
+        case local
+        case team
+    }
+
+    public var mode: Mode = .local
+    /// Created as the first admin when the user table is empty (PARLEY_ADMIN_USER / _PASSWORD).
+    public var bootstrapAdmin: (username: String, password: String)?
+    /// A session unused this long is over.
+    public var sessionIdle: TimeInterval = 7 * 86_400
+    /// A session is over this long after sign-in, however much it is used.
+    public var sessionLifetime: TimeInterval = 30 * 86_400
+    /// nil: `Secure` when the request came over https (per `X-Forwarded-Proto` from a trusted proxy).
+    public var secureCookie: Bool?
+    /// Argon2id memory per hash, in KiB (libsodium's interactive cost by default).
+    public var passwordMemoryKiB = 65_536
+    /// Failed sign-ins allowed per username and per client address within `loginWindow`.
+    public var loginAttempts = 10
+    public var loginWindow: TimeInterval = 15 * 60
+
+    public init() {}
+
+    public static func == (lhs: AccountSettings, rhs: AccountSettings) -> Bool {
+        lhs.mode == rhs.mode && lhs.bootstrapAdmin?.username == rhs.bootstrapAdmin?.username
+            && lhs.bootstrapAdmin?.password == rhs.bootstrapAdmin?.password && lhs.sessionIdle == rhs.sessionIdle
+            && lhs.sessionLifetime == rhs.sessionLifetime && lhs.secureCookie == rhs.secureCookie
+            && lhs.passwordMemoryKiB == rhs.passwordMemoryKiB && lhs.loginAttempts == rhs.loginAttempts
+            && lhs.loginWindow == rhs.loginWindow
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import ParleyAuth
+import ParleyHTTP
+import ParleyStore
+
+/// Sign-in, sign-out and "who am I". Sign-in answers the same 401 for a wrong password, an unknown
+/// user and a disabled one, after the same Argon2id work, and counts failures per username and per
+/// address.
+struct AuthHandlers: Sendable {
+    let store: Store
+    let authenticator: Authenticator
+    let passwords: PasswordWork
+    let limiter: AttemptLimiter
+
+    /// `POST /api/auth/login`: public (no caller yet).
+    func login(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard authenticator.settings.mode == .team else {
+            throw HTTPError(status: 404, code: "not_found", message: "Local mode has no accounts (PARLEY_AUTH=on enables them).")
+        }
+        let body = try JSONBody(request)
+        let username = try body.requiredString("username")
+        let password = try body.requiredString("password")
+        let keys = ["user:" + username.lowercased(), "address:" + request.remoteAddress]
+        if let wait = keys.lazy.compactMap({ limiter.retryAfter($0) }).first {
+            throw HTTPError(status: 429, code: "too_many_attempts",
+                            message: "Too many failed sign-ins; try again in \(wait) s.",
+                            headers: [HTTPError.Header("Retry-After", String(wait))])
+        }
+        let user = try store.user(username: username)
+        let hash = user.flatMap { $0.disabled ? nil : $0.passwordHash }
+        guard await passwords.verify(password, against: hash), let user else {
+            keys.forEach { limiter.recordFailure($0) }
+            Audit.record("sign_in_failed", ["username": username, "address": request.remoteAddress])
+            throw APIErrors.invalidCredentials
+        }
+        limiter.reset(keys[0])
+        // A session the client brought along is never kept (no fixation): it is ended, a new one made.
+        if let old = Authenticator.sessionSecret(request), let (session, owner) = try authenticator.session(old) {
+            try store.deleteSession(id: session.id, userID: owner.id)
+        }
+        let secret = SecretToken.generate(prefix: "ps_")
+        _ = try store.createSession(userID: user.id, digest: SecretToken.digest(secret),
+                                    userAgent: request.header("User-Agent") ?? "")
+        Audit.record("sign_in", ["username": user.username, "address": request.remoteAddress])
+        var response = HTTPResponse.json(MeResource(user: user, mode: .team))
+        response.headers.append(("Set-Cookie", authenticator.sessionCookie(secret, for: request)))
+        return response
+    }
+
+    /// `POST /api/auth/logout`: ends the caller's session server-side and clears the cookie.
+    func logout(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        if case .session(let id) = caller.credential {
+            try store.deleteSession(id: id, userID: caller.userID)
+            Audit.record("sign_out", ["username": caller.user.username, "address": request.remoteAddress])
+        }
+        var response = HTTPResponse.noContent()
+        response.headers.append(("Set-Cookie", authenticator.clearedCookie(for: request)))
+        return response
+    }
+
+    /// `GET /api/auth/me`.
+    func me(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        .json(MeResource(user: caller.user, mode: authenticator.settings.mode))
+    }
+}
+
+/// `{"user": {...}, "mode": "local"|"team"}`: the page decides from it whether to show accounts.
+struct MeResource: Encodable {
+    let user: UserResource
+    let mode: String
+
+    init(user: User, mode: AccountSettings.Mode) {
+        self.user = UserResource(user)
+        self.mode = mode.rawValue
+    }
+}
+
+/// An account as the API shows it: never its password hash.
+struct UserResource: Encodable {
+    let id: String
+    let username: String
+    let displayName: String
+    let role: String
+    let disabled: Bool
+    let createdAt: String
+
+    init(_ user: User) {
+        id = user.id
+        username = user.username
+        displayName = user.displayName
+        role = user.role.rawValue
+        disabled = user.disabled
+        createdAt = Timestamp.format(user.createdAt)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, username, role, disabled
+        case displayName = "display_name"
+        case createdAt = "created_at"
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import ParleyAuth
+import ParleyHTTP
+import ParleyStore
+
+/// Finds the caller of a request. In local mode everyone is the implicit local user; in team mode a
+/// request carries an API token (`Authorization: Bearer`) or a session cookie, or it is refused with
+/// 401 `unauthenticated`. Secrets are looked up by their digest only.
+struct Authenticator: Sendable {
+    let store: Store
+    let settings: AccountSettings
+    /// Reverse proxies whose `X-Forwarded-Proto` is believed.
+    let trustedProxies: Set<String>
+
+    static let cookieName = "parley_session"
+
+    func caller(for request: HTTPRequest) throws -> Caller {
+        guard settings.mode == .team else { return .local }
+        if let authorization = request.header("Authorization") {
+            let parts = authorization.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2, parts[0].lowercased() == "bearer",
+                  let (token, user) = try store.token(digest: SecretToken.digest(String(parts[1]))) else {
+                throw APIErrors.unauthenticated
+            }
+            return Caller(user: user, credential: .apiToken(id: token.id))
+        }
+        if let secret = Self.sessionSecret(request), let (session, user) = try session(secret) {
+            return Caller(user: user, credential: .session(id: session.id))
+        }
+        throw APIErrors.unauthenticated
+    }
+
+    /// The live session behind a cookie's secret.
+    func session(_ secret: String) throws -> (session: Credential, user: User)? {
+        let now = Date()
+        return try store.session(digest: SecretToken.digest(secret),
+                                 idleCutoff: now.addingTimeInterval(-settings.sessionIdle),
+                                 lifetimeCutoff: now.addingTimeInterval(-settings.sessionLifetime))
+    }
+
+    // MARK: - Cookies
+
+    /// The `parley_session` cookie's value, if the request has one.
+    static func sessionSecret(_ request: HTTPRequest) -> String? {
+        guard let header = request.header("Cookie") else { return nil }
+        for pair in header.split(separator: ";") {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == cookieName {
+                let value = parts[1].trimmingCharacters(in: .whitespaces)
+                return value.isEmpty ? nil : value
+            }
+        }
+        return nil
+    }
+
+    /// `Set-Cookie` for a new session: script cannot read it, other sites' requests do not carry it
+    /// (except top-level navigations), and it is `Secure` whenever the user reached us over https.
+    func sessionCookie(_ secret: String, for request: HTTPRequest) -> String {
+        "\(Self.cookieName)=\(secret); Path=/; HttpOnly; SameSite=Lax; Max-Age=\(Int(settings.sessionLifetime))"
+            + (isSecure(request) ? "; Secure" : "")
+    }
+
+    /// `Set-Cookie` that removes the session cookie.
+    func clearedCookie(for request: HTTPRequest) -> String {
+        "\(Self.cookieName)=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0" + (isSecure(request) ? "; Secure" : "")
+    }
+
+    private func isSecure(_ request: HTTPRequest) -> Bool {
+        if let forced = settings.secureCookie { return forced }
+        return trustedProxies.contains(request.remoteAddress)
+            && request.header("X-Forwarded-Proto")?.lowercased() == "https"
+    }
+}

@@ -1,0 +1,13 @@
+/// Limits on what a client may store in a conversation's settings. Each is a setting
+/// (`PARLEY_MAX_TITLE_CHARS`, `PARLEY_MAX_SYSTEM_PROMPT_BYTES`), checked where the value is set
+/// (create and PATCH) with a 400 naming the field. A message's `content` needs no limit of its
+/// own: the request body limit (`PARLEY_MAX_BODY_BYTES`) bounds it.
+public struct InputLimits: Sendable {
+    /// Longest title, in Unicode code points (not grapheme clusters: one cluster can carry any number
+    /// of combining marks, so only code points bound the bytes). A list page holds up to 200 titles.
+    public var maxTitleCharacters = 200
+    /// Largest system prompt in UTF-8 bytes; it is sent upstream with every reply of the conversation.
+    public var maxSystemPromptBytes = 64 << 10
+
+    public init() {}
+}
