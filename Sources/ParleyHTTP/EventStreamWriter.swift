@@ -130,7 +130,7 @@ public final class EventStreamWriter: Sendable {
         state.withLock { $0.connection = connection }
     }
 
-    /// Unsent bytes held (for tests and the budget's accounting).
+    /// Unsent bytes held (for tests).
     var unsent: Int {
         state.withLock { $0.pending.count }
     }

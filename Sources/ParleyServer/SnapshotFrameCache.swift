@@ -15,8 +15,9 @@ import Synchronization
 /// a client someone else's text). Comparing costs a memory compare, far less than encoding, and
 /// nothing when the snapshot's strings share storage (a live or retained generation's).
 ///
-/// At most `capacity` frames and `byteLimit` bytes are kept, most recently used first, so what the
-/// cache holds once clients have left stays small.
+/// At most `capacity` frames and `byteLimit` bytes of frames are kept, most recently used first, so
+/// what the cache holds once clients have left stays small. Each entry also keeps the snapshot it was
+/// encoded from (to compare with), which is smaller than its frame: at most about twice `byteLimit` in all.
 ///
 /// Concurrency contract: thread-safe. Encoding runs outside the lock (a long reply must not hold up
 /// other streams); two subscribers missing at once both encode, and the second keeps the first's
