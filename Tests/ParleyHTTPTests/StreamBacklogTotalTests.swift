@@ -105,6 +105,58 @@ final class StreamBacklogTotalTests: XCTestCase {
         XCTAssertTrue(clients[2].closedByServer(timeout: 20), "the large stream's connection is dropped")
         XCTAssertLessThanOrEqual(server.unsentEventStreamBytes, 2 << 20, "only the small streams are left")
     }
+
+    /// Many streams evicting each other while their connections read, suspend and resume on the MHD
+    /// threads: every reading client finishes, every non-reading stream ends, and shutdown returns
+    /// (a lock-order mistake between a writer, the budget and MHD would hang here).
+    func testEvictionsUnderLoadNeitherDeadlockNorDisturbReaders() throws {
+        let ended = Counter()
+        let (server, _) = try startServer(self, configure: {
+            $0.streamBacklogLimit = 64 << 20
+            $0.streamBacklogTotalLimit = 8 << 20
+            $0.shutdownGracePeriod = 1
+        }) { router in
+            router.on("GET", "/flood") { _ in
+                HTTPResponse(body: .eventStream { writer in
+                    writer.onClose { ended.increment() }
+                    Task {
+                        let piece = [UInt8](repeating: UInt8(ascii: "f"), count: 128 << 10)
+                        while writer.write(piece) { try? await Task.sleep(for: .milliseconds(1)) }
+                    }
+                })
+            }
+            router.on("GET", "/read") { _ in
+                HTTPResponse(body: .eventStream { writer in
+                    Task {
+                        let piece = [UInt8](repeating: UInt8(ascii: "r"), count: 4 << 10)
+                        for _ in 0..<100 {
+                            guard writer.write(piece) else { return }
+                            try? await Task.sleep(for: .milliseconds(1))
+                        }
+                        writer.finish()
+                    }
+                })
+            }
+        }
+        let port = server.port
+        let floods = try (0..<20).map { _ in try NonReadingClient(port: port, path: "/flood") }
+        defer { for client in floods { client.close() } }
+        let complete = Counter()
+        onThreads(10) { _ in
+            if let response = try? TestHTTPClient().request("http://127.0.0.1:\(port)/read", timeout: 60),
+                response.status == 200, response.body.count == 100 * (4 << 10)
+            {
+                complete.increment()
+            }
+        }
+        XCTAssertEqual(complete.current, 10, "every reading client got its whole stream")
+        // Each flood grows until the budget closes it (the largest goes first, so all of them in turn).
+        XCTAssertTrue(ended.wait(for: 20, timeout: 30), "\(ended.current) of 20 flooding streams ended")
+        XCTAssertLessThanOrEqual(server.unsentEventStreamBytes, 8 << 20)
+        let started = Date()
+        server.shutdown()
+        XCTAssertLessThan(Date().timeIntervalSince(started), 15, "shutdown returns")
+    }
 }
 
 /// Names of closed streams, in the order they closed.
