@@ -40,12 +40,42 @@ public enum UserCommand: Sendable, Equatable {
     /// Runs against `store`. `password` gives standard input's first line (nil or empty: generate one).
     /// Returns the lines to print; throws `UsageError` for an unknown user, a taken name or a short password.
     public func run(store: Store, hasher: PasswordHasher, password: () -> String?) throws -> [String] {
+        do {
+            return try perform(store: store, hasher: hasher, password: password)
+        } catch StoreError.conflict(let why) {
+            throw UsageError(why)
+        }
+    }
+
+    /// Runs commands on the configured database file with the configured password cost.
+    public struct Runner {
+        let configuration: ParleyConfiguration
+
+        public init(configuration: ParleyConfiguration) {
+            self.configuration = configuration
+        }
+
+        public func run(_ command: UserCommand, password: () -> String?) throws -> [String] {
+            let store = try Store(path: configuration.databasePath)
+            let hasher = PasswordHasher(operations: PasswordHasher.interactive.operations,
+                                        memoryBytes: configuration.accounts.passwordMemoryKiB * 1024)
+            return try command.run(store: store, hasher: hasher, password: password)
+        }
+    }
+
+    private func perform(store: Store, hasher: PasswordHasher, password: () -> String?) throws -> [String] {
         switch self {
         case .list:
             return try store.users().map { user in
                 "\(user.username)\t\(user.role.rawValue)\(user.disabled ? "\tdisabled" : "")"
             }
         case .add(let username, let admin):
+            // The API's rule for names, so the CLI and the admin screen accept the same ones.
+            do {
+                _ = try AccountRules.username(username)
+            } catch {
+                throw UsageError(error.message)
+            }
             let (secret, shown) = try Self.password(password)
             _ = try store.createUser(username: username, displayName: username, role: admin ? .admin : .member,
                                      passwordHash: try hasher.hash(secret))
@@ -77,8 +107,10 @@ public enum UserCommand: Sendable, Equatable {
     /// The password given on standard input, or a generated one (then printed, once).
     private static func password(_ read: () -> String?) throws -> (String, [String]) {
         if let given = read(), !given.isEmpty {
-            guard given.count >= PasswordHasher.minimumLength else {
-                throw UsageError("a password needs at least \(PasswordHasher.minimumLength) characters")
+            do {
+                _ = try AccountRules.password(given, field: "password")
+            } catch {
+                throw UsageError(error.message)
             }
             return (given, [])
         }
