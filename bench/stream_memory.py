@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -133,6 +134,7 @@ def main():
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 if __name__ == "__main__":
