@@ -61,12 +61,18 @@ final class ConnectionRegistry: Sendable {
     }
 
     /// Counted when libmicrohttpd has really added the connection (it may still drop one after the
-    /// accept policy, at its own connection limit, without telling).
+    /// accept policy, at its own connection limit, without telling). Two worker threads may both
+    /// pass the accept policy for the last slot of an address: the one counted past the cap has its
+    /// socket shut down at once, so the cap is exact.
     func opened(address: String, socket: Int32, now: UInt64) -> Entry {
         let entry = Entry(address: address, socket: socket)
+        let exempt = exemptAddresses.contains(address: address)
         state.withLock { state in
             state.perAddress[address, default: 0] += 1
             state.open[ObjectIdentifier(entry)] = Tracked(entry: entry, deadline: now + headerTimeout)
+            if !exempt, (state.perAddress[address] ?? 0) > perAddressLimit {
+                _ = shutdown(socket, Int32(SHUT_RDWR))
+            }
         }
         return entry
     }

@@ -34,6 +34,10 @@ public struct HTTPServerConfiguration: Sendable {
     public var originPolicy: OriginPolicy
     /// Unsent bytes an event stream may hold for a slow client before the stream is closed.
     public var streamBacklogLimit: Int
+    /// Unsent bytes all event streams together may hold; past it the streams with the largest backlogs
+    /// are closed (their clients reconnect with Last-Event-ID and miss nothing). Without it the bound is
+    /// `connectionLimit` × `streamBacklogLimit` (16 GiB by default).
+    public var streamBacklogTotalLimit: Int
     /// Seconds of silence after which an event stream gets a `: ping` comment, so a dead client is noticed.
     public var heartbeatInterval: TimeInterval
     /// Folder served for GET/HEAD when no route matches (`index.html` at `/`); nil serves nothing.
@@ -58,6 +62,7 @@ public struct HTTPServerConfiguration: Sendable {
         trustedProxies: [AddressRange] = [],
         originPolicy: OriginPolicy = OriginPolicy(),
         streamBacklogLimit: Int = 4 << 20,
+        streamBacklogTotalLimit: Int = 256 << 20,
         heartbeatInterval: TimeInterval = 15,
         publicDirectory: String? = nil,
         shutdownGracePeriod: TimeInterval = 5,
@@ -77,6 +82,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.trustedProxies = trustedProxies
         self.originPolicy = originPolicy
         self.streamBacklogLimit = streamBacklogLimit
+        self.streamBacklogTotalLimit = streamBacklogTotalLimit
         self.heartbeatInterval = heartbeatInterval
         self.publicDirectory = publicDirectory
         self.shutdownGracePeriod = shutdownGracePeriod

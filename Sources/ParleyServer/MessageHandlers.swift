@@ -12,6 +12,10 @@ struct MessageHandlers: Sendable {
     let rules: FieldRules
     let access: ModelAccess
     let quotas: Quotas
+    /// Snapshot frames shared by the streams that get the same snapshot.
+    let snapshotFrames = SnapshotFrameCache()
+    /// One subscription at a time per message, so snapshots built from the store do not pile up.
+    let subscriptions = SubscriptionQueue()
 
     func models(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         let models = await access.models(for: caller)
@@ -72,22 +76,29 @@ struct MessageHandlers: Sendable {
 
     /// `text/event-stream` of the message: the missed events or a snapshot, then live events until `done`.
     func stream(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
-        let message = try existing(request, caller)
+        // Only the id outlives this line: the stream's closures would otherwise keep the whole message
+        // (a 1 MB reply) alive per waiting subscriber, 400 of them at once when 400 clients connect.
+        let messageID = try existing(request, caller).id
         let encoder = EventStreamEncoder(mode: request.query["mode"] == "text" ? .text : .html)
         let lastEventID = try Self.lastEventID(request)
         let generations = generations
+        let snapshotFrames = snapshotFrames
+        let subscriptions = subscriptions
         return HTTPResponse(status: 200, headers: [], body: .eventStream { writer in
             Task {
                 do {
-                    let subscription = try await generations.subscribe(messageID: message.id, after: lastEventID) {
-                        events in
-                        let bytes = encoder.encode(events)
-                        if !bytes.isEmpty, !writer.write(bytes) { return false }
-                        if events.contains(where: \.isDone) {
-                            writer.finish()
-                            return false
+                    let subscription = try await subscriptions.run(messageID) { () async throws -> Subscription? in
+                        // A client that left while waiting for its turn needs no snapshot.
+                        guard !writer.isClosed else { return nil }
+                        return try await generations.subscribe(messageID: messageID, after: lastEventID) { events in
+                            let pieces = encoder.pieces(events, sharing: snapshotFrames)
+                            if !pieces.isEmpty, !writer.write(contentsOf: pieces) { return false }
+                            if events.contains(where: \.isDone) {
+                                writer.finish()
+                                return false
+                            }
+                            return !writer.isClosed
                         }
-                        return !writer.isClosed
                     }
                     if let subscription {
                         writer.onClose { Task { await subscription.cancel() } }

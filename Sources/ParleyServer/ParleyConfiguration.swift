@@ -84,6 +84,9 @@ public struct ParleyConfiguration: Sendable {
         http.heartbeatInterval = try read.seconds("PARLEY_HEARTBEAT_INTERVAL", default: http.heartbeatInterval)
         http.streamBacklogLimit = try read.integer("PARLEY_STREAM_BACKLOG_BYTES", default: http.streamBacklogLimit,
                                                    range: 1024...(1 << 30))
+        http.streamBacklogTotalLimit = try read.integer("PARLEY_STREAM_BACKLOG_TOTAL_BYTES",
+                                                        default: http.streamBacklogTotalLimit,
+                                                        range: (64 << 10)...(1 << 40))
         http.maxDiscardBytes = try read.optionalInteger("PARLEY_MAX_DISCARD_BYTES", range: 0...(1 << 40))
         http.headerTimeout = try read.seconds("PARLEY_HEADER_TIMEOUT", default: http.headerTimeout)
         http.connectionsPerAddress = try read.optionalInteger("PARLEY_MAX_CONNECTIONS_PER_IP", range: 1...1_000_000)

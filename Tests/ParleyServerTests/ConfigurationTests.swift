@@ -52,6 +52,7 @@ final class ConfigurationTests: XCTestCase {
             "PARLEY_CONNECTION_TIMEOUT": Self.number(server.http.connectionTimeout),
             "PARLEY_HEARTBEAT_INTERVAL": Self.number(server.http.heartbeatInterval),
             "PARLEY_STREAM_BACKLOG_BYTES": "\(server.http.streamBacklogLimit)",
+            "PARLEY_STREAM_BACKLOG_TOTAL_BYTES": "\(server.http.streamBacklogTotalLimit)",
             "PARLEY_FRAME_INTERVAL_MS": Self.milliseconds(server.generation.frameInterval),
             "PARLEY_FLUSH_INTERVAL_MS": Self.milliseconds(server.generation.flushInterval),
             "PARLEY_MAX_REPLY_BYTES": "\(server.generation.maxReplyBytes)",
