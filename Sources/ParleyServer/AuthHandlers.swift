@@ -20,7 +20,8 @@ struct AuthHandlers: Sendable {
         let body = try JSONBody(request)
         let username = try body.requiredString("username")
         let password = try body.requiredString("password")
-        let keys = ["user:" + username.lowercased(), "address:" + request.remoteAddress]
+        let address = authenticator.clientAddress(request)
+        let keys = ["user:" + username.lowercased(), "address:" + address]
         if let wait = keys.lazy.compactMap({ limiter.retryAfter($0) }).first {
             throw HTTPError(status: 429, code: "too_many_attempts",
                             message: "Too many failed sign-ins; try again in \(wait) s.",
@@ -30,7 +31,7 @@ struct AuthHandlers: Sendable {
         let hash = user.flatMap { $0.disabled ? nil : $0.passwordHash }
         guard await passwords.verify(password, against: hash), let user else {
             keys.forEach { limiter.recordFailure($0) }
-            Audit.record("sign_in_failed", ["username": username, "address": request.remoteAddress])
+            Audit.record("sign_in_failed", ["username": username, "address": address])
             throw APIErrors.invalidCredentials
         }
         limiter.reset(keys[0])
@@ -41,7 +42,7 @@ struct AuthHandlers: Sendable {
         let secret = SecretToken.generate(prefix: "ps_")
         _ = try store.createSession(userID: user.id, digest: SecretToken.digest(secret),
                                     userAgent: request.header("User-Agent") ?? "")
-        Audit.record("sign_in", ["username": user.username, "address": request.remoteAddress])
+        Audit.record("sign_in", ["username": user.username, "address": address])
         var response = HTTPResponse.json(MeResource(user: user, mode: .team))
         response.headers.append(("Set-Cookie", authenticator.sessionCookie(secret, for: request)))
         return response

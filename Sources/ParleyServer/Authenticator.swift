@@ -102,6 +102,15 @@ struct Authenticator: Sendable {
         "\(Self.cookieName)=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0" + (isSecure(request) ? "; Secure" : "")
     }
 
+    /// The client's address: behind a trusted proxy, the nearest untrusted hop of `X-Forwarded-For`
+    /// (so sign-in limits count each client, not the proxy everyone shares); otherwise the peer.
+    func clientAddress(_ request: HTTPRequest) -> String {
+        guard trustedProxies.contains(address: request.remoteAddress),
+              let forwarded = request.header("X-Forwarded-For") else { return request.remoteAddress }
+        let hops = forwarded.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        return hops.reversed().first { !$0.isEmpty && !trustedProxies.contains(address: $0) } ?? request.remoteAddress
+    }
+
     private func isSecure(_ request: HTTPRequest) -> Bool {
         if let forced = settings.secureCookie { return forced }
         return trustedProxies.contains(address: request.remoteAddress)

@@ -199,6 +199,33 @@ final class TeamModeTests: XCTestCase {
         XCTAssertLessThanOrEqual(wait, 900)
     }
 
+    func testBehindATrustedProxyEachClientIsCountedNotTheProxy() async throws {
+        let proxied = try teamParley(["PARLEY_LOGIN_ATTEMPTS": "2", "PARLEY_TRUSTED_PROXIES": "127.0.0.1"])
+        try addMember(proxied, "bob")
+        for _ in 0..<3 {
+            _ = try await proxied.call("POST", "/api/auth/login", json: ["username": "mallory", "password": "guess1234"],
+                                       headers: [("X-Forwarded-For", "10.0.0.66")])
+        }
+        let other = try await proxied.call("POST", "/api/auth/login",
+                                           json: ["username": "bob", "password": "member password"],
+                                           headers: [("X-Forwarded-For", "10.0.0.7")])
+        XCTAssertEqual(other.status, 200, "another client behind the same proxy signs in")
+        let attacker = try await proxied.call("POST", "/api/auth/login",
+                                              json: ["username": "bob", "password": "member password"],
+                                              headers: [("X-Forwarded-For", "10.0.0.66")])
+        XCTAssertEqual(attacker.status, 429, "the guessing client is held back")
+
+        // Without a trusted proxy the header is the client's own word: ignored.
+        let direct = try teamParley(["PARLEY_LOGIN_ATTEMPTS": "2"])
+        for forwarded in ["10.0.0.1", "10.0.0.2", "10.0.0.3"] {
+            _ = try await direct.call("POST", "/api/auth/login", json: ["username": "mallory", "password": "guess1234"],
+                                      headers: [("X-Forwarded-For", forwarded)])
+        }
+        let spoofer = try await direct.call("POST", "/api/auth/login", json: ["username": "eve", "password": "guess1234"],
+                                            headers: [("X-Forwarded-For", "10.0.0.4")])
+        XCTAssertEqual(spoofer.status, 429, "a forged X-Forwarded-For does not buy new tries")
+    }
+
     // MARK: - Tokens
 
     func testABearerTokenActsAsItsUserUntilRevoked() async throws {
