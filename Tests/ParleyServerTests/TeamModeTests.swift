@@ -120,6 +120,34 @@ final class TeamModeTests: XCTestCase {
         _ = try await signIn(parley, "ADA", Self.admin.password)
     }
 
+    /// An unknown or disabled user costs the same Argon2id work as a wrong password, so the answer's
+    /// time does not tell which names exist. Medians of several tries, compared as ratios.
+    func testFailedSignInsTakeTheSameTimeWhateverTheReason() async throws {
+        let parley = try teamParley(["PARLEY_PASSWORD_MEMORY_KIB": "32768", "PARLEY_LOGIN_ATTEMPTS": "1000"])
+        try addMember(parley, "bob")
+        let bob = try XCTUnwrap(try parley.app.store.user(username: "bob"))
+        _ = try parley.app.store.updateUser(id: bob.id, disabled: true)
+        func median(_ username: String) async throws -> Double {
+            var times: [Double] = []
+            for _ in 0..<5 {
+                let started = ContinuousClock.now
+                let reply = try await parley.call("POST", "/api/auth/login",
+                                                  json: ["username": username, "password": "not the password"])
+                XCTAssertEqual(reply.status, 401)
+                let elapsed = ContinuousClock.now - started
+                times.append(Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds))
+            }
+            return times.sorted()[2]
+        }
+        let wrongPassword = try await median(Self.admin.username)
+        let unknown = try await median("nobody-here")
+        let disabled = try await median("bob")
+        for (reason, time) in [("unknown user", unknown), ("disabled user", disabled)] {
+            XCTAssertGreaterThan(time / wrongPassword, 0.4, "\(reason): \(time) s against \(wrongPassword) s")
+            XCTAssertLessThan(time / wrongPassword, 2.5, "\(reason): \(time) s against \(wrongPassword) s")
+        }
+    }
+
     func testTheSessionCookieIsHttpOnlyLaxAndEndsAtSignOut() async throws {
         let parley = try teamParley()
         let reply = try await parley.call("POST", "/api/auth/login",
