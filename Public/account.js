@@ -122,7 +122,8 @@ class PasswordDialog {
       this.form.reset();
       this.status.textContent = 'Password changed. Your other sessions were signed out.';
     } catch (error) {
-      this.status.textContent = `Not changed: ${describe(error)}`;
+      this.status.textContent = error instanceof ApiError && error.code === 'wrong_password'
+        ? 'Not changed: the current password is wrong.' : `Not changed: ${describe(error)}`;
     }
   }
 }

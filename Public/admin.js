@@ -101,13 +101,16 @@ export class UsersScreen {
 
 // MARK: - View
 
-/** "3 conversations, 12 messages": every number the usage answer has, named by its key. */
+const USAGE_NAMES = { assistant_replies: 'replies' };
+
+/** "3 conversations, 12 messages, 5 replies, 900 output tokens; last active …": the counts of the
+ *  usage answer (any it has, named by their keys) and its last activity. */
 function usageText(usage) {
-  const counts = usage && typeof usage.usage === 'object' ? usage.usage : usage;
-  const parts = Object.entries(counts || {})
+  const parts = Object.entries(usage || {})
     .filter(([, value]) => typeof value === 'number')
-    .map(([key, value]) => `${value} ${key.replace(/_/g, ' ')}`);
-  return parts.length ? parts.join(', ') : 'None';
+    .map(([key, value]) => `${value} ${USAGE_NAMES[key] || key.replace(/_/g, ' ')}`);
+  const counts = parts.length ? parts.join(', ') : 'None';
+  return usage && usage.last_activity_at ? `${counts}; last active ${when(usage.last_activity_at)}` : counts;
 }
 
 function userRow(user, isMe) {
