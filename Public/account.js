@@ -76,10 +76,12 @@ class AccountMenu {
     if (open) this.menu.querySelector('button:not([hidden])').focus();
   }
 
-  /** Ends the session on the server, then reloads: the page starts again at the sign-in form. */
+  /** Ends the session on the server, then reloads at the start page: the page starts again at the
+   *  sign-in form, and whoever signs in next does not land in this person's conversation. */
   async signOut() {
     try {
       await Api.signOut();
+      history.replaceState(null, '', '/');
       location.reload();
     } catch (error) {
       this.announce(`Could not sign out: ${describe(error)}`);

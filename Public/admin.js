@@ -102,12 +102,15 @@ export class UsersScreen {
 // MARK: - View
 
 const USAGE_NAMES = { assistant_replies: 'replies' };
+const USAGE_ORDER = ['conversations', 'messages', 'assistant_replies', 'output_tokens'];
+const usageRank = (key) => (USAGE_ORDER.includes(key) ? USAGE_ORDER.indexOf(key) : USAGE_ORDER.length);
 
 /** "3 conversations, 12 messages, 5 replies, 900 output tokens; last active …": the counts of the
  *  usage answer (any it has, named by their keys) and its last activity. */
 function usageText(usage) {
   const parts = Object.entries(usage || {})
     .filter(([, value]) => typeof value === 'number')
+    .sort(([a], [b]) => usageRank(a) - usageRank(b))
     .map(([key, value]) => `${value} ${USAGE_NAMES[key] || key.replace(/_/g, ' ')}`);
   const counts = parts.length ? parts.join(', ') : 'None';
   return usage && usage.last_activity_at ? `${counts}; last active ${when(usage.last_activity_at)}` : counts;
@@ -133,7 +136,7 @@ function userRow(user, isMe) {
     el('td', {}, role),
     el('td', { title: `Added ${when(user.created_at)}` }, user.disabled ? 'Disabled' : 'Active'),
     el('td', { className: 'usage' }, 'Loading…'),
-    el('td', { className: 'row-actions' }, toggle, reset));
+    el('td', {}, el('div', { className: 'row-actions' }, toggle, reset)));
 }
 
 // MARK: - Reset a password

@@ -9,8 +9,8 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from conftest import TEAM_ADMIN, assert_shows_stored, last_assistant_id, messages, open_page, send_message, \
-    wait_idle, wait_until
+from conftest import TEAM_ADMIN, assert_shows_stored, last_assistant_id, messages, open_page, screenshot, \
+    send_message, wait_idle, wait_until
 
 # Chromium logs every 401 and 429 answer as a console error; they are the point of these tests.
 ALLOWED = ["status of 401", "status of 429"]
@@ -135,6 +135,7 @@ def test_sign_in_chat_sign_out(browser, parley_team, request):
     assert browser.execute_script("return document.querySelectorAll('[style]').length") == 0
     sign_out(browser)
     assert not shown(browser, "app")
+    assert "#/c/" not in browser.current_url, "the next person does not land in this conversation"
     assert status_of(parley_team, "/api/conversations", {"Cookie": cookie}) == 401, "ended on the server"
     browser.refresh()
     wait_until(lambda: shown(browser, "signin"), message="the form after a reload")
@@ -185,7 +186,7 @@ def test_too_many_failed_sign_ins_say_how_long_to_wait(browser, parley_team_limi
 # MARK: - Two users
 
 def test_a_second_user_sees_none_of_the_first_users_conversations(browser, parley_team, request):
-    request.node.allowed_console = ALLOWED
+    request.node.allowed_console = ALLOWED + ["status of 404"]
     require_route(parley_team, "/api/users")
     start_signed_out(browser, parley_team)
     sign_in(browser, *TEAM_ADMIN)
@@ -216,7 +217,7 @@ def test_a_second_user_sees_none_of_the_first_users_conversations(browser, parle
     assert "secret" not in browser.find_element(By.TAG_NAME, "body").text
 
 
-def test_admin_disables_enables_promotes_and_resets_a_user(browser, parley_team, request):
+def test_admin_disables_enables_promotes_and_resets_a_user(browser, parley_team, request, artifacts):
     request.node.allowed_console = ALLOWED
     require_route(parley_team, "/api/users")
     start_signed_out(browser, parley_team)
@@ -239,11 +240,17 @@ def test_admin_disables_enables_promotes_and_resets_a_user(browser, parley_team,
     select.find_element(By.CSS_SELECTOR, "option[value='admin']").click()
     wait_until(lambda: row().find_element(By.CSS_SELECTOR, "select").get_attribute("value") == "admin"
                and "admin" in browser.find_element(By.ID, "users-status").text, message="cy an admin")
+    screenshot(browser, artifacts, "team-users")
+    # At phone width the screen still fits without scrolling sideways.
+    browser.set_window_size(390, 844)
+    screenshot(browser, artifacts, "team-users-phone")
+    assert browser.execute_script(
+        "const d = document.getElementById('users-dialog'); return d.scrollWidth <= d.clientWidth + 1")
 
 
 # MARK: - Tokens, sessions, password
 
-def test_tokens_are_created_and_revoked_through_the_page(browser, parley_team, request):
+def test_tokens_are_created_and_revoked_through_the_page(browser, parley_team, request, artifacts):
     request.node.allowed_console = ALLOWED
     require_route(parley_team, "/api/tokens")
     start_signed_out(browser, parley_team)
@@ -253,6 +260,7 @@ def test_tokens_are_created_and_revoked_through_the_page(browser, parley_team, r
     secret = wait_until(lambda: browser.find_element(By.ID, "token-secret-value").get_attribute("value"),
                         message="the new token")
     assert browser.find_element(By.ID, "token-copy").is_displayed()
+    screenshot(browser, artifacts, "team-token-created")
     row = wait_until(lambda: browser.find_element(By.XPATH, "//tbody[@id='token-list']/tr[td[text()='my script']]"),
                      message="the token listed")
     bearer = {"Authorization": f"Bearer {secret}"}
