@@ -180,6 +180,14 @@ def parley_team(artifacts):
 
 
 @pytest.fixture(scope="session")
+def parley_team_slow(artifacts):
+    """Team mode with answers slow enough (~15 s) to lose a stream's connection in the middle."""
+    server = start_parley("team-slow", {**TEAM_ENV, "PARLEY_DEMO_TOKENS_PER_SECOND": "20"})
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
 def parley_team_limited(artifacts):
     """Team mode that refuses sign-in (429) after two failures: its own server, because the limit also
     counts per address and every test signs in from 127.0.0.1."""

@@ -9,6 +9,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
+from cut_proxy import CutProxy
 from conftest import TEAM_ADMIN, assert_shows_stored, last_assistant_id, messages, open_page, screenshot, \
     send_message, wait_idle, wait_until
 
@@ -164,6 +165,25 @@ def test_a_session_ended_elsewhere_brings_back_the_form(browser, parley_team, re
     box.send_keys("Am I still signed in?", Keys.ENTER)
     wait_until(lambda: shown(browser, "signin"), message="the form after a 401")
     sign_in(browser, *TEAM_ADMIN)
+
+
+def test_a_stream_refused_after_reconnecting_brings_back_the_form(browser, parley_team_slow, request):
+    # EventSource cannot see the 401 of its reconnection: the page asks /api/auth/me instead.
+    request.node.allowed_console = ALLOWED + ["/stream", "ERR_CONNECTION", "ERR_EMPTY_RESPONSE", "/api/auth/me"]
+    proxy = CutProxy(int(parley_team_slow.base.rsplit(":", 1)[1]))
+    try:
+        start_signed_out(browser, proxy)
+        sign_in(browser, *TEAM_ADMIN)
+        send_message(browser, "Sign me out mid-answer")
+        answer = messages(browser, "assistant")[-1]
+        wait_until(lambda: len(answer.text) > 40, message="some streamed text")
+        cookie = session_cookie(browser)
+        proxy.cut()
+        parley_team_slow.api("POST", "/api/auth/logout", headers={"Cookie": cookie})
+        proxy.restore()
+        wait_until(lambda: shown(browser, "signin"), timeout=20, message="the form after the stream's 401")
+    finally:
+        proxy.close()
 
 
 def test_too_many_failed_sign_ins_say_how_long_to_wait(browser, parley_team_limited, request):
