@@ -57,6 +57,7 @@ class AccountMenu {
       const item = event.target.closest('button');
       if (!item || !actions[item.id]) return;
       this.toggle(false);
+      this.button.focus(); // where focus returns when the dialog closes (the item is hidden by then)
       actions[item.id]();
     });
     this.root.addEventListener('keydown', (event) => {

@@ -289,9 +289,11 @@ def test_tokens_are_created_and_revoked_through_the_page(browser, parley_team, r
     wait_until(lambda: not browser.find_elements(By.XPATH, "//tbody[@id='token-list']/tr[td[text()='my script']]"),
                message="the token gone from the list")
     assert status_of(parley_team, "/api/conversations", bearer) == 401
-    # Shown once: closing the dialog forgets the secret.
-    browser.find_element(By.CSS_SELECTOR, "#tokens-dialog button[data-close]").click()
+    # Shown once: closing the dialog (Escape) forgets the secret; the focus goes back to the menu button.
+    browser.switch_to.active_element.send_keys(Keys.ESCAPE)
+    wait_until(lambda: not browser.find_element(By.ID, "tokens-dialog").get_attribute("open"), message="closed")
     assert browser.find_element(By.ID, "token-secret-value").get_attribute("value") == ""
+    assert browser.switch_to.active_element.get_attribute("id") == "account-button"
 
 
 def test_sessions_list_marks_this_one_and_revokes_another(browser, parley_team, request):
