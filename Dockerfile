@@ -1,26 +1,37 @@
-# Build a release binary with the Swift toolchain, run it on Debian slim as a non-root user.
+# Build a stripped release binary with the Swift toolchain, run it on Debian slim as a fixed
+# non-root user. `make docker-check` runs these stages without a Docker engine: it parses this file
+# (COPY, RUN, USER, ENV, HEALTHCHECK), so keep every path it copies under the build stage's WORKDIR.
 FROM swift:6.3-bookworm AS build
 RUN apt-get update && apt-get install -y --no-install-recommends \
       pkg-config libsqlite3-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
-      libmicrohttpd-dev libcurl4-openssl-dev \
+      libmicrohttpd-dev libcurl4-openssl-dev libsodium-dev binutils \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
+# Package.swift declares the test targets, so SwiftPM needs Tests/ to read the manifest.
 COPY Package.swift ./
 COPY Sources ./Sources
+COPY Tests ./Tests
 RUN swift build -c release --product parley --static-swift-stdlib \
-    && cp .build/release/parley /parley
+    && strip -o parley .build/release/parley
 
 FROM debian:bookworm-slim
+# uid/gid 10001: a bind-mounted /data must be writable by it (`chown 10001:10001 DIR`, see README).
 RUN apt-get update && apt-get install -y --no-install-recommends \
       ca-certificates libsqlite3-0 libcmark-gfm0.29.0.gfm.6 libcmark-gfm-extensions0.29.0.gfm.6 \
-      libmicrohttpd12 libcurl4 \
+      libmicrohttpd12 libcurl4 libsodium23 \
     && rm -rf /var/lib/apt/lists/* \
-    && useradd --system --home /data --shell /usr/sbin/nologin parley \
-    && mkdir -p /data && chown parley /data
-COPY --from=build /parley /usr/local/bin/parley
+    && groupadd --gid 10001 parley \
+    && useradd --uid 10001 --gid parley --home-dir /data --no-create-home \
+         --shell /usr/sbin/nologin parley \
+    && mkdir -p /data && chown parley:parley /data
+COPY --from=build /src/parley /usr/local/bin/parley
 COPY Public /srv/parley/Public
-USER parley
+USER 10001:10001
 VOLUME ["/data"]
+# 0.0.0.0 means team mode: the first start needs PARLEY_ADMIN_USER and PARLEY_ADMIN_PASSWORD
+# (`docker run -e …`), or an admin made with `docker exec … parley user add NAME --admin`.
 ENV PARLEY_HOST=0.0.0.0 PARLEY_PORT=8080 PARLEY_DB=/data/parley.db PARLEY_PUBLIC=/srv/parley/Public
 EXPOSE 8080
+HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
+    CMD ["/usr/local/bin/parley", "healthcheck"]
 CMD ["/usr/local/bin/parley"]

@@ -10,8 +10,10 @@ RUN_PACKAGES = pkg-config libsqlite3-dev libcmark-gfm-dev libcmark-gfm-extension
 # What the tests need on top: headless Chromium and its WebDriver for the page's browser tests.
 TEST_PACKAGES = $(RUN_PACKAGES) procps chromium chromium-driver
 BENCH_PACKAGES = $(RUN_PACKAGES) nginx-light wrk procps
+# `make docker-check`: the Dockerfile's stages without a Docker engine (debootstrap, chroot, namespaces).
+DOCKER_CHECK_PACKAGES = debootstrap python3 util-linux iproute2 coreutils
 
-.PHONY: run test build bench deps test-deps bench-deps clean
+.PHONY: run test build bench docker-check deps test-deps bench-deps docker-check-deps clean
 
 # Install only what dpkg says is missing; `apt-get update` once first because a fresh
 # machine has stale package lists.
@@ -34,6 +36,9 @@ test-deps:
 
 bench-deps:
 	$(call install_missing,$(BENCH_PACKAGES))
+
+docker-check-deps:
+	$(call install_missing,$(DOCKER_CHECK_PACKAGES))
 
 build: deps
 	$(SWIFT) build -c release --product parley $(BUILD_FLAGS)
@@ -60,6 +65,12 @@ bench: bench-deps
 	$(SWIFT) build -c release $(BUILD_FLAGS)
 	.build/release/parley-markdown-bench | tee bench/markdown-results.md
 	PARLEY_BIN=$(PARLEY_BIN) bench/run.sh
+
+# Builds the image's two stages as the Dockerfile says (parsed, never repeated here) and runs it:
+# page, health, HEALTHCHECK, a demo reply, backup, SIGTERM. Needs root; the runtime root file
+# system is cached in .build/docker-check. See .ci/docker_check.py.
+docker-check: docker-check-deps
+	@SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; $$SUDO python3 .ci/docker_check.py
 
 clean:
 	rm -rf .build

@@ -16,4 +16,6 @@ public enum GenerationError: Error, Equatable, Sendable {
     case invalidParent(String)
     /// The server is shutting down (503).
     case shuttingDown
+    /// The account the reply would belong to has just been disabled (401, like its ended session).
+    case ownerDisabled
 }

@@ -181,6 +181,17 @@ public actor Generations {
         }
     }
 
+    /// Stops every live reply of one user (their account was just disabled); returns how many. Call it
+    /// after the account is marked disabled: a reply that starts later is refused (`ownerDisabled`).
+    @discardableResult
+    public func stopAll(owner: String) async -> Int {
+        let theirs = live.values.filter { $0.owner == owner }
+        for generation in theirs {
+            await generation.stop()
+        }
+        return theirs.count
+    }
+
     /// Ends every live generation as `interrupted` and writes it (graceful shutdown); no reply starts after.
     public func shutdown() async {
         shuttingDown = true
@@ -262,6 +273,10 @@ public actor Generations {
 
     private func checkCapacity(owner: String) throws {
         guard !shuttingDown else { throw GenerationError.shuttingDown }
+        // In the same actor turn that registers the reply: an account disabled before this read is
+        // refused here; one disabled after it finds the reply live, and `stopAll(owner:)` stops it.
+        // (Local mode's owner has no row.)
+        if let account = try store.user(id: owner), account.disabled { throw GenerationError.ownerDisabled }
         guard live.count < limits.maxConcurrent else {
             throw GenerationError.tooManyGenerations(limit: limits.maxConcurrent)
         }

@@ -62,6 +62,7 @@ enum APIErrors {
         case .shuttingDown:
             HTTPError(status: 503, code: "shutting_down", message: "The server is shutting down; try again shortly.",
                       headers: [HTTPError.Header("Retry-After", "5")])
+        case .ownerDisabled: unauthenticated
         }
     }
 }

@@ -5,6 +5,8 @@ struct APIRoutes {
     let conversations: ConversationHandlers
     let messages: MessageHandlers
     let auth: AuthHandlers
+    let account: AccountHandlers
+    let admin: AdminHandlers
     let authenticator: Authenticator
 
     /// What a route's handler is given: the request and who sent it.
@@ -43,6 +45,19 @@ struct APIRoutes {
         publicRoute("POST", "/api/auth/login", auth.login)
         route("POST", "/api/auth/logout", auth.logout)
         route("GET", "/api/auth/me", auth.me)
+        route("GET", "/api/auth/sessions", account.sessions)
+        route("DELETE", "/api/auth/sessions/:id", account.revokeSession)
+        route("POST", "/api/auth/password", account.changePassword)
+
+        route("POST", "/api/tokens", account.createToken)
+        route("GET", "/api/tokens", account.tokens)
+        route("DELETE", "/api/tokens/:id", account.revokeToken)
+
+        // Admins only (403 for members).
+        route("GET", "/api/users", admin.list)
+        route("POST", "/api/users", admin.create)
+        route("PATCH", "/api/users/:id", admin.update)
+        route("GET", "/api/users/:id/usage", admin.usage)
 
         route("POST", "/api/conversations", conversations.create)
         route("GET", "/api/conversations", conversations.list)

@@ -46,6 +46,15 @@ struct JSONBody {
         return value
     }
 
+    /// An optional boolean field: absent and null both read as nil.
+    func bool(_ field: String) throws(HTTPError) -> Bool? {
+        switch object[field] {
+        case nil, .null: return nil
+        case .bool(let value): return value
+        default: throw Self.wrongType(field, "true or false")
+        }
+    }
+
     private static func wrongType(_ field: String, _ expected: String) -> HTTPError {
         HTTPError(status: 400, code: "invalid_request", message: "'\(field)' must be \(expected).")
     }

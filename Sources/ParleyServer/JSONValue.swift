@@ -1,11 +1,12 @@
 /// A JSON value of a request body, decoded with `JSONDecoder`, which keeps every character of a
 /// string. (Foundation's JSONSerialization on Linux drops a U+FEFF that starts a string value, so a
-/// user's message or system prompt beginning with one was stored without it.) Numbers, booleans,
-/// arrays and objects are only told apart from strings and null: no field of the API needs more.
+/// user's message or system prompt beginning with one was stored without it.) Numbers, arrays and
+/// nested objects are only told apart from strings, booleans and null: no field of the API needs more.
 enum JSONValue: Decodable {
     case string(String)
     case null
-    /// A number, a boolean, an array or an object.
+    case bool(Bool)
+    /// A number or an array.
     case other
     /// Only the top level needs its fields.
     case object([String: JSONValue])
@@ -16,9 +17,11 @@ enum JSONValue: Decodable {
             self = .null
         } else if let text = try? container.decode(String.self) {
             self = .string(text)
+        } else if let flag = try? container.decode(Bool.self) {
+            self = .bool(flag)
         } else if let fields = try? container.decode([String: JSONValue].self) {
             self = .object(fields)
-        } else if (try? container.decode([JSONValue].self)) != nil || (try? container.decode(Bool.self)) != nil {
+        } else if (try? container.decode([JSONValue].self)) != nil {
             self = .other
         } else {
             _ = try container.decode(Double.self)  // anything else is not JSON this decoder accepts

@@ -38,14 +38,18 @@ public final class ParleyApp: Sendable {
         }
         var router = Router()
         let rules = FieldRules(limits: configuration.input, providers: providers)
+        let limiter = AttemptLimiter(limit: accounts.loginAttempts, window: accounts.loginWindow)
         let authenticator = Authenticator(store: store, settings: accounts,
                                           trustedProxies: configuration.http.trustedProxies)
         APIRoutes(conversations: ConversationHandlers(store: store, generations: generations, rules: rules),
                   messages: MessageHandlers(store: store, generations: generations, providers: providers,
                                             rules: rules),
                   auth: AuthHandlers(store: store, authenticator: authenticator, passwords: passwords,
-                                     limiter: AttemptLimiter(limit: accounts.loginAttempts,
-                                                             window: accounts.loginWindow)),
+                                     limiter: limiter),
+                  account: AccountHandlers(store: store, authenticator: authenticator, passwords: passwords,
+                                           limiter: limiter),
+                  admin: AdminHandlers(store: store, generations: generations, passwords: passwords,
+                                       settings: accounts),
                   authenticator: authenticator)
             .register(in: &router)
         server = HTTPServer(configuration: configuration.http, router: router)

@@ -25,11 +25,25 @@ final class Database {
             let error = handle.map { StoreError.from(connection: $0, code: rc) }
                 ?? StoreError.sqlite(code: rc, message: String(cString: sqlite3_errstr(rc)))
             sqlite3_close_v2(handle)
-            throw error
+            throw error.opening(path)
         }
         self.handle = handle
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+        do {
+            try configure(path: path, readOnly: readOnly)
+        } catch {
+            // SQLite's own messages ("unable to open database file") never say which file.
+            throw error.opening(path)
+        }
+    }
+
+    /// The pragmas every connection runs once opened.
+    private func configure(path: String, readOnly: Bool) throws(StoreError) {
+        // READWRITE silently falls back to read-only on a file this user cannot write.
+        if !readOnly, sqlite3_db_readonly(handle, "main") == 1 {
+            throw StoreError.sqlite(code: SQLITE_READONLY, message: "the file is not writable by this user")
+        }
         // WAL lets readers run beside the one writer; synchronous=NORMAL still makes every
         // committed transaction survive a process crash (only an OS crash or power loss may
         // lose the last commits). journal_mode is persistent in the file, the rest per connection.

@@ -88,6 +88,32 @@ extension Store {
         }
     }
 
+    /// Counts of the user's conversations, messages and replies, and the output tokens their replies
+    /// reported: one pass over the user's messages (by the conversation index), reading no content.
+    /// Read transaction.
+    public func usage(userID: String) throws(StoreError) -> UserUsage {
+        try read { (database) throws(StoreError) in
+            try database.queryFirst(
+                """
+                SELECT (SELECT count(*) FROM conversations WHERE owner_id = ?1),
+                    count(m.id),
+                    count(CASE WHEN m.role = 'assistant' THEN 1 END),
+                    coalesce(sum(CASE WHEN m.role = 'assistant' AND json_valid(m.usage)
+                                 THEN CAST(json_extract(m.usage, '$.output_tokens') AS INTEGER) END), 0),
+                    max(coalesce(max(c.updated_at), 0), coalesce(max(m.updated_at), 0))
+                FROM conversations c LEFT JOIN messages m ON m.conversation_id = c.id
+                WHERE c.owner_id = ?1
+                """,
+                [.text(userID)]
+            ) { row in
+                let last = row.int64(4)
+                return UserUsage(conversations: Int(row.int64(0)), messages: Int(row.int64(1)),
+                                 assistantReplies: Int(row.int64(2)), outputTokens: Int(row.int64(3)),
+                                 lastActivity: last > 0 ? Date(millisecondsSince1970: last) : nil)
+            } ?? UserUsage(conversations: 0, messages: 0, assistantReplies: 0, outputTokens: 0, lastActivity: nil)
+        }
+    }
+
     // MARK: - Sessions
 
     /// Records a sign-in; `digest` is the digest of the secret the client keeps. Write transaction.

@@ -1,7 +1,7 @@
 import CSQLite
 
 /// Why a `Store` call failed. Bad input and missing rows are typed cases, never crashes.
-public enum StoreError: Error, Equatable, Sendable {
+public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The named thing (e.g. "conversation abc", "message xyz") does not exist (or not where asked).
     case notFound(String)
     /// A pagination cursor that this store did not produce (or that was altered).
@@ -10,11 +10,37 @@ public enum StoreError: Error, Equatable, Sendable {
     case conflict(String)
     /// A configuration value outside its documented range.
     case invalidConfiguration(String)
-    /// SQLite failed; `code` is the extended result code.
+    /// SQLite failed; `code` is the extended result code. Failures to open a file name the file.
     case sqlite(code: Int32, message: String)
+    /// A file that would be replaced exists, and replacing it was not asked for (a backup's target).
+    case fileExists(String)
+
+    public var description: String {
+        switch self {
+        case .notFound(let what): "\(what) not found"
+        case .invalidCursor: "invalid cursor"
+        case .conflict(let why): why
+        case .invalidConfiguration(let why): why
+        case .sqlite(let code, let message): "\(message) (SQLite code \(code))"
+        case .fileExists(let path): "\(path) already exists"
+        }
+    }
 
     static func from(connection: OpaquePointer, code: Int32) -> StoreError {
         .sqlite(code: code, message: String(cString: sqlite3_errmsg(connection)))
+    }
+
+    /// Whether this is SQLite failing to open, create or write a file (permissions, a missing folder,
+    /// a read-only mount), which the operator fixes on the file system.
+    public var isFileAccess: Bool {
+        guard case .sqlite(let code, _) = self else { return false }
+        return [SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_PERM, SQLITE_AUTH].contains(code & 0xff)
+    }
+
+    /// The same failure, saying it happened while opening the database at `path`.
+    func opening(_ path: String) -> StoreError {
+        guard case .sqlite(let code, let message) = self else { return self }
+        return .sqlite(code: code, message: "cannot open the database \(path): \(message)")
     }
 
     /// A stored value this version cannot decode (e.g. an unknown role written by a newer version).
