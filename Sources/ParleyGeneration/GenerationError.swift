@@ -10,8 +10,10 @@ public enum GenerationError: Error, Equatable, Sendable {
     case alreadyStreaming
     /// The model id is not offered by any configured provider (400).
     case unknownModel(String)
-    /// Too many live generations, globally or for this user (429).
+    /// Too many live generations over all users (429).
     case tooManyGenerations(limit: Int)
+    /// Too many live generations for this user (429).
+    case tooManyGenerationsForUser(limit: Int)
     /// The message's parent chain is not what the operation needs (400).
     case invalidParent(String)
     /// The server is shutting down (503).

@@ -282,7 +282,7 @@ public actor Generations {
         }
         let mine = live.values.reduce(0) { $0 + ($1.owner == owner ? 1 : 0) }
         guard mine < limits.maxConcurrentPerUser else {
-            throw GenerationError.tooManyGenerations(limit: limits.maxConcurrentPerUser)
+            throw GenerationError.tooManyGenerationsForUser(limit: limits.maxConcurrentPerUser)
         }
     }
 

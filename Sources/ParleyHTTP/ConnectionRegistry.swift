@@ -33,7 +33,7 @@ final class ConnectionRegistry: Sendable {
     }
 
     private let perAddressLimit: Int
-    private let exemptAddresses: Set<String>
+    private let exemptAddresses: [AddressRange]
     private let headerTimeout: UInt64
     /// Idle keep-alive time allowed between a response and the next request line.
     private let idleTimeout: UInt64?
@@ -41,11 +41,11 @@ final class ConnectionRegistry: Sendable {
 
     /// - Parameters:
     ///   - perAddressLimit: open connections one client address may hold.
-    ///   - exemptAddresses: addresses not capped (reverse proxies: every client arrives through them).
+    ///   - exemptAddresses: address ranges not capped (reverse proxies: every client arrives through them).
     ///   - headerTimeout: seconds from accept (or from the request line on a kept-alive connection)
     ///     to the end of the request headers.
     ///   - idleTimeout: seconds a kept-alive connection may wait for its next request (nil: no limit).
-    init(perAddressLimit: Int, exemptAddresses: Set<String>, headerTimeout: TimeInterval, idleTimeout: TimeInterval?) {
+    init(perAddressLimit: Int, exemptAddresses: [AddressRange], headerTimeout: TimeInterval, idleTimeout: TimeInterval?) {
         self.perAddressLimit = max(1, perAddressLimit)
         self.exemptAddresses = exemptAddresses
         self.headerTimeout = UInt64(max(0.001, headerTimeout) * 1e9)
@@ -56,17 +56,23 @@ final class ConnectionRegistry: Sendable {
 
     /// The accept policy: false when the address already holds its share of connections.
     func admits(_ address: String) -> Bool {
-        if exemptAddresses.contains(address) { return true }
+        if exemptAddresses.contains(address: address) { return true }
         return state.withLock { ($0.perAddress[address] ?? 0) < perAddressLimit }
     }
 
     /// Counted when libmicrohttpd has really added the connection (it may still drop one after the
-    /// accept policy, at its own connection limit, without telling).
+    /// accept policy, at its own connection limit, without telling). Two worker threads may both
+    /// pass the accept policy for the last slot of an address: the one counted past the cap has its
+    /// socket shut down at once, so the cap is exact.
     func opened(address: String, socket: Int32, now: UInt64) -> Entry {
         let entry = Entry(address: address, socket: socket)
+        let exempt = exemptAddresses.contains(address: address)
         state.withLock { state in
             state.perAddress[address, default: 0] += 1
             state.open[ObjectIdentifier(entry)] = Tracked(entry: entry, deadline: now + headerTimeout)
+            if !exempt, (state.perAddress[address] ?? 0) > perAddressLimit {
+                _ = shutdown(socket, Int32(SHUT_RDWR))
+            }
         }
         return entry
     }

@@ -35,6 +35,11 @@ public final class HTTPServer: Sendable {
     public func shutdown() {
         core.shutdown()
     }
+
+    /// Unsent event-stream bytes across all connections, as `streamBacklogTotalLimit` counts them.
+    public var unsentEventStreamBytes: Int {
+        core.backlogBudget.total
+    }
 }
 
 // MARK: - Core
@@ -56,6 +61,9 @@ final class ServerCore: Sendable {
     let configuration: HTTPServerConfiguration
     let router: Router
     let staticFiles: StaticFiles?
+    /// Every event stream's unsent bytes together (`streamBacklogTotalLimit`).
+    let backlogBudget: StreamBacklogBudget<EventStreamWriter>
+    let memoryTrimmer = MemoryTrimmer()
     private let lifecycle = Mutex(Lifecycle())
     /// Set when shutdown starts: the accept policy then refuses new connections. (Not
     /// `MHD_quiesce_daemon`: with epoll worker threads 0.9.75 may abort in it, "Failed to remove
@@ -72,6 +80,7 @@ final class ServerCore: Sendable {
             headerTimeout: configuration.headerTimeout,
             idleTimeout: configuration.connectionTimeout > 0 ? configuration.connectionTimeout : nil)
         staticFiles = configuration.publicDirectory.map { StaticFiles(directory: $0) }
+        backlogBudget = StreamBacklogBudget(limit: configuration.streamBacklogTotalLimit)
     }
 
     var boundPort: Int { lifecycle.withLock { $0.port } }

@@ -29,11 +29,15 @@ public struct HTTPServerConfiguration: Sendable {
     /// Open connections one client address may hold; nil: a quarter of `connectionLimit`.
     public var connectionsPerAddress: Int?
     /// Addresses exempt from `connectionsPerAddress` (reverse proxies, which carry every client).
-    public var trustedProxies: Set<String>
+    public var trustedProxies: [AddressRange]
     /// Allowed `Host` names and writing origins (DNS rebinding, cross-site requests).
     public var originPolicy: OriginPolicy
     /// Unsent bytes an event stream may hold for a slow client before the stream is closed.
     public var streamBacklogLimit: Int
+    /// Unsent bytes all event streams together may hold; past it the streams with the largest backlogs
+    /// are closed (their clients reconnect with Last-Event-ID and miss nothing). Without it the bound is
+    /// `connectionLimit` × `streamBacklogLimit` (16 GiB by default).
+    public var streamBacklogTotalLimit: Int
     /// Seconds of silence after which an event stream gets a `: ping` comment, so a dead client is noticed.
     public var heartbeatInterval: TimeInterval
     /// Folder served for GET/HEAD when no route matches (`index.html` at `/`); nil serves nothing.
@@ -55,9 +59,10 @@ public struct HTTPServerConfiguration: Sendable {
         maxDiscardBytes: Int? = nil,
         headerTimeout: TimeInterval = 10,
         connectionsPerAddress: Int? = nil,
-        trustedProxies: Set<String> = [],
+        trustedProxies: [AddressRange] = [],
         originPolicy: OriginPolicy = OriginPolicy(),
         streamBacklogLimit: Int = 4 << 20,
+        streamBacklogTotalLimit: Int = 256 << 20,
         heartbeatInterval: TimeInterval = 15,
         publicDirectory: String? = nil,
         shutdownGracePeriod: TimeInterval = 5,
@@ -77,6 +82,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.trustedProxies = trustedProxies
         self.originPolicy = originPolicy
         self.streamBacklogLimit = streamBacklogLimit
+        self.streamBacklogTotalLimit = streamBacklogTotalLimit
         self.heartbeatInterval = heartbeatInterval
         self.publicDirectory = publicDirectory
         self.shutdownGracePeriod = shutdownGracePeriod

@@ -273,12 +273,17 @@ extension ServerCore {
             }
             headers += response.headers
         case .eventStream(let start):
-            let writer = EventStreamWriter(backlogLimit: configuration.streamBacklogLimit) { [weak self] ended in
+            let writer = EventStreamWriter(
+                backlogLimit: configuration.streamBacklogLimit, budget: backlogBudget, trimmer: memoryTrimmer
+            ) { [weak self] ended in
                 self?.forget(ended)
             }
             let retained = Unmanaged.passRetained(writer).toOpaque()
             mhdResponse = MHD_create_response_from_callback(UInt64.max, 16 * 1024, streamRead, retained, streamFreed)
-            if mhdResponse == nil { Unmanaged<EventStreamWriter>.fromOpaque(retained).release() }
+            if mhdResponse == nil {
+                Unmanaged<EventStreamWriter>.fromOpaque(retained).release()
+                writer.connectionEnded()  // leaves the backlog budget
+            }
             let fixed = ["content-type", "cache-control", "x-accel-buffering"]
             headers += [
                 ("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-cache"),

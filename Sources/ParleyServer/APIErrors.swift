@@ -55,7 +55,13 @@ enum APIErrors {
                       message: "'model' \(model) is not offered by this server (see GET /api/models).")
         case .tooManyGenerations(let limit):
             HTTPError(status: 429, code: "too_many_generations",
-                      message: "At most \(limit) replies may stream at once; try again when one ends.",
+                      message: "At most \(limit) replies may stream at once (PARLEY_MAX_GENERATIONS); "
+                        + "try again when one ends.",
+                      headers: [HTTPError.Header("Retry-After", "1")])
+        case .tooManyGenerationsForUser(let limit):
+            HTTPError(status: 429, code: "too_many_generations",
+                      message: "At most \(limit) of your replies may stream at once (PARLEY_MAX_GENERATIONS_PER_USER); "
+                        + "try again when one ends.",
                       headers: [HTTPError.Header("Retry-After", "1")])
         case .invalidParent(let why):
             HTTPError(status: 400, code: "invalid_parent", message: why)

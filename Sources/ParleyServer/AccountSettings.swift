@@ -22,6 +22,9 @@ public struct AccountSettings: Sendable, Equatable {
     /// Failed sign-ins allowed per username and per client address within `loginWindow`.
     public var loginAttempts = 10
     public var loginWindow: TimeInterval = 15 * 60
+    /// PARLEY_AUTH_HEADER: a request from a trusted proxy carrying this header is signed in as the
+    /// username it names (created as a member on first sight); nil: no proxy sign-in.
+    public var proxyHeader: String?
 
     public init() {}
 
@@ -30,6 +33,6 @@ public struct AccountSettings: Sendable, Equatable {
             && lhs.bootstrapAdmin?.password == rhs.bootstrapAdmin?.password && lhs.sessionIdle == rhs.sessionIdle
             && lhs.sessionLifetime == rhs.sessionLifetime && lhs.secureCookie == rhs.secureCookie
             && lhs.passwordMemoryKiB == rhs.passwordMemoryKiB && lhs.loginAttempts == rhs.loginAttempts
-            && lhs.loginWindow == rhs.loginWindow
+            && lhs.loginWindow == rhs.loginWindow && lhs.proxyHeader == rhs.proxyHeader
     }
 }

@@ -9,13 +9,14 @@ import ParleyStore
 struct Authenticator: Sendable {
     let store: Store
     let settings: AccountSettings
-    /// Reverse proxies whose `X-Forwarded-Proto` is believed.
-    let trustedProxies: Set<String>
+    /// Reverse proxies whose `X-Forwarded-Proto` (and sign-in header) is believed.
+    let trustedProxies: [AddressRange]
 
     static let cookieName = "parley_session"
 
     func caller(for request: HTTPRequest) throws -> Caller {
         guard settings.mode == .team else { return .local }
+        if let caller = try proxyCaller(request) { return caller }
         if let authorization = request.header("Authorization") {
             let parts = authorization.split(separator: " ", maxSplits: 1)
             guard parts.count == 2, parts[0].lowercased() == "bearer",
@@ -28,6 +29,42 @@ struct Authenticator: Sendable {
             return Caller(user: user, credential: .session(id: session.id))
         }
         throw APIErrors.unauthenticated
+    }
+
+    // MARK: - Proxy sign-in
+
+    /// The user a trusted reverse proxy vouches for in `PARLEY_AUTH_HEADER`, created as a member
+    /// (without a password) the first time it is named. The header counts only from an address in
+    /// PARLEY_TRUSTED_PROXIES: from anywhere else it is ignored, and the request needs a token or a
+    /// session like any other. The proxy's word wins over a cookie or token the request also carries.
+    /// A disabled user, or a name outside `ProxyUsername`'s rule, is refused (401).
+    private func proxyCaller(_ request: HTTPRequest) throws -> Caller? {
+        // An empty value (a proxy that signs nobody in on this path) is the same as no header.
+        guard let header = settings.proxyHeader, let raw = request.header(header),
+              !raw.trimmingCharacters(in: .whitespaces).isEmpty,
+              trustedProxies.contains(address: request.remoteAddress) else { return nil }
+        guard let username = ProxyUsername.validated(raw) else {
+            Audit.record("proxy_sign_in_refused", ["reason": "invalid username", "address": request.remoteAddress])
+            throw APIErrors.unauthenticated
+        }
+        var user = try store.user(username: username)
+        if user == nil {
+            do {
+                user = try store.createUser(username: username, displayName: username, role: .member, passwordHash: nil)
+                Audit.record("user_created", ["username": username, "role": "member", "by": "proxy header",
+                                              "address": request.remoteAddress])
+            } catch {
+                // Two first requests at once: the other one created it.
+                guard case .conflict = error else { throw error }
+                user = try store.user(username: username)
+            }
+        }
+        guard let user, !user.disabled else {
+            Audit.record("proxy_sign_in_refused", ["username": username, "reason": "disabled",
+                                                   "address": request.remoteAddress])
+            throw APIErrors.unauthenticated
+        }
+        return Caller(user: user, credential: .proxy)
     }
 
     /// The live session behind a cookie's secret.
@@ -67,7 +104,7 @@ struct Authenticator: Sendable {
 
     private func isSecure(_ request: HTTPRequest) -> Bool {
         if let forced = settings.secureCookie { return forced }
-        return trustedProxies.contains(request.remoteAddress)
+        return trustedProxies.contains(address: request.remoteAddress)
             && request.header("X-Forwarded-Proto")?.lowercased() == "https"
     }
 }

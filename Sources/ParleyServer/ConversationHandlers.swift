@@ -7,6 +7,7 @@ struct ConversationHandlers: Sendable {
     let store: Store
     let generations: Generations
     let rules: FieldRules
+    let access: ModelAccess
 
     /// Page size bounds for `GET /api/conversations`.
     static let defaultPageSize = 50
@@ -20,6 +21,7 @@ struct ConversationHandlers: Sendable {
         var model: String?
         if let requested = try body.string("model") {
             model = try await rules.model(requested)
+            try access.require(requested, for: caller)
         }
         let conversation = try store.createConversation(title: title, model: model, systemPrompt: systemPrompt,
                                                         ownedBy: caller.userID)
@@ -69,6 +71,7 @@ struct ConversationHandlers: Sendable {
         if body.has("model") {
             if let requested = try body.string("model") {
                 model = .some(try await rules.model(requested))
+                try access.require(requested, for: caller)
             } else {
                 model = .some(nil)
             }

@@ -18,11 +18,42 @@ struct EventStreamEncoder: Sendable {
         var out: [UInt8] = []
         for event in events {
             guard let (name, data) = payload(event.payload) else { continue }
-            out.append(contentsOf: "id: \(event.id)\nevent: \(name)\ndata: ".utf8)
-            out.append(contentsOf: data.utf8)
-            out.append(contentsOf: "\n\n".utf8)
+            out.append(contentsOf: "id: \(event.id)\n".utf8)
+            Self.appendFrame(name: name, data: data, to: &out)
         }
         return out
+    }
+
+    /// The same bytes as `encode`, in pieces to write in order: each snapshot's frame is a piece of its
+    /// own, taken from `snapshots` so that subscribers getting the same snapshot share its bytes.
+    func pieces(_ events: [GenerationEvent], sharing snapshots: SnapshotFrameCache) -> [[UInt8]] {
+        var pieces: [[UInt8]] = []
+        var out: [UInt8] = []
+        for event in events {
+            if case .snapshot(let snapshot) = event.payload {
+                out.append(contentsOf: "id: \(event.id)\n".utf8)
+                pieces.append(out)
+                out = []
+                pieces.append(snapshots.frame(for: snapshot, mode: mode) {
+                    var frame: [UInt8] = []
+                    if let (name, data) = payload(event.payload) { Self.appendFrame(name: name, data: data, to: &frame) }
+                    return frame
+                })
+                continue
+            }
+            guard let (name, data) = payload(event.payload) else { continue }
+            out.append(contentsOf: "id: \(event.id)\n".utf8)
+            Self.appendFrame(name: name, data: data, to: &out)
+        }
+        if !out.isEmpty { pieces.append(out) }
+        return pieces
+    }
+
+    /// An event without its `id:` line: `event:`, `data:` and the blank line that ends it.
+    private static func appendFrame(name: String, data: String, to out: inout [UInt8]) {
+        out.append(contentsOf: "event: \(name)\ndata: ".utf8)
+        out.append(contentsOf: data.utf8)
+        out.append(contentsOf: "\n\n".utf8)
     }
 
     private func payload(_ payload: GenerationEvent.Payload) -> (String, String)? {

@@ -10,8 +10,15 @@ struct MessageHandlers: Sendable {
     let generations: Generations
     let providers: ProviderRegistry
     let rules: FieldRules
+    let access: ModelAccess
+    let quotas: Quotas
+    /// Snapshot frames shared by the streams that get the same snapshot.
+    let snapshotFrames = SnapshotFrameCache()
+    /// One subscription at a time per message, so snapshots built from the store do not pile up.
+    let subscriptions = SubscriptionQueue()
+
     func models(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
-        let models = await providers.models()
+        let models = await access.models(for: caller)
         return .json(ModelListResource(models: models.map {
             ModelListResource.Model(id: $0.id, provider: $0.provider, label: $0.label)
         }))
@@ -19,7 +26,7 @@ struct MessageHandlers: Sendable {
 
     func send(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         let conversationID = try request.parameter("id")
-        guard try store.conversation(id: conversationID, ownedBy: caller.userID) != nil else {
+        guard let conversation = try store.conversation(id: conversationID, ownedBy: caller.userID) else {
             throw APIErrors.conversationNotFound
         }
         let body = try JSONBody(request)
@@ -30,7 +37,9 @@ struct MessageHandlers: Sendable {
         if body.has("parent_id") {
             placement = try body.string("parent_id").map { .under(messageID: $0) } ?? .root
         }
-        let model = try await requestedModel(body)
+        let model = try await access.replyModel(requested: requestedModel(body), stored: conversation.model,
+                                                for: caller)
+        try quotas.admit(caller)
         let turn = try await generations.send(conversationID: conversationID, placement: placement,
                                               content: content, model: model, owner: caller.userID)
         return .json(TurnResource(userMessage: MessageResource(turn.user),
@@ -48,36 +57,48 @@ struct MessageHandlers: Sendable {
     }
 
     func regenerate(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
-        let id = try existing(request, caller).id
-        let model = try await requestedModel(JSONBody(request))
-        let message = try await generations.regenerate(messageID: id, model: model, owner: caller.userID)
+        let target = try existing(request, caller)
+        let model = try await access.replyModel(requested: requestedModel(JSONBody(request)),
+                                                stored: storedModel(target, caller), for: caller)
+        try quotas.admit(caller)
+        let message = try await generations.regenerate(messageID: target.id, model: model, owner: caller.userID)
         return .json(MessageResource(message), status: 201)
     }
 
     func continueMessage(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
-        let message = try await generations.continueMessage(messageID: try existing(request, caller).id,
-                                                            owner: caller.userID)
+        let target = try existing(request, caller)
+        // A continue runs with the message's own model: refused (not swapped) once it is closed to the caller.
+        _ = try await access.replyModel(requested: nil, stored: storedModel(target, caller), for: caller)
+        try quotas.admit(caller)
+        let message = try await generations.continueMessage(messageID: target.id, owner: caller.userID)
         return .json(MessageResource(message))
     }
 
     /// `text/event-stream` of the message: the missed events or a snapshot, then live events until `done`.
     func stream(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
-        let message = try existing(request, caller)
+        // Only the id outlives this line: the stream's closures would otherwise keep the whole message
+        // (a 1 MB reply) alive per waiting subscriber, 400 of them at once when 400 clients connect.
+        let messageID = try existing(request, caller).id
         let encoder = EventStreamEncoder(mode: request.query["mode"] == "text" ? .text : .html)
         let lastEventID = try Self.lastEventID(request)
         let generations = generations
+        let snapshotFrames = snapshotFrames
+        let subscriptions = subscriptions
         return HTTPResponse(status: 200, headers: [], body: .eventStream { writer in
             Task {
                 do {
-                    let subscription = try await generations.subscribe(messageID: message.id, after: lastEventID) {
-                        events in
-                        let bytes = encoder.encode(events)
-                        if !bytes.isEmpty, !writer.write(bytes) { return false }
-                        if events.contains(where: \.isDone) {
-                            writer.finish()
-                            return false
+                    let subscription = try await subscriptions.run(messageID) { () async throws -> Subscription? in
+                        // A client that left while waiting for its turn needs no snapshot.
+                        guard !writer.isClosed else { return nil }
+                        return try await generations.subscribe(messageID: messageID, after: lastEventID) { events in
+                            let pieces = encoder.pieces(events, sharing: snapshotFrames)
+                            if !pieces.isEmpty, !writer.write(contentsOf: pieces) { return false }
+                            if events.contains(where: \.isDone) {
+                                writer.finish()
+                                return false
+                            }
+                            return !writer.isClosed
                         }
-                        return !writer.isClosed
                     }
                     if let subscription {
                         writer.onClose { Task { await subscription.cancel() } }
@@ -98,6 +119,13 @@ struct MessageHandlers: Sendable {
     private func requestedModel(_ body: JSONBody) async throws -> String? {
         guard let requested = try body.string("model") else { return nil }
         return try await rules.model(requested)
+    }
+
+    /// The model a regenerate or continue of `message` uses when none is asked for: the message's own,
+    /// else its conversation's.
+    private func storedModel(_ message: Message, _ caller: Caller) throws -> String? {
+        if let model = message.model, !model.isEmpty { return model }
+        return try store.conversation(id: message.conversationID, ownedBy: caller.userID)?.model
     }
 
     /// Last-Event-ID header (EventSource reconnects) or `?last_event_id=` (a fresh EventSource).

@@ -36,14 +36,20 @@ public final class ParleyApp: Sendable {
             Log.info("warning: listening on \(configuration.host) without accounts (PARLEY_AUTH=off): "
                      + "anyone who reaches the port can read and change every conversation")
         }
+        if accounts.mode == .local, let header = accounts.proxyHeader {
+            Log.info("warning: PARLEY_AUTH_HEADER=\(header) is ignored in local mode (PARLEY_AUTH=on enables accounts)")
+        }
         var router = Router()
         let rules = FieldRules(limits: configuration.input, providers: providers)
         let limiter = AttemptLimiter(limit: accounts.loginAttempts, window: accounts.loginWindow)
         let authenticator = Authenticator(store: store, settings: accounts,
                                           trustedProxies: configuration.http.trustedProxies)
-        APIRoutes(conversations: ConversationHandlers(store: store, generations: generations, rules: rules),
+        let access = ModelAccess(memberModels: configuration.usage.memberModels, providers: providers)
+        let quotas = Quotas(store: store, policy: configuration.usage, mode: accounts.mode)
+        APIRoutes(conversations: ConversationHandlers(store: store, generations: generations, rules: rules,
+                                                      access: access),
                   messages: MessageHandlers(store: store, generations: generations, providers: providers,
-                                            rules: rules),
+                                            rules: rules, access: access, quotas: quotas),
                   auth: AuthHandlers(store: store, authenticator: authenticator, passwords: passwords,
                                      limiter: limiter),
                   account: AccountHandlers(store: store, authenticator: authenticator, passwords: passwords,

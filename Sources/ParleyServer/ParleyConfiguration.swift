@@ -16,6 +16,8 @@ public struct ParleyConfiguration: Sendable {
     public var input = InputLimits()
     /// Local mode (one implicit user) or team mode (accounts); see `AccountSettings`.
     public var accounts = AccountSettings()
+    /// Per-user quotas and the members' models; see `UsagePolicy`.
+    public var usage = UsagePolicy()
     /// The merged environment and flags, for the providers' own settings.
     public var settings: [String: String] = [:]
 
@@ -82,10 +84,13 @@ public struct ParleyConfiguration: Sendable {
         http.heartbeatInterval = try read.seconds("PARLEY_HEARTBEAT_INTERVAL", default: http.heartbeatInterval)
         http.streamBacklogLimit = try read.integer("PARLEY_STREAM_BACKLOG_BYTES", default: http.streamBacklogLimit,
                                                    range: 1024...(1 << 30))
+        http.streamBacklogTotalLimit = try read.integer("PARLEY_STREAM_BACKLOG_TOTAL_BYTES",
+                                                        default: http.streamBacklogTotalLimit,
+                                                        range: (64 << 10)...(1 << 40))
         http.maxDiscardBytes = try read.optionalInteger("PARLEY_MAX_DISCARD_BYTES", range: 0...(1 << 40))
         http.headerTimeout = try read.seconds("PARLEY_HEADER_TIMEOUT", default: http.headerTimeout)
         http.connectionsPerAddress = try read.optionalInteger("PARLEY_MAX_CONNECTIONS_PER_IP", range: 1...1_000_000)
-        http.trustedProxies = Set(read.list("PARLEY_TRUSTED_PROXIES"))
+        http.trustedProxies = try read.addressRanges("PARLEY_TRUSTED_PROXIES")
         http.originPolicy = try Self.originPolicy(host: host, read: read)
 
         generation.frameInterval = try read.milliseconds("PARLEY_FRAME_INTERVAL_MS", default: generation.frameInterval)
@@ -109,6 +114,8 @@ public struct ParleyConfiguration: Sendable {
         input.maxSystemPromptBytes = try read.integer("PARLEY_MAX_SYSTEM_PROMPT_BYTES",
                                                       default: input.maxSystemPromptBytes, range: 1...(64 << 20))
         accounts = try Self.accountSettings(host: host, read: read)
+        usage = try Self.usagePolicy(read: read)
+        accounts.proxyHeader = try Self.proxyHeader(read: read, trustedProxies: http.trustedProxies)
     }
 }
 
@@ -143,6 +150,33 @@ extension ParleyConfiguration {
         settings.loginAttempts = try read.integer("PARLEY_LOGIN_ATTEMPTS", default: settings.loginAttempts,
                                                   range: 1...100_000)
         return settings
+    }
+
+    fileprivate static func usagePolicy(read: SettingReader) throws(ConfigurationError) -> UsagePolicy {
+        var policy = UsagePolicy()
+        policy.messagesPerMinute = try read.optionalInteger("PARLEY_USER_MESSAGES_PER_MINUTE", range: 1...1_000_000)
+        policy.dailyOutputTokens = try read.integer("PARLEY_USER_DAILY_OUTPUT_TOKENS", default: 0,
+                                                    range: 0...1_000_000_000_000)
+        let models = read.list("PARLEY_MEMBER_MODELS")
+        policy.memberModels = models.isEmpty ? nil : models
+        return policy
+    }
+
+    /// PARLEY_AUTH_HEADER: a header name, believed only from PARLEY_TRUSTED_PROXIES, so it needs them.
+    fileprivate static func proxyHeader(read: SettingReader, trustedProxies: [AddressRange])
+        throws(ConfigurationError) -> String? {
+        guard let name = read.values["PARLEY_AUTH_HEADER"]?.trimmingCharacters(in: .whitespaces), !name.isEmpty else {
+            return nil
+        }
+        let allowed = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".unicodeScalars
+        guard name.unicodeScalars.allSatisfy(allowed.contains) else {
+            throw .invalidValue(name: "PARLEY_AUTH_HEADER", value: name, expected: "a header name such as Remote-User")
+        }
+        guard !trustedProxies.isEmpty else {
+            throw .invalidValue(name: "PARLEY_AUTH_HEADER", value: name,
+                                expected: "set without PARLEY_TRUSTED_PROXIES (the header is believed only from them)")
+        }
+        return name
     }
 
     /// Whether `host` is a loopback address: only this machine can connect, so the `Host` header is the
@@ -217,6 +251,19 @@ private struct SettingReader {
     /// A comma-separated list; blanks are dropped.
     func list(_ name: String) -> [String] {
         (values[name] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// A comma-separated list of CIDRs and single addresses (`10.0.0.0/8, 127.0.0.2, ::1/128`).
+    func addressRanges(_ name: String) throws(ConfigurationError) -> [AddressRange] {
+        var ranges: [AddressRange] = []
+        for item in list(name) {
+            guard let range = AddressRange(item) else {
+                throw .invalidValue(name: name, value: item,
+                                    expected: "an IPv4 or IPv6 address or CIDR such as 10.0.0.0/8 or ::1/128")
+            }
+            ranges.append(range)
+        }
+        return ranges
     }
 
     /// An http(s) URL's host name (as `OriginPolicy` compares them) and origin.

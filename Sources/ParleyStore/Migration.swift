@@ -89,6 +89,29 @@ struct Migration: Sendable {
             ALTER TABLE conversations ADD COLUMN owner_id TEXT NOT NULL DEFAULT 'local';
             CREATE INDEX conversations_by_owner ON conversations (owner_id, updated_at, id);
             """),
+        Migration(name: "v5_daily_output", sql: """
+            -- output tokens per user and UTC day, for PARLEY_USER_DAILY_OUTPUT_TOKENS: one row read per
+            -- check, however many messages there are. Kept by a trigger when a reply run stops streaming
+            -- (complete, stopped, failed, interrupted), in the same transaction as that write; deleting
+            -- the conversation later does not give the budget back.
+            CREATE TABLE daily_output (
+                user_id         TEXT NOT NULL,
+                day             INTEGER NOT NULL,   -- days since 1970 (UTC)
+                output_tokens   INTEGER NOT NULL,
+                PRIMARY KEY (user_id, day)
+            ) WITHOUT ROWID;
+            -- the provider's reported output_tokens for the run; without usage, the text's UTF-8 bytes / 4
+            CREATE TRIGGER daily_output_on_finish AFTER UPDATE OF status ON messages
+            WHEN old.status = 'streaming' AND new.status != 'streaming' AND new.role = 'assistant'
+            BEGIN
+                INSERT INTO daily_output (user_id, day, output_tokens)
+                VALUES ((SELECT owner_id FROM conversations WHERE id = new.conversation_id),
+                        new.updated_at / 86400000,
+                        coalesce(CASE WHEN json_valid(new.usage) THEN json_extract(new.usage, '$.output_tokens') END,
+                                 length(CAST(new.content AS BLOB)) / 4))
+                ON CONFLICT (user_id, day) DO UPDATE SET output_tokens = output_tokens + excluded.output_tokens;
+            END;
+            """),
     ]
 
     /// Applies every migration past the file's `user_version`, each in its own transaction with

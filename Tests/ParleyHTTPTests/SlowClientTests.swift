@@ -85,7 +85,7 @@ final class SlowClientTests: XCTestCase {
         let (port, base) = try server {
             $0.connectionLimit = 40
             $0.connectionsPerAddress = 4
-            $0.trustedProxies = ["127.0.0.2"]
+            $0.trustedProxies = [AddressRange("127.0.0.2/31")!]  // a CIDR: 127.0.0.2 and .3
         }
         var proxied: [RawConnection] = []
         for _ in 0..<12 {

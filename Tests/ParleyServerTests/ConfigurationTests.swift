@@ -41,7 +41,7 @@ final class ConfigurationTests: XCTestCase {
             "PARLEY_MAX_DISCARD_BYTES": server.http.maxDiscardBytes.map { "\($0)" } ?? "4 × body limit",
             "PARLEY_MAX_CONNECTIONS_PER_IP": server.http.connectionsPerAddress.map { "\($0)" } ?? "max connections / 4",
             "PARLEY_HEADER_TIMEOUT": Self.number(server.http.headerTimeout),
-            "PARLEY_TRUSTED_PROXIES": server.http.trustedProxies.sorted().joined(separator: ","),
+            "PARLEY_TRUSTED_PROXIES": server.http.trustedProxies.map(\.description).joined(separator: ","),
             // Extra names: on loopback the machine's own names are always allowed.
             "PARLEY_ALLOWED_HOSTS": server.http.originPolicy.allowedHosts
                 .map { $0.subtracting(OriginPolicy.loopbackHosts).sorted().joined(separator: ",") } ?? "",
@@ -52,6 +52,7 @@ final class ConfigurationTests: XCTestCase {
             "PARLEY_CONNECTION_TIMEOUT": Self.number(server.http.connectionTimeout),
             "PARLEY_HEARTBEAT_INTERVAL": Self.number(server.http.heartbeatInterval),
             "PARLEY_STREAM_BACKLOG_BYTES": "\(server.http.streamBacklogLimit)",
+            "PARLEY_STREAM_BACKLOG_TOTAL_BYTES": "\(server.http.streamBacklogTotalLimit)",
             "PARLEY_FRAME_INTERVAL_MS": Self.milliseconds(server.generation.frameInterval),
             "PARLEY_FLUSH_INTERVAL_MS": Self.milliseconds(server.generation.flushInterval),
             "PARLEY_MAX_REPLY_BYTES": "\(server.generation.maxReplyBytes)",
@@ -71,6 +72,11 @@ final class ConfigurationTests: XCTestCase {
             "PARLEY_COOKIE_SECURE": server.accounts.secureCookie.map { $0 ? "on" : "off" } ?? "auto",
             "PARLEY_PASSWORD_MEMORY_KIB": "\(server.accounts.passwordMemoryKiB)",
             "PARLEY_LOGIN_ATTEMPTS": "\(server.accounts.loginAttempts)",
+            "PARLEY_USER_MESSAGES_PER_MINUTE": "\(server.usage.messagesPerMinute(in: .team)) in team mode, "
+                + "\(server.usage.messagesPerMinute(in: .local)) in local mode",
+            "PARLEY_USER_DAILY_OUTPUT_TOKENS": "\(server.usage.dailyOutputTokens)",
+            "PARLEY_MEMBER_MODELS": server.usage.memberModels?.joined(separator: ",") ?? "",
+            "PARLEY_AUTH_HEADER": server.accounts.proxyHeader ?? "",
         ]
         for (name, documented) in rows {
             guard let value = actual[name] else {
@@ -167,6 +173,34 @@ final class ConfigurationTests: XCTestCase {
         XCTAssertEqual(configuration.generation.maxConcurrentPerUser, 2)
         XCTAssertEqual(configuration.generation.contextBudgetCharacters, 1234)
         XCTAssertEqual(configuration.generation.retainFinished, .seconds(7))
+    }
+
+    func testUsageAndProxySettingsAreRead() throws {
+        let configuration = try ParleyConfiguration(environment: [
+            "PARLEY_USER_MESSAGES_PER_MINUTE": "7", "PARLEY_USER_DAILY_OUTPUT_TOKENS": "5000",
+            "PARLEY_MEMBER_MODELS": "openai:a, b ,", "PARLEY_AUTH_HEADER": "Remote-User",
+            "PARLEY_TRUSTED_PROXIES": "10.0.0.0/8, ::1",
+        ], arguments: [])
+        XCTAssertEqual(configuration.usage.messagesPerMinute(in: .team), 7)
+        XCTAssertEqual(configuration.usage.messagesPerMinute(in: .local), 7, "a value that is set holds in both modes")
+        XCTAssertEqual(configuration.usage.dailyOutputTokens, 5000)
+        XCTAssertEqual(configuration.usage.memberModels, ["openai:a", "b"])
+        XCTAssertEqual(configuration.accounts.proxyHeader, "Remote-User")
+        XCTAssertEqual(configuration.http.trustedProxies.map(\.description), ["10.0.0.0/8", "::1/128"])
+        let refused: [[String: String]] = [
+            ["PARLEY_AUTH_HEADER": "Remote-User"],  // no trusted proxy: the header could come from anyone
+            ["PARLEY_AUTH_HEADER": "Remote User", "PARLEY_TRUSTED_PROXIES": "127.0.0.1"],
+            ["PARLEY_TRUSTED_PROXIES": "proxy.example.org"],
+            ["PARLEY_TRUSTED_PROXIES": "10.0.0.0/40"],
+            ["PARLEY_USER_MESSAGES_PER_MINUTE": "0"],
+            ["PARLEY_USER_DAILY_OUTPUT_TOKENS": "-1"],
+        ]
+        for environment in refused {
+            XCTAssertThrowsError(try ParleyConfiguration(environment: environment, arguments: []), "\(environment)") {
+                let error = "\($0)"
+                XCTAssertTrue(environment.keys.contains { error.contains($0) }, "the error names the setting: \(error)")
+            }
+        }
     }
 
     func testFlagsWinOverTheEnvironment() throws {

@@ -126,7 +126,7 @@ final class CrossSiteTests: XCTestCase {
         XCTAssertEqual(listed.http.originPolicy.allowedHosts, ["chat.example.org"])
         XCTAssertEqual(listed.http.headerTimeout, 3)
         XCTAssertEqual(listed.http.connectionsPerAddress, 9)
-        XCTAssertEqual(listed.http.trustedProxies, ["10.0.0.1", "10.0.0.2"])
+        XCTAssertEqual(listed.http.trustedProxies.map(\.description), ["10.0.0.1/32", "10.0.0.2/32"])
         XCTAssertEqual(listed.http.maxDiscardBytes, 100)
         XCTAssertThrowsError(try ParleyConfiguration(environment: ["PARLEY_PUBLIC_URL": "ftp://x"], arguments: [])) {
             XCTAssertTrue("\($0)".contains("PARLEY_PUBLIC_URL"))
