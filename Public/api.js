@@ -11,6 +11,10 @@ export class ApiError extends Error {
 
   /** A sentence for the person, with the wait time of a 429. */
   describe() {
+    if (this.status === 429 && this.code === 'too_many_attempts') {
+      const wait = this.retryAfter ? ` Try again in ${this.retryAfter} s.` : ' Try again later.';
+      return `Too many failed sign-ins.${wait}`;
+    }
     if (this.status === 429) {
       const wait = this.retryAfter ? ` Try again in ${this.retryAfter} s.` : ' Try again shortly.';
       return `Too many replies are running (rate limited).${wait}`;
@@ -19,6 +23,16 @@ export class ApiError extends Error {
     return this.message || `Request failed (${this.status}).`;
   }
 }
+
+/** The page's sign-in state, set by account.js: `onUnauthenticated` runs on every 401 `unauthenticated`. */
+export const Session = {
+  team: false,
+  onUnauthenticated: () => {},
+  /** EventSource cannot see a 401: after a failed stream connection, ask who we are (a 401 shows sign-in). */
+  verify() {
+    if (this.team) api('GET', '/api/auth/me').catch(() => {});
+  },
+};
 
 export async function api(method, path, body) {
   const init = { method, headers: { Accept: 'application/json' } };
@@ -41,8 +55,10 @@ export async function api(method, path, body) {
   }
   if (!response.ok) {
     const error = (data && data.error) || {};
-    throw new ApiError(response.status, error.code || `http_${response.status}`,
+    const failure = new ApiError(response.status, error.code || `http_${response.status}`,
       error.message || `Request failed (${response.status}).`, response.headers.get('Retry-After'));
+    if (failure.code === 'unauthenticated') Session.onUnauthenticated(failure);
+    throw failure;
   }
   return data;
 }
@@ -63,6 +79,26 @@ export const Api = {
   stop: (id) => api('POST', `/api/messages/${enc(id)}/stop`),
   regenerate: (id, fields = {}) => api('POST', `/api/messages/${enc(id)}/regenerate`, fields),
   continueMessage: (id) => api('POST', `/api/messages/${enc(id)}/continue`),
+  me: () => api('GET', '/api/auth/me'),
+  signIn: (username, password) => api('POST', '/api/auth/login', { username, password }),
+  signOut: () => api('POST', '/api/auth/logout'),
+  changePassword: (current, next) => api('POST', '/api/auth/password', { current, new: next }),
+  sessions: () => api('GET', '/api/auth/sessions'),
+  revokeSession: (id) => api('DELETE', `/api/auth/sessions/${enc(id)}`),
+  tokens: () => api('GET', '/api/tokens'),
+  createToken: (name) => api('POST', '/api/tokens', { name }),
+  revokeToken: (id) => api('DELETE', `/api/tokens/${enc(id)}`),
+  users: () => api('GET', '/api/users'),
+  createUser: (fields) => api('POST', '/api/users', fields),
+  updateUser: (id, fields) => api('PATCH', `/api/users/${enc(id)}`, fields),
+  usage: (id) => api('GET', `/api/users/${enc(id)}/usage`),
   streamURL: (id, lastEventId) =>
     `/api/messages/${enc(id)}/stream${lastEventId != null ? `?last_event_id=${enc(lastEventId)}` : ''}`,
 };
+
+/** The array in a list answer, whether bare or wrapped ({"items": […]}, {"tokens": […]}, …). */
+export function listIn(answer, key) {
+  if (Array.isArray(answer)) return answer;
+  if (!answer) return [];
+  return answer[key] || answer.items || answer.data || [];
+}

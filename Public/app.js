@@ -2,6 +2,8 @@
 // tab's single live stream. The server renders Markdown and holds all state; this page shows it.
 import { Api, ApiError } from './api.js';
 import { LiveStream } from './stream.js';
+import { copyText } from './clipboard.js';
+import { startAccount } from './account.js';
 import { ConversationList } from './sidebar.js';
 import {
   createMessageElement, updateMeta, setHTML, setBlocks, putBlock, setTail, applyPatch, shownHTML,
@@ -34,6 +36,7 @@ const ui = {
   messages: $('messages'),
   list: $('message-list'),
   empty: $('empty-state'),
+  notice: $('route-notice'),
   jump: $('jump-latest'),
   composer: $('composer'),
   input: $('input'),
@@ -310,6 +313,7 @@ function showFresh() {
   state.messages.clear();
   ui.list.replaceChildren();
   ui.empty.hidden = false;
+  ui.notice.hidden = true;
   ui.title.textContent = 'New conversation';
   ui.rename.hidden = true;
   ui.remove.hidden = true;
@@ -336,11 +340,13 @@ async function openRoute() {
     renderConversation(conversation);
     scrollToBottomNow();
   } catch (error) {
-    if (sequence !== state.loadSequence) return;
+    if (sequence !== state.loadSequence || (error instanceof ApiError && error.status === 401)) return;
     showFresh();
     history.replaceState(null, '', '#/');
-    announce(error instanceof ApiError && error.status === 404
-      ? 'That conversation does not exist any more.' : `Could not open the conversation: ${describe(error)}`);
+    ui.notice.textContent = error instanceof ApiError && error.status === 404
+      ? 'Conversation not found: it does not exist, or it is not yours.' : `Could not open the conversation: ${describe(error)}`;
+    ui.notice.hidden = false;
+    announce(ui.notice.textContent);
   }
 }
 
@@ -701,28 +707,6 @@ function busy(el) {
   return false;
 }
 
-async function copyText(text) {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    const area = document.createElement('textarea');
-    area.value = text;
-    area.setAttribute('readonly', '');
-    area.className = 'visually-hidden';
-    document.body.append(area);
-    area.select();
-    let copied = false;
-    try {
-      copied = document.execCommand('copy');
-    } catch {
-      copied = false;
-    }
-    area.remove();
-    return copied;
-  }
-}
-
 function flash(button, text) {
   const original = button.textContent;
   button.textContent = text;
@@ -943,6 +927,7 @@ async function refreshIfChanged() {
 
 // MARK: - Start
 
+startAccount({ app: ui.app, announce });
 fitComposer();
 conversations.loadMore();
 openRoute();

@@ -43,6 +43,7 @@ export class ConversationList {
       this.cursor = page.next_cursor || null;
       this.exhausted = !this.cursor;
       this.status.textContent = '';
+      this.loading = false; // before applyFilter, which says nothing while a page is loading
       this.applyFilter();
     } catch (error) {
       this.status.textContent = 'Could not load conversations.';

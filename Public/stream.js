@@ -1,7 +1,7 @@
 // The tab's one EventSource (browsers allow only 6 HTTP/1.1 connections per host, shared by all tabs).
 // It follows one assistant message at a time, remembers the last event id, and can be suspended
 // (hidden tab) and resumed without a gap: the server replays from that id or starts with a snapshot.
-import { Api } from './api.js';
+import { Api, Session } from './api.js';
 
 const EVENTS = ['snapshot', 'reasoning', 'block', 'tail', 'done'];
 
@@ -57,6 +57,7 @@ export class LiveStream {
         deliver('error', event);
         return;
       }
+      Session.verify();
       if (source.readyState === EventSource.CLOSED) {
         source.close();
         this.source = null;

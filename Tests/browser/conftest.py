@@ -92,10 +92,11 @@ class Parley:
         shutil.rmtree(self.dir, ignore_errors=True)
 
     # REST helpers for setting up and checking state.
-    def api(self, method, path, body=None, timeout=10):
+    def api(self, method, path, body=None, timeout=10, headers=None):
+        """`headers`: e.g. a team-mode caller's Cookie or Authorization."""
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(self.base + path, data=data, method=method,
-                                         headers={"Content-Type": "application/json"})
+                                         headers={"Content-Type": "application/json", **(headers or {})})
         with urllib.request.urlopen(request, timeout=timeout) as response:
             raw = response.read()
             return json.loads(raw) if raw else None
@@ -161,6 +162,36 @@ def parley_limited(artifacts):
     to be refused while it runs, even on a loaded machine."""
     server = start_parley("limited", {"PARLEY_DEMO_TOKENS_PER_SECOND": "20", "PARLEY_MAX_GENERATIONS": "1",
                                       "PARLEY_MAX_REPLY_BYTES": "400"})
+    yield server
+    server.stop()
+
+
+TEAM_ADMIN = ("ada", "correct horse battery")
+# Team mode: sign-in needed; Argon2id at a small memory cost so that signing in stays fast.
+TEAM_ENV = {"PARLEY_AUTH": "on", "PARLEY_ADMIN_USER": TEAM_ADMIN[0], "PARLEY_ADMIN_PASSWORD": TEAM_ADMIN[1],
+            "PARLEY_PASSWORD_MEMORY_KIB": "64", "PARLEY_DEMO_TOKENS_PER_SECOND": "300"}
+
+
+@pytest.fixture(scope="session")
+def parley_team(artifacts):
+    server = start_parley("team", TEAM_ENV)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def parley_team_slow(artifacts):
+    """Team mode with answers slow enough (~15 s) to lose a stream's connection in the middle."""
+    server = start_parley("team-slow", {**TEAM_ENV, "PARLEY_DEMO_TOKENS_PER_SECOND": "20"})
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def parley_team_limited(artifacts):
+    """Team mode that refuses sign-in (429) after two failures: its own server, because the limit also
+    counts per address and every test signs in from 127.0.0.1."""
+    server = start_parley("team-limited", {**TEAM_ENV, "PARLEY_LOGIN_ATTEMPTS": "2"})
     yield server
     server.stop()
 
