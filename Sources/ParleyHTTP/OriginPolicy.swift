@@ -20,9 +20,10 @@ public struct OriginPolicy: Sendable, Equatable {
     /// Methods that change state: only these are checked against `Origin`.
     static let writeMethods: Set<String> = ["POST", "PUT", "PATCH", "DELETE"]
 
-    /// Why the request is refused, or nil. A request with an `Authorization` header is a script's
-    /// (a page cannot add one to a cross-site request without a CORS preflight, which is never
-    /// granted), so its `Origin` is not checked.
+    /// Why the request is refused, or nil. A request with a bearer token (`authorized`) is a
+    /// script's: a page cannot add that header to a cross-site request without a CORS preflight,
+    /// which is never granted, so its `Origin` is not checked. (Not any `Authorization`: a browser
+    /// attaches cached Basic credentials to cross-site requests by itself.)
     func problem(method: String, host: String?, origin: String?, authorized: Bool = false) -> HTTPError? {
         if let allowedHosts {
             guard let host, let name = Self.hostName(host), allowedHosts.contains(name) else {

@@ -179,7 +179,7 @@ extension ServerCore {
             headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
         }
         if let problem = configuration.originPolicy.problem(
-            method: method, host: value("Host"), origin: value("Origin"), authorized: value("Authorization") != nil) {
+            method: method, host: value("Host"), origin: value("Origin"), authorized: value("Authorization")?.lowercased().hasPrefix("bearer ") == true) {
             return problem
         }
         if let declared = value("Content-Length"), let length = Int(declared), length > configuration.maxBodyBytes {

@@ -35,6 +35,7 @@ struct AccountHandlers: Sendable {
     /// (the cookie is cleared too).
     func revokeSession(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         try AccountRules.requireTeamMode(settings)
+        try AccountRules.requireSignedInPerson(caller)
         let id = try request.parameter("id")
         guard try store.deleteSession(id: id, userID: caller.userID) else {
             throw HTTPError(status: 404, code: "not_found", message: "No such session.")
@@ -55,17 +56,19 @@ struct AccountHandlers: Sendable {
     /// A wrong `current` is 403 `wrong_password`, not 401: the caller is still signed in.
     func changePassword(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         try AccountRules.requireTeamMode(settings)
+        try AccountRules.requireSignedInPerson(caller)
         let body = try JSONBody(request)
         let current = try body.requiredString("current")
         let new = try AccountRules.password(try body.requiredString("new"), field: "new")
+        // Counted with the user's sign-ins, success or not: a session cannot guess the password, or
+        // keep the Argon2id workers busy, faster than signing in could.
         let key = "user:" + caller.user.username.lowercased()
-        if let wait = limiter.retryAfter(key) {
+        if let wait = limiter.begin([key]) {
             throw HTTPError(status: 429, code: "too_many_attempts",
-                            message: "Too many wrong passwords; try again in \(wait) s.",
+                            message: "Too many password attempts; try again in \(wait) s.",
                             headers: [HTTPError.Header("Retry-After", String(wait))])
         }
-        guard await passwords.verify(current, against: caller.user.passwordHash) else {
-            limiter.recordFailure(key)
+        guard try await passwords.verify(current, against: caller.user.passwordHash) else {
             Audit.record("password_change_failed", ["username": caller.user.username,
                                                     "address": request.remoteAddress])
             throw HTTPError(status: 403, code: "wrong_password", message: "'current' is not your current password.")
@@ -75,7 +78,6 @@ struct AccountHandlers: Sendable {
             throw APIErrors.unauthenticated  // the account went away meanwhile
         }
         let ended = try store.deleteSessions(userID: caller.userID, keeping: caller.sessionID)
-        limiter.reset(key)
         Audit.record("password_changed", ["username": caller.user.username, "sessions_ended": String(ended),
                                           "address": request.remoteAddress])
         return .noContent()
@@ -87,10 +89,12 @@ struct AccountHandlers: Sendable {
     /// is stored). `Cache-Control: no-store` keeps it out of caches.
     func createToken(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         try AccountRules.requireTeamMode(settings)
+        try AccountRules.requireSignedInPerson(caller)
         let body = try JSONBody(request)
         let name = try AccountRules.tokenName(try body.requiredString("name"))
         let secret = SecretToken.generate(prefix: "pt_")
-        let token = try store.createToken(userID: caller.userID, name: name, digest: SecretToken.digest(secret))
+        let token = try store.createToken(userID: caller.userID, name: name, digest: SecretToken.digest(secret),
+                                          limit: AccountRules.maxTokensPerUser)
         Audit.record("token_created", ["username": caller.user.username, "token_id": token.id, "name": name,
                                        "address": request.remoteAddress])
         var response = HTTPResponse.json(TokenResource(token, secret: secret), status: 201)
@@ -107,6 +111,7 @@ struct AccountHandlers: Sendable {
     /// `DELETE /api/tokens/{id}`: 204; the token is refused from the next request on.
     func revokeToken(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         try AccountRules.requireTeamMode(settings)
+        try AccountRules.requireSignedInPerson(caller)
         let id = try request.parameter("id")
         guard try store.deleteToken(id: id, userID: caller.userID) else {
             throw HTTPError(status: 404, code: "not_found", message: "No such token.")

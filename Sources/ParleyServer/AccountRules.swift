@@ -21,6 +21,15 @@ enum AccountRules {
         }
     }
 
+    /// Changing credentials (password, tokens, sessions) needs a signed-in person, not an API token:
+    /// a leaked token must not be able to mint new tokens or revoke the ones that would stop it.
+    static func requireSignedInPerson(_ caller: Caller) throws(HTTPError) {
+        if case .apiToken = caller.credential {
+            throw HTTPError(status: 403, code: "session_required",
+                            message: "Tokens, sessions and passwords are managed from a signed-in session, not with an API token.")
+        }
+    }
+
     /// Admin routes: team mode, then the caller's role (a member gets 403 whatever the id).
     static func requireAdmin(_ caller: Caller, _ settings: AccountSettings) throws(HTTPError) {
         try requireTeamMode(settings)
@@ -30,6 +39,20 @@ enum AccountRules {
     /// 1–64 ASCII letters, digits and `. - _ @`. ASCII only: SQLite's NOCASE folds ASCII letters
     /// alone, so "taken, in any case" holds only for them, and look-alike letters from other
     /// scripts cannot pose as another user's name.
+    /// Sessions a user may hold; signing in past it ends the least recently used.
+    static let maxSessionsPerUser = 50
+    /// API tokens a user may hold (409 past it: revoke one first).
+    static let maxTokensPerUser = 100
+
+    /// Whether any account (made here or signed in through the proxy header) could have this name:
+    /// 1–254 ASCII letters, digits and `. - _ @ +`. Sign-in counts and logs nothing else by name.
+    static func isPlausibleUsername(_ value: String) -> Bool {
+        (1...254).contains(value.utf8.count) && value.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || ".-_@+".utf8.contains(byte)
+        }
+    }
+
     static func username(_ value: String) throws(HTTPError) -> String {
         let allowed = value.utf8.allSatisfy { byte in
             (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)

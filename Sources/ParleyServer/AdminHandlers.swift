@@ -39,7 +39,7 @@ struct AdminHandlers: Sendable {
 
     /// `PATCH /api/users/{id} {"role"?,"disabled"?,"password"?,"display_name"?}`: the user. Disabling
     /// ends the user's sessions and tokens (in the store's transaction) and stops their live replies;
-    /// a new password ends their sessions (but the caller's own). The last enabled admin cannot be
+    /// a new password ends their sessions (but the caller's own) and their API tokens. The last enabled admin cannot be
     /// demoted or disabled (409 `conflict`).
     func update(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         try AccountRules.requireAdmin(caller, settings)
@@ -62,7 +62,10 @@ struct AdminHandlers: Sendable {
         if disabled == true {
             stopped = await generations.stopAll(owner: id)
         } else if hash != nil {
+            // A reset is what an admin does to a compromised account: its sessions and its API tokens
+            // end (the admin's own session stays when resetting their own password).
             try store.deleteSessions(userID: id, keeping: id == caller.userID ? caller.sessionID : nil)
+            try store.deleteTokens(userID: id)
         }
         let changed = [role.map { "role=\($0.rawValue)" }, disabled.map { "disabled=\($0)" },
                        hash.map { _ in "password" }, displayName.map { _ in "display_name" }].compactMap { $0 }

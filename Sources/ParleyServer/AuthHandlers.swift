@@ -21,27 +21,39 @@ struct AuthHandlers: Sendable {
         let username = try body.requiredString("username")
         let password = try body.requiredString("password")
         let address = authenticator.clientAddress(request)
-        let keys = ["user:" + username.lowercased(), "address:" + address]
-        if let wait = keys.lazy.compactMap({ limiter.retryAfter($0) }).first {
+        // A name no account can have is only counted against the address (no unbounded keys, no
+        // megabyte audit lines); it gets the same 401 as any other failure.
+        let userKey = "user:" + username.lowercased()
+        let plausible = AccountRules.isPlausibleUsername(username)
+        let keys = plausible ? [userKey, "address:" + address] : ["address:" + address]
+        if let wait = limiter.begin(keys) {
             throw HTTPError(status: 429, code: "too_many_attempts",
                             message: "Too many failed sign-ins; try again in \(wait) s.",
                             headers: [HTTPError.Header("Retry-After", String(wait))])
         }
-        let user = try store.user(username: username)
+        let user = plausible ? try store.user(username: username) : nil
         let hash = user.flatMap { $0.disabled ? nil : $0.passwordHash }
-        guard await passwords.verify(password, against: hash), let user else {
-            keys.forEach { limiter.recordFailure($0) }
-            Audit.record("sign_in_failed", ["username": username, "address": address])
+        guard try await passwords.verify(password, against: hash), let user, let hash else {
+            Audit.record("sign_in_failed", ["username": String(username.prefix(64)), "address": address])
             throw APIErrors.invalidCredentials
         }
-        limiter.reset(keys[0])
+        limiter.succeeded(keys, clearing: [userKey])
+        if passwords.hasher.needsRehash(hash) {
+            // Made under another PARLEY_PASSWORD_MEMORY_KIB: brought to today's cost, so it takes
+            // as long to check as every other (and as the decoy).
+            _ = try store.updateUser(id: user.id, passwordHash: try await passwords.hash(password))
+        }
         // A session the client brought along is never kept (no fixation): it is ended, a new one made.
-        if let old = Authenticator.sessionSecret(request), let (session, owner) = try authenticator.session(old) {
-            try store.deleteSession(id: session.id, userID: owner.id)
+        for old in Authenticator.sessionSecrets(request) {
+            if let (session, owner) = try authenticator.session(old) {
+                try store.deleteSession(id: session.id, userID: owner.id)
+            }
         }
         let secret = SecretToken.generate(prefix: "ps_")
         _ = try store.createSession(userID: user.id, digest: SecretToken.digest(secret),
                                     userAgent: request.header("User-Agent") ?? "")
+        // A user's sessions are bounded: past the cap the least recently used end.
+        try store.trimSessions(userID: user.id, keeping: AccountRules.maxSessionsPerUser)
         Audit.record("sign_in", ["username": user.username, "address": address])
         var response = HTTPResponse.json(MeResource(user: user, mode: .team))
         response.headers.append(("Set-Cookie", authenticator.sessionCookie(secret, for: request)))

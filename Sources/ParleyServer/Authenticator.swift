@@ -25,8 +25,12 @@ struct Authenticator: Sendable {
             }
             return Caller(user: user, credential: .apiToken(id: token.id))
         }
-        if let secret = Self.sessionSecret(request), let (session, user) = try session(secret) {
-            return Caller(user: user, credential: .session(id: session.id))
+        // Every `parley_session` the request carries is tried: a stale one planted beside the real
+        // one (from a sibling domain, say) must not lock the user out.
+        for secret in Self.sessionSecrets(request) {
+            if let (session, user) = try session(secret) {
+                return Caller(user: user, credential: .session(id: session.id))
+            }
         }
         throw APIErrors.unauthenticated
     }
@@ -77,17 +81,15 @@ struct Authenticator: Sendable {
 
     // MARK: - Cookies
 
-    /// The `parley_session` cookie's value, if the request has one.
-    static func sessionSecret(_ request: HTTPRequest) -> String? {
-        guard let header = request.header("Cookie") else { return nil }
-        for pair in header.split(separator: ";") {
+    /// The `parley_session` cookies' values, in the order sent.
+    static func sessionSecrets(_ request: HTTPRequest) -> [String] {
+        guard let header = request.header("Cookie") else { return [] }
+        return header.split(separator: ";").compactMap { pair in
             let parts = pair.split(separator: "=", maxSplits: 1)
-            if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == cookieName {
-                let value = parts[1].trimmingCharacters(in: .whitespaces)
-                return value.isEmpty ? nil : value
-            }
+            guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == cookieName else { return nil }
+            let value = parts[1].trimmingCharacters(in: .whitespaces)
+            return value.isEmpty ? nil : value
         }
-        return nil
     }
 
     /// `Set-Cookie` for a new session: script cannot read it, other sites' requests do not carry it

@@ -32,6 +32,10 @@ public final class ParleyApp: Sendable {
         let passwords = PasswordWork(memoryKiB: accounts.passwordMemoryKiB)
         if accounts.mode == .team {
             try Self.prepareTeamMode(store: store, accounts: accounts, passwords: passwords)
+            try passwords.prepareDecoy()
+            let now = Date()
+            try store.deleteExpiredSessions(idleCutoff: now.addingTimeInterval(-accounts.sessionIdle),
+                                            lifetimeCutoff: now.addingTimeInterval(-accounts.sessionLifetime))
         } else if !ParleyConfiguration.isLoopback(configuration.host) {
             Log.info("warning: listening on \(configuration.host) without accounts (PARLEY_AUTH=off): "
                      + "anyone who reaches the port can read and change every conversation")

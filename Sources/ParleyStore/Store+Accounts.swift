@@ -179,6 +179,30 @@ extension Store {
         }
     }
 
+    /// Ends the user's least recently used sessions past the newest `keeping`. Write transaction.
+    @discardableResult
+    public func trimSessions(userID: String, keeping: Int) throws(StoreError) -> Int {
+        try write { (writer, _) throws(StoreError) in
+            try writer.database.run(
+                """
+                DELETE FROM sessions WHERE user_id = ?1 AND id NOT IN (
+                    SELECT id FROM sessions WHERE user_id = ?1 ORDER BY last_used_at DESC, id LIMIT ?2)
+                """,
+                [.text(userID), .integer(Int64(keeping))])
+        }
+    }
+
+    /// Deletes every session idle since `idleCutoff` or made before `lifetimeCutoff` (they can no
+    /// longer sign anyone in; at start, so the table does not grow for ever). Write transaction.
+    @discardableResult
+    public func deleteExpiredSessions(idleCutoff: Date, lifetimeCutoff: Date) throws(StoreError) -> Int {
+        try write { (writer, _) throws(StoreError) in
+            try writer.database.run("DELETE FROM sessions WHERE last_used_at < ? OR created_at < ?",
+                                    [.integer(idleCutoff.millisecondsSince1970),
+                                     .integer(lifetimeCutoff.millisecondsSince1970)])
+        }
+    }
+
     /// Ends every session of the user but `keeping` (the caller's own, after a password change).
     @discardableResult
     public func deleteSessions(userID: String, keeping: String? = nil) throws(StoreError) -> Int {
@@ -190,9 +214,16 @@ extension Store {
 
     // MARK: - API tokens
 
-    /// Records a new API token by the digest of its secret. Write transaction.
-    public func createToken(userID: String, name: String, digest: String) throws(StoreError) -> Credential {
+    /// Records a new API token by the digest of its secret; `conflict` when the user already holds
+    /// `limit` tokens. Write transaction.
+    public func createToken(userID: String, name: String, digest: String, limit: Int = .max) throws(StoreError)
+        -> Credential {
         try write { (writer, now) throws(StoreError) in
+            let held = try writer.database.queryFirst(
+                "SELECT count(*) FROM api_tokens WHERE user_id = ?", [.text(userID)]) { (row: Row) in row.int64(0) } ?? 0
+            if held >= limit {
+                throw StoreError.conflict("a user may hold at most \(limit) API tokens; revoke one first")
+            }
             let id = RecordID.make()
             try writer.database.run(
                 "INSERT INTO api_tokens (id, user_id, name, token_digest, created_at) VALUES (?, ?, ?, ?, ?)",
@@ -243,6 +274,14 @@ extension Store {
     public func deleteToken(id: String, userID: String) throws(StoreError) -> Bool {
         try write { (writer, _) throws(StoreError) in
             try writer.database.run("DELETE FROM api_tokens WHERE id = ? AND user_id = ?", [.text(id), .text(userID)]) > 0
+        }
+    }
+
+    /// Revokes every token of the user (an admin's password reset). Write transaction.
+    @discardableResult
+    public func deleteTokens(userID: String) throws(StoreError) -> Int {
+        try write { (writer, _) throws(StoreError) in
+            try writer.database.run("DELETE FROM api_tokens WHERE user_id = ?", [.text(userID)])
         }
     }
 
