@@ -5,6 +5,7 @@ import Foundation
 /// Not thread-safe: one owner.
 public final class RawConnection {
     public let fd: Int32
+    private var isOpen = true
 
     public struct ConnectError: Error, CustomStringConvertible {
         public let errno: Int32
@@ -44,6 +45,13 @@ public final class RawConnection {
     }
 
     deinit {
+        close()
+    }
+
+    /// Closes the socket (once; later calls do nothing).
+    public func close() {
+        guard isOpen else { return }
+        isOpen = false
         Glibc.close(fd)
     }
 

@@ -184,7 +184,7 @@ final class EventStreamTests: XCTestCase {
             }
         }
         let port = try XCTUnwrap(Int(base.split(separator: ":").last ?? ""))
-        let socket = try RawSocket(port: port)
+        let socket = try RawConnection(port: port)
         defer { socket.close() }
         socket.send("GET /flood HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         XCTAssertTrue(refused.wait(for: 1, timeout: 20), "write should return false once the backlog passes the cap")

@@ -169,25 +169,12 @@ private final class ClosedStreams: Sendable {
 /// A client that requests an event stream and never reads it: a small receive buffer, so the
 /// server's bytes pile up on the server and not in the kernel.
 final class NonReadingClient {
-    let fd: Int32
+    private let connection: RawConnection
+    var fd: Int32 { connection.fd }
 
     init(port: Int, path: String, receiveBuffer: Int32 = 4096) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var size = receiveBuffer
-        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard result == 0 else {
-            Glibc.close(fd)
-            throw POSIXError(.ECONNREFUSED)
-        }
-        let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-        _ = Glibc.send(fd, request, request.utf8.count, 0)
+        connection = try RawConnection(port: port, receiveBuffer: Int(receiveBuffer))
+        connection.send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
     }
 
     /// Reads (only now) until the server closes the connection; false if it is still open at `timeout`.
@@ -208,6 +195,6 @@ final class NonReadingClient {
     }
 
     func close() {
-        Glibc.close(fd)
+        connection.close()
     }
 }

@@ -90,26 +90,12 @@ final class NonReadingClientsMemoryTests: UpstreamTestCase {
 /// A client that requests an event stream and never reads it (a small receive buffer, so the bytes
 /// wait on the server); it only peeks at what arrived.
 private final class SilentStreamClient: @unchecked Sendable {
-    let fd: Int32
-    private var closed = false
+    private let connection: RawConnection
+    var fd: Int32 { connection.fd }
 
     init(port: Int, path: String) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var size: Int32 = 4096
-        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard result == 0 else {
-            Glibc.close(fd)
-            throw POSIXError(.ECONNREFUSED)
-        }
-        let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-        _ = Glibc.send(fd, request, request.utf8.count, 0)
+        connection = try RawConnection(port: port, receiveBuffer: 4096)
+        connection.send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
     }
 
     /// Whether the bytes received so far contain `text`, without consuming them.
@@ -121,8 +107,6 @@ private final class SilentStreamClient: @unchecked Sendable {
     }
 
     func close() {
-        guard !closed else { return }
-        closed = true
-        Glibc.close(fd)
+        connection.close()
     }
 }
