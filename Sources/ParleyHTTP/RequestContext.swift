@@ -11,7 +11,7 @@ final class RequestContext: @unchecked Sendable {
     let rawTarget: String
     var phase = Phase.awaitingHeaders
     /// The raw header fields, repeats included, read once at the first call.
-    var headers: [(name: String, value: String)] = []
+    var headers: [HeaderField] = []
     var body: [UInt8] = []
     var stream: EventStreamWriter?
     private let result = Mutex<HTTPResponse?>(nil)

@@ -7,16 +7,16 @@ import Foundation
 /// does not know. Each of these is refused here, and the connection is closed after the answer.
 enum RequestFraming {
     /// Why the request cannot be read safely, or nil. `headers` are the raw fields, repeats included.
-    static func problem(in headers: [(name: String, value: String)]) -> HTTPError? {
+    static func problem(in headers: [HeaderField]) -> HTTPError? {
         var contentLengths: [String] = []
         var transferCodings: [String] = []
-        for (name, value) in headers {
-            guard isToken(name) else {
-                return .badRequest("Malformed header name \(quoted(name)).")
+        for field in headers {
+            guard isToken(field.name) else {
+                return .badRequest("Malformed header name \(quoted(field.name)).")
             }
-            switch name.lowercased() {
-            case "content-length": contentLengths += listItems(value)
-            case "transfer-encoding": transferCodings += listItems(value).map { $0.lowercased() }
+            switch field.key {
+            case "content-length": contentLengths += listItems(field.value)
+            case "transfer-encoding": transferCodings += listItems(field.value).map { $0.lowercased() }
             default: break
             }
         }

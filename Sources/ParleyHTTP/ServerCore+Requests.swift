@@ -110,9 +110,9 @@ private func collectHeader(
 }
 
 private final class HeaderCollector {
-    var fields: [(name: String, value: String)] = []
+    var fields: [HeaderField] = []
     func add(_ name: String, _ value: String) {
-        fields.append((name, value))
+        fields.append(HeaderField(name: name, value: value))
     }
 }
 
@@ -173,16 +173,17 @@ extension ServerCore {
 
     /// What is refused before any body byte is read: unsafe framing, a host or origin this server does
     /// not serve, a declared body over the limit.
-    private func firstLook(method: String, headers: [(name: String, value: String)]) -> HTTPError? {
+    private func firstLook(method: String, headers: [HeaderField]) -> HTTPError? {
         if let problem = RequestFraming.problem(in: headers) { return problem }
-        func value(_ name: String) -> String? {
-            headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        func value(_ key: String) -> String? {
+            headers.first { $0.key == key }?.value
         }
         if let problem = configuration.originPolicy.problem(
-            method: method, host: value("Host"), origin: value("Origin"), authorized: value("Authorization")?.lowercased().hasPrefix("bearer ") == true) {
+            method: method, host: value("host"), origin: value("origin"),
+            authorized: value("authorization")?.lowercased().hasPrefix("bearer ") == true) {
             return problem
         }
-        if let declared = value("Content-Length"), let length = Int(declared), length > configuration.maxBodyBytes {
+        if let declared = value("content-length"), let length = Int(declared), length > configuration.maxBodyBytes {
             return .payloadTooLarge
         }
         return nil
@@ -201,9 +202,8 @@ extension ServerCore {
             return queue(HTTPError.badRequest("Malformed URL.").response, on: connection, context: context)
         }
         var headers: [String: String] = [:]
-        for (name, value) in context.headers {
-            let key = name.lowercased()
-            headers[key] = headers[key].map { $0 + ", " + value } ?? value
+        for field in context.headers {
+            headers[field.key] = headers[field.key].map { $0 + ", " + field.value } ?? field.value
         }
         var request = HTTPRequest(
             method: method, path: target.path, query: target.query, headers: headers,
@@ -320,7 +320,7 @@ extension ServerCore {
         return queued
     }
 
-    private func headerFields(of connection: OpaquePointer) -> [(name: String, value: String)] {
+    private func headerFields(of connection: OpaquePointer) -> [HeaderField] {
         let collector = HeaderCollector()
         withExtendedLifetime(collector) {
             _ = MHD_get_connection_values(
