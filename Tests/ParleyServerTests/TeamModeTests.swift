@@ -143,8 +143,10 @@ final class TeamModeTests: XCTestCase {
         let unknown = try await median("nobody-here")
         let disabled = try await median("bob")
         for (reason, time) in [("unknown user", unknown), ("disabled user", disabled)] {
-            XCTAssertGreaterThan(time / wrongPassword, 0.4, "\(reason): \(time) s against \(wrongPassword) s")
-            XCTAssertLessThan(time / wrongPassword, 2.5, "\(reason): \(time) s against \(wrongPassword) s")
+            // Without the decoy an unknown name answers in well under a tenth of the time; the bounds
+            // leave room for a loaded machine.
+            XCTAssertGreaterThan(time / wrongPassword, 0.3, "\(reason): \(time) s against \(wrongPassword) s")
+            XCTAssertLessThan(time / wrongPassword, 3.3, "\(reason): \(time) s against \(wrongPassword) s")
         }
     }
 
