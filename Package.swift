@@ -48,14 +48,14 @@ let package = Package(
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore"]),
         .testTarget(name: "ParleyMarkdownTests", dependencies: ["ParleyMarkdown", "ParleyTestSupport"]),
         .testTarget(name: "ParleyProvidersTests",
-                    dependencies: ["ParleyProviders", "ParleyUpstream", "ParleyTestSupport"],
+                    dependencies: ["ParleyProviders", "ParleySSE", "ParleyUpstream", "ParleyTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "ParleyGenerationTests",
                     dependencies: ["ParleyGeneration", "ParleyProviders", "ParleyStore"]),
         .testTarget(name: "ParleyAuthTests", dependencies: ["ParleyAuth"]),
         .testTarget(name: "ParleyServerTests",
-                    dependencies: ["ParleyServer", "ParleyHTTP", "ParleyProviders", "ParleySSE", "ParleyStore",
-                                   "ParleyTestSupport"]),
+                    dependencies: ["ParleyServer", "ParleyHTTP", "ParleyAuth", "ParleyGeneration", "ParleyProviders",
+                                   "ParleySSE", "ParleyStore", "ParleyTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
