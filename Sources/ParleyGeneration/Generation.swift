@@ -115,17 +115,19 @@ public actor Generation {
             guard outcome == nil else { return }
             // Cancelled by something other than stop or shutdown (which set the outcome first).
             if Task.isCancelled {
-                await finish(status: .failed, errorCode: "cancelled", errorMessage: "The reply was cancelled.")
+                await finish(status: .failed, errorCode: ProviderError.Code.cancelled.rawValue,
+                             errorMessage: "The reply was cancelled.")
             } else {
                 await finish(status: .complete)
             }
         } catch let error as ProviderError {
             guard outcome == nil else { return }
-            let status: MessageStatus = error.code == "upstream_interrupted" ? .interrupted : .failed
-            await finish(status: status, errorCode: error.code, errorMessage: error.message)
+            let status: MessageStatus = error.code == .upstreamInterrupted ? .interrupted : .failed
+            await finish(status: status, errorCode: error.code.rawValue, errorMessage: error.message)
         } catch {
             guard outcome == nil else { return }
-            await finish(status: .failed, errorCode: "upstream_error", errorMessage: "The model's stream failed.")
+            await finish(status: .failed, errorCode: ProviderError.Code.upstreamError.rawValue,
+                         errorMessage: "The model's stream failed.")
         }
     }
 

@@ -20,7 +20,7 @@ struct AnthropicStreamParser: EventStreamParser {
     mutating func consume(_ event: SSEEvent) throws(ProviderError) -> [ProviderEvent] {
         guard let parsed = LenientDecoding.decode(AnthropicEvent.self, from: event.data) else {
             if event.type == "ping" { return [] }
-            throw ProviderError(code: "upstream_protocol", message: "the model server sent a malformed JSON frame")
+            throw ProviderError(code: .upstreamProtocol, message: "the model server sent a malformed JSON frame")
         }
         switch parsed.type ?? event.type {
         case "message_start":
@@ -63,7 +63,7 @@ struct AnthropicStreamParser: EventStreamParser {
         case "error":
             let message = parsed.error?.message ?? "unknown error"
             let kind = parsed.error?.type.map { " (\($0))" } ?? ""
-            throw ProviderError(code: "upstream_error", message: "the model server reported an error\(kind): \(message)")
+            throw ProviderError(code: .upstreamError, message: "the model server reported an error\(kind): \(message)")
         default:
             return []  // ping, content_block_stop and future event types
         }
@@ -81,7 +81,7 @@ struct AnthropicStreamParser: EventStreamParser {
 
     func finish() throws(ProviderError) -> [ProviderEvent] {
         guard isComplete || stopReason != nil else {
-            throw ProviderError(code: "upstream_truncated",
+            throw ProviderError(code: .upstreamTruncated,
                                 message: "the stream ended without a finish reason (no message_stop from the model server)")
         }
         let usageEvents: [ProviderEvent] = usage == Usage() ? [] : [.usage(usage)]

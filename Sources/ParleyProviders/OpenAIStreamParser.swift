@@ -22,10 +22,10 @@ struct OpenAIStreamParser: EventStreamParser {
             return []
         }
         guard let chunk = LenientDecoding.decode(OpenAIChunk.self, from: data) else {
-            throw ProviderError(code: "upstream_protocol", message: "the model server sent a malformed JSON frame")
+            throw ProviderError(code: .upstreamProtocol, message: "the model server sent a malformed JSON frame")
         }
         if let error = chunk.error {
-            throw ProviderError(code: "upstream_error", message: "the model server reported an error: \(error.message)")
+            throw ProviderError(code: .upstreamError, message: "the model server reported an error: \(error.message)")
         }
         var events: [ProviderEvent] = []
         if let usage = chunk.usage {
@@ -63,10 +63,10 @@ struct OpenAIStreamParser: EventStreamParser {
     func finish() throws(ProviderError) -> [ProviderEvent] {
         guard let finishReason else {
             if isComplete {
-                throw ProviderError(code: "upstream_interrupted",
+                throw ProviderError(code: .upstreamInterrupted,
                                     message: "the model server ended the stream ([DONE]) without a finish reason")
             }
-            throw ProviderError(code: "upstream_truncated",
+            throw ProviderError(code: .upstreamTruncated,
                                 message: "the stream ended without a finish reason (the model server may have run out of context or stopped)")
         }
         return (usage.map { [.usage($0)] } ?? []) + [.finish(finishReason)]

@@ -1,20 +1,34 @@
 /// A failed model call, in terms the UI can show. Never contains an API key: messages built from
 /// upstream bodies are redacted against the provider's secrets before they are thrown.
-///
-/// Codes: `upstream_http_error`, `upstream_unauthorized`, `rate_limited`, `upstream_unavailable`,
-/// `upstream_truncated` (stream ended without a finish reason), `upstream_interrupted` (`[DONE]`
-/// without a finish reason), `upstream_protocol` (malformed frame, invalid UTF-8), `upstream_error`
-/// (error object or event mid-stream), `upstream_timeout`, `response_too_large`, `connection_failed`,
-/// `cancelled`, `unknown_model`.
 public struct ProviderError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var code: String
+    /// What went wrong; the raw value is the `error.code` stored with the message and sent to clients.
+    public enum Code: String, Sendable {
+        case upstreamHTTPError = "upstream_http_error"
+        case upstreamUnauthorized = "upstream_unauthorized"
+        case rateLimited = "rate_limited"
+        case upstreamUnavailable = "upstream_unavailable"
+        /// The stream ended without a finish reason.
+        case upstreamTruncated = "upstream_truncated"
+        /// `[DONE]` without a finish reason.
+        case upstreamInterrupted = "upstream_interrupted"
+        /// A malformed frame or invalid UTF-8.
+        case upstreamProtocol = "upstream_protocol"
+        /// An error object or event mid-stream.
+        case upstreamError = "upstream_error"
+        case upstreamTimeout = "upstream_timeout"
+        case responseTooLarge = "response_too_large"
+        case connectionFailed = "connection_failed"
+        case cancelled
+    }
+
+    public var code: Code
     public var message: String
     /// The upstream HTTP status, when the failure was an HTTP error response.
     public var status: Int?
     /// How long the upstream asked us to wait (429 `Retry-After`).
     public var retryAfter: Duration?
 
-    public init(code: String, message: String, status: Int? = nil, retryAfter: Duration? = nil) {
+    public init(code: Code, message: String, status: Int? = nil, retryAfter: Duration? = nil) {
         self.code = code
         self.message = message
         self.status = status
@@ -22,7 +36,7 @@ public struct ProviderError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     public var description: String {
-        "\(code): \(message)" + (status.map { " (HTTP \($0))" } ?? "")
+        "\(code.rawValue): \(message)" + (status.map { " (HTTP \($0))" } ?? "")
     }
 
     /// The same error with every occurrence of the given secrets replaced.

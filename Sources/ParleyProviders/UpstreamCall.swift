@@ -39,7 +39,7 @@ struct UpstreamCall: Sendable {
             do {
                 try await Task.sleep(for: wait)
             } catch {
-                throw ProviderError(code: "cancelled", message: "the request was cancelled")
+                throw ProviderError(code: .cancelled, message: "the request was cancelled")
             }
         }
     }
@@ -58,12 +58,12 @@ struct UpstreamCall: Sendable {
         if let header = response.headers["retry-after"], let seconds = Int(header.trimmingCharacters(in: .whitespaces)), seconds >= 0 {
             retryAfter = .seconds(seconds)
         }
-        let code: String
+        let code: ProviderError.Code
         switch status {
-        case 401, 403: code = "upstream_unauthorized"
-        case 429: code = "rate_limited"
-        case 502, 503, 504: code = "upstream_unavailable"
-        default: code = "upstream_http_error"
+        case 401, 403: code = .upstreamUnauthorized
+        case 429: code = .rateLimited
+        case 502, 503, 504: code = .upstreamUnavailable
+        default: code = .upstreamHTTPError
         }
         return ProviderError(code: code, message: "the model server answered HTTP \(status)" + (detail.isEmpty ? "" : ": \(detail)"),
                              status: status, retryAfter: retryAfter)
@@ -89,18 +89,18 @@ struct UpstreamCall: Sendable {
         switch error {
         case .connectionFailed(let message):
             if afterHeaders {
-                return ProviderError(code: "upstream_truncated",
+                return ProviderError(code: .upstreamTruncated,
                                      message: "the stream ended without a finish reason: the connection was lost (\(message))")
             }
-            return ProviderError(code: "connection_failed", message: "could not reach the model server: \(message)")
+            return ProviderError(code: .connectionFailed, message: "could not reach the model server: \(message)")
         case .idleTimeout:
-            return ProviderError(code: "upstream_timeout", message: "the model server sent nothing for too long")
+            return ProviderError(code: .upstreamTimeout, message: "the model server sent nothing for too long")
         case .responseTooLarge:
-            return ProviderError(code: "response_too_large", message: "the model server's response exceeded the size limit")
+            return ProviderError(code: .responseTooLarge, message: "the model server's response exceeded the size limit")
         case .cancelled:
-            return ProviderError(code: "cancelled", message: "the request was cancelled")
+            return ProviderError(code: .cancelled, message: "the request was cancelled")
         case .other(let message):
-            return ProviderError(code: "connection_failed", message: "the request to the model server failed: \(message)")
+            return ProviderError(code: .connectionFailed, message: "the request to the model server failed: \(message)")
         }
     }
 
@@ -125,7 +125,7 @@ struct UpstreamCall: Sendable {
                     if parser.isComplete { break reading }
                 }
                 if let malformed {
-                    throw ProviderError(code: "upstream_protocol", message: "malformed event stream: \(malformed)")
+                    throw ProviderError(code: .upstreamProtocol, message: "malformed event stream: \(malformed)")
                 }
             }
         } catch let error as ProviderError {
@@ -133,9 +133,9 @@ struct UpstreamCall: Sendable {
         } catch let error as UpstreamError {
             throw Self.map(error, afterHeaders: true)
         } catch {
-            throw ProviderError(code: "upstream_error", message: "\(error)").redacting(secrets)
+            throw ProviderError(code: .upstreamError, message: "\(error)").redacting(secrets)
         }
-        if Task.isCancelled { throw ProviderError(code: "cancelled", message: "the request was cancelled") }
+        if Task.isCancelled { throw ProviderError(code: .cancelled, message: "the request was cancelled") }
         do {
             for output in try parser.finish() { continuation.yield(output) }
         } catch {
@@ -192,10 +192,10 @@ extension UpstreamCall {
         } catch let error as UpstreamError {
             throw Self.map(error, afterHeaders: true)
         } catch {
-            throw ProviderError(code: "upstream_error", message: "\(error)")
+            throw ProviderError(code: .upstreamError, message: "\(error)")
         }
         // A cancelled consumer sees the body end early without an error: that is not a whole body.
-        if Task.isCancelled { throw ProviderError(code: "cancelled", message: "the request was cancelled") }
+        if Task.isCancelled { throw ProviderError(code: .cancelled, message: "the request was cancelled") }
         return body
     }
 }

@@ -104,7 +104,7 @@ final class AnthropicProviderTests: XCTestCase {
         ]))
         let outcome = await collect(provider(fake).stream(ChatRequest(model: "claude-x", messages: userHello)))
         XCTAssertEqual(outcome.text, "Bonjour ")
-        XCTAssertEqual(outcome.providerError?.code, "upstream_error")
+        XCTAssertEqual(outcome.providerError?.code, .upstreamError)
         XCTAssertTrue(outcome.providerError?.message.contains("Overloaded") ?? false)
         XCTAssertEqual(fake.requests.count, 1)
     }
@@ -113,14 +113,14 @@ final class AnthropicProviderTests: XCTestCase {
         let fake = try FakeUpstream()
         fake.enqueue(.eventStream(writes: Array(richStream.prefix(9))))
         let outcome = await collect(provider(fake).stream(ChatRequest(model: "claude-x", messages: userHello)))
-        XCTAssertEqual(outcome.providerError?.code, "upstream_truncated")
+        XCTAssertEqual(outcome.providerError?.code, .upstreamTruncated)
     }
 
     func testUnauthorizedNeverShowsTheKey() async throws {
         let fake = try FakeUpstream()
         fake.enqueue(.json(#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key \#(apiKey)"}}"#, status: 401))
         let outcome = await collect(provider(fake).stream(ChatRequest(model: "claude-x", messages: userHello)))
-        XCTAssertEqual(outcome.providerError?.code, "upstream_unauthorized")
+        XCTAssertEqual(outcome.providerError?.code, .upstreamUnauthorized)
         XCTAssertFalse(String(describing: outcome.error as Any).contains(apiKey))
     }
 

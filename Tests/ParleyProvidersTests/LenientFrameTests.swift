@@ -38,13 +38,13 @@ final class LenientFrameTests: XCTestCase {
         for (data, message) in [(#"{"error":{"message":"boom"}}"#, "boom"), (#"{"error":"bang"}"#, "bang"),
                                 (#"{"error":42}"#, "unknown error")] {
             XCTAssertThrowsError(try openAI(data)) { error in
-                XCTAssertEqual((error as? ProviderError)?.code, "upstream_error")
+                XCTAssertEqual((error as? ProviderError)?.code, .upstreamError)
                 XCTAssertTrue("\(error)".contains(message), "\(error)")
             }
         }
         for data in ["{", "[1]", "\"text\"", "nul"] {
             XCTAssertThrowsError(try openAI(data)) { error in
-                XCTAssertEqual((error as? ProviderError)?.code, "upstream_protocol", data)
+                XCTAssertEqual((error as? ProviderError)?.code, .upstreamProtocol, data)
             }
         }
     }

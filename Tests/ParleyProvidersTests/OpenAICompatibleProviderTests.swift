@@ -104,7 +104,7 @@ final class OpenAICompatibleProviderTests: XCTestCase {
         let fake = try FakeUpstream()
         fake.enqueue(.raw(try Fixture.bytes("raw_ctx_stream.bin")))
         let outcome = await run(fake)
-        XCTAssertEqual(outcome.providerError?.code, "upstream_truncated")
+        XCTAssertEqual(outcome.providerError?.code, .upstreamTruncated)
         XCTAssertTrue(outcome.providerError?.message.contains("without a finish reason") ?? false)
     }
 
@@ -113,7 +113,7 @@ final class OpenAICompatibleProviderTests: XCTestCase {
         fake.enqueue(.eventStream(writes: ["data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\n", "data: [DONE]\n\n"]))
         let outcome = await run(fake)
         XCTAssertEqual(outcome.text, "a")
-        XCTAssertEqual(outcome.providerError?.code, "upstream_interrupted")
+        XCTAssertEqual(outcome.providerError?.code, .upstreamInterrupted)
     }
 
     func testFinishReasonLength() async throws {
@@ -128,14 +128,14 @@ final class OpenAICompatibleProviderTests: XCTestCase {
         fake.enqueue(.eventStream(writes: ["data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\n"], then: [.close]))
         let outcome = await run(fake)
         XCTAssertEqual(outcome.text, "a")
-        XCTAssertEqual(outcome.providerError?.code, "upstream_truncated")
+        XCTAssertEqual(outcome.providerError?.code, .upstreamTruncated)
     }
 
     func testMalformedJSONFrameIsProtocolError() async throws {
         let fake = try FakeUpstream()
         fake.enqueue(.eventStream(writes: ["data: {\"choices\":[{\"index\":0,\n\n"]))
         let outcome = await run(fake)
-        XCTAssertEqual(outcome.providerError?.code, "upstream_protocol")
+        XCTAssertEqual(outcome.providerError?.code, .upstreamProtocol)
     }
 
     func testInvalidUTF8IsProtocolError() async throws {
@@ -143,7 +143,7 @@ final class OpenAICompatibleProviderTests: XCTestCase {
         fake.enqueue(.eventStream(Array("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"".utf8) + [0xFF, 0xFE]
             + Array("\"}}]}\n\n".utf8)))
         let outcome = await run(fake)
-        XCTAssertEqual(outcome.providerError?.code, "upstream_protocol")
+        XCTAssertEqual(outcome.providerError?.code, .upstreamProtocol)
     }
 
     func testErrorObjectMidStreamIsUpstreamError() async throws {
@@ -151,7 +151,7 @@ final class OpenAICompatibleProviderTests: XCTestCase {
         fake.enqueue(.eventStream(writes: ["data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\n",
                                            "data: {\"error\":{\"message\":\"model crashed\",\"type\":\"server_error\"}}\n\n"]))
         let outcome = await run(fake)
-        XCTAssertEqual(outcome.providerError?.code, "upstream_error")
+        XCTAssertEqual(outcome.providerError?.code, .upstreamError)
         XCTAssertTrue(outcome.providerError?.message.contains("model crashed") ?? false)
     }
 
@@ -161,7 +161,7 @@ final class OpenAICompatibleProviderTests: XCTestCase {
         let fake = try FakeUpstream()
         fake.enqueue(.json("{\"error\":{\"message\":\"Incorrect API key provided: \(apiKey)\"}}", status: 401))
         let outcome = await run(fake)
-        XCTAssertEqual(outcome.providerError?.code, "upstream_unauthorized")
+        XCTAssertEqual(outcome.providerError?.code, .upstreamUnauthorized)
         XCTAssertEqual(outcome.providerError?.status, 401)
         XCTAssertEqual(fake.requests.count, 1)
         XCTAssertTrue(outcome.providerError?.message.contains("Incorrect API key provided: [redacted]") ?? false)
@@ -172,7 +172,7 @@ final class OpenAICompatibleProviderTests: XCTestCase {
         let fake = try FakeUpstream()
         fake.enqueue(.json("{\"detail\":\"Not Found\"}", status: 404))
         let outcome = await run(fake)
-        XCTAssertEqual(outcome.providerError?.code, "upstream_http_error")
+        XCTAssertEqual(outcome.providerError?.code, .upstreamHTTPError)
         XCTAssertEqual(outcome.providerError?.status, 404)
         XCTAssertTrue(outcome.providerError?.message.hasSuffix("Not Found") ?? false)
     }
@@ -199,7 +199,7 @@ final class OpenAICompatibleProviderTests: XCTestCase {
         let fake = try FakeUpstream()
         for _ in 0..<3 { fake.enqueue(.json("{\"error\":{\"message\":\"slow down\"}}", status: 429, headers: [("Retry-After", "0")])) }
         let outcome = await run(fake)
-        XCTAssertEqual(outcome.providerError?.code, "rate_limited")
+        XCTAssertEqual(outcome.providerError?.code, .rateLimited)
         XCTAssertEqual(outcome.providerError?.retryAfter, .seconds(0))
         XCTAssertEqual(fake.requests.count, 3)
     }
@@ -233,7 +233,7 @@ final class OpenAICompatibleProviderTests: XCTestCase {
         let fake = try FakeUpstream()
         for _ in 0..<3 { fake.enqueue(.json("{}", status: 504)) }
         let outcome = await run(fake)
-        XCTAssertEqual(outcome.providerError?.code, "upstream_unavailable")
+        XCTAssertEqual(outcome.providerError?.code, .upstreamUnavailable)
         XCTAssertEqual(fake.requests.count, 3)
     }
 
@@ -241,7 +241,7 @@ final class OpenAICompatibleProviderTests: XCTestCase {
         let fake = try FakeUpstream()
         fake.enqueue(Script500.plain)
         let outcome = await run(fake)
-        XCTAssertEqual(outcome.providerError?.code, "upstream_http_error")
+        XCTAssertEqual(outcome.providerError?.code, .upstreamHTTPError)
         XCTAssertEqual(outcome.providerError?.message, "the model server answered HTTP 500: Internal Server Error")
         XCTAssertEqual(fake.requests.count, 1)
     }
@@ -251,7 +251,7 @@ final class OpenAICompatibleProviderTests: XCTestCase {
         fake.enqueue(.eventStream(writes: ["data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\n"], then: [.close]),
                      .openAIChat(tokens: ["b"]))
         let outcome = await run(fake)
-        XCTAssertEqual(outcome.providerError?.code, "upstream_truncated")
+        XCTAssertEqual(outcome.providerError?.code, .upstreamTruncated)
         XCTAssertEqual(fake.requests.count, 1)
     }
 
@@ -260,7 +260,7 @@ final class OpenAICompatibleProviderTests: XCTestCase {
         let provider = self.provider(fake)
         fake.shutdown()  // returns once the listening socket is closed
         let outcome = await collect(provider.stream(ChatRequest(model: "m", messages: userHello)))
-        XCTAssertEqual(outcome.providerError?.code, "connection_failed")
+        XCTAssertEqual(outcome.providerError?.code, .connectionFailed)
         assertNoSecret(outcome)
     }
 
@@ -271,7 +271,7 @@ final class OpenAICompatibleProviderTests: XCTestCase {
         fake.enqueue(.eventStream(writes: ["data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\n"], then: [.stall]))
         let start = ContinuousClock.now
         let outcome = await run(fake, limits: UpstreamLimits(idleTimeout: .milliseconds(300)))
-        XCTAssertEqual(outcome.providerError?.code, "upstream_timeout")
+        XCTAssertEqual(outcome.providerError?.code, .upstreamTimeout)
         // The stall lasts until the fake is shut down: anything but the idle timeout would hang.
         XCTAssertLessThan(ContinuousClock.now - start, .seconds(10))
     }
@@ -280,7 +280,7 @@ final class OpenAICompatibleProviderTests: XCTestCase {
         let fake = try FakeUpstream()
         fake.enqueue(.openAIChat(tokens: Array(repeating: "0123456789", count: 50)))
         let outcome = await run(fake, limits: UpstreamLimits(maxResponseBytes: 2000))
-        XCTAssertEqual(outcome.providerError?.code, "response_too_large")
+        XCTAssertEqual(outcome.providerError?.code, .responseTooLarge)
     }
 
     func testCancellingTheConsumerClosesTheUpstreamSocketWithin100ms() async throws {
