@@ -819,7 +819,8 @@ def parse_args():
 
 def binary_commit(binary):
     """The commit of the checkout a `.build/<config>/parley` binary was built in, marked `+dirty` when that
-    checkout has uncommitted changes and `(binary older than HEAD)` when it predates the last commit."""
+    checkout has uncommitted changes and `(binary older than HEAD)` when it predates the last commit that
+    changed Sources/ or Package.swift."""
     path = os.path.abspath(binary)
     root = os.path.dirname(path)
     while os.path.basename(root) != ".build":
@@ -835,7 +836,7 @@ def binary_commit(binary):
             return "unknown (%s)" % binary
         if run("status", "--porcelain", "--untracked-files=no", "--", "Sources", "Package.swift"):
             commit += "+dirty"
-        if os.path.getmtime(path) < int(run("log", "-1", "--format=%ct") or 0):
+        if os.path.getmtime(path) < int(run("log", "-1", "--format=%ct", "--", "Sources", "Package.swift") or 0):
             commit += " (binary older than HEAD)"
         return commit
     except (OSError, subprocess.SubprocessError, ValueError):

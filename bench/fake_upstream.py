@@ -215,7 +215,7 @@ async def main():
     args = parser.parse_args()
     upstream = Upstream()
     server = await asyncio.start_server(upstream.handle, "127.0.0.1", args.port,
-                                        limit=MAX_HEADER_BYTES, backlog=1024)
+                                        limit=MAX_HEADER_BYTES, backlog=4096)
     print("port %d" % server.sockets[0].getsockname()[1], flush=True)
     async with server:
         await server.serve_forever()
