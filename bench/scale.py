@@ -21,7 +21,6 @@ import asyncio
 import json
 import os
 import resource
-import statistics
 import time
 import uuid
 
