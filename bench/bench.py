@@ -23,6 +23,7 @@ import math
 import os
 import platform
 import re
+import resource
 import shutil
 import signal
 import socket
@@ -32,6 +33,9 @@ import sys
 import tempfile
 import time
 import uuid
+
+sys.modules.setdefault("bench", sys.modules[__name__])  # scale.py imports this module as `bench`
+import scale  # noqa: E402  (issue 10's figures)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -188,9 +192,16 @@ def start_parley(processes, binary, workdir, fake_port, frame_ms, name):
         "PARLEY_OPENAI_BASE_URL": "http://127.0.0.1:%d/v1" % fake_port,
         "PARLEY_OPENAI_MODELS": "bench",
         "PARLEY_FRAME_INTERVAL_MS": str(frame_ms),
-        # The bench runs up to 50 generations at once from one (local) user.
+        # The bench runs up to 1,000 generations at once from one (local) user, and holds 10,000 idle
+        # event streams (plus the active ones) from 127.0.0.1.
         "PARLEY_MAX_GENERATIONS": "1000",
         "PARLEY_MAX_GENERATIONS_PER_USER": "1000",
+        "PARLEY_USER_MESSAGES_PER_MINUTE": "100000",
+        "PARLEY_MAX_CONNECTIONS": "12000",
+        "PARLEY_MAX_CONNECTIONS_PER_IP": "12000",
+        "PARLEY_LISTEN_BACKLOG": "4096",
+        # The idle case holds one gated reply open for up to a minute or two.
+        "PARLEY_UPSTREAM_IDLE_TIMEOUT": "300",
     })
     log_path = os.path.join(workdir, "%s.log" % name)
     argv = [binary, "--port", "0", "--db", os.path.join(workdir, "%s.db" % name),
@@ -218,9 +229,10 @@ NGINX_CONF = """\
 daemon off;
 master_process on;
 worker_processes 1;
+worker_rlimit_nofile 16384;
 pid {dir}/nginx.pid;
 error_log {dir}/nginx-error.log warn;
-events {{ worker_connections 4096; }}
+events {{ worker_connections 8192; }}
 http {{
     access_log off;
     client_body_temp_path {dir}/client_body;
@@ -229,7 +241,7 @@ http {{
     uwsgi_temp_path {dir}/uwsgi;
     scgi_temp_path {dir}/scgi;
     server {{
-        listen 127.0.0.1:{port};
+        listen 127.0.0.1:{port} backlog=4096;
         location /v1/ {{
             proxy_pass http://127.0.0.1:{fake}/v1/;
             proxy_buffering off;
@@ -661,6 +673,8 @@ async def run(args, env, log):
             results.setdefault(("rps", target), []).append(rps)
         log("  rep %d: req/s parley %.0f, nginx %.0f" % (rep + 1, results[("rps", "parley25")][-1],
                                                          results[("rps", "nginx")][-1]))
+    if not args.no_scale:
+        results["scale"] = await scale.run(args, env, log, phase)
     phase("measurements done")
     return results
 
@@ -749,11 +763,15 @@ def report(args, env, results):
     add("| requests/s | %s | %s | %s |" % (spread(r[("rps", "parley25")], 0), spread(r[("rps", "nginx")], 0),
                                           ratio(m("rps", "parley25"), m("rps", "nginx"))))
     add("")
-    add("Bench settings for Parley: PARLEY_MAX_GENERATIONS=1000 and PARLEY_MAX_GENERATIONS_PER_USER=1000 "
-        "(the bench runs up to %d generations at once as one user); everything else default. The fake "
-        "upstream is Python asyncio in its own process; client and upstream share the machine's cores with "
-        "the server, so latency includes their scheduling noise equally for every target."
-        % max(args.concurrency))
+    if "scale" in r:
+        scale.report(args, env, r["scale"], add)
+    add("Bench settings for Parley: PARLEY_MAX_GENERATIONS=1000, PARLEY_MAX_GENERATIONS_PER_USER=1000, "
+        "PARLEY_USER_MESSAGES_PER_MINUTE=100000, PARLEY_MAX_CONNECTIONS=12000, PARLEY_MAX_CONNECTIONS_PER_IP="
+        "12000, PARLEY_LISTEN_BACKLOG=4096, PARLEY_UPSTREAM_IDLE_TIMEOUT=300 (the bench runs up to %d "
+        "generations at once as one user and holds %d event streams from 127.0.0.1); everything else "
+        "default. The fake upstream is Python (%s) in its own process; client and upstream share the "
+        "machine's 2 cores with the server, so latency includes their scheduling noise equally for every "
+        "target." % (max(args.concurrency + args.scale_streams), args.idle_streams, env.get("loop", "asyncio")))
     return "\n".join(lines) + "\n"
 
 
@@ -773,21 +791,36 @@ def parse_args():
     parser.add_argument("--fanout", type=int, default=100)
     parser.add_argument("--wrk-seconds", type=int, default=5)
     parser.add_argument("--wrk-reps", type=int, default=2)
-    parser.add_argument("--time-limit", type=float, default=170, help="seconds before the bench gives up")
+    parser.add_argument("--scale-streams", default="1,100,500,1000",
+                        help="issue 10: concurrent streams of the start/relay runs, started over 1 s")
+    parser.add_argument("--scale-chunks", type=int, default=200)
+    parser.add_argument("--scale-interval-ms", type=float, default=20)
+    parser.add_argument("--setup-streams", type=int, default=200, help="one-chunk streams for setup CPU")
+    parser.add_argument("--idle-streams", type=int, default=10000, help="0 skips the idle case")
+    parser.add_argument("--idle-active", type=int, default=10)
+    parser.add_argument("--idle-quiet-s", type=float, default=16, help="idle CPU window (one heartbeat is 15 s)")
+    parser.add_argument("--idle-target", default="parley0", choices=["parley0", "parley25"])
+    parser.add_argument("--no-scale", action="store_true", help="only the relay figures above issue 10's")
+    parser.add_argument("--markdown-results", default=os.path.join(HERE, "markdown-results.md"))
+    parser.add_argument("--time-limit", type=float, default=570, help="seconds before the bench gives up")
     parser.add_argument("--out", default=os.path.join(HERE, "results.md"))
     parser.add_argument("--quick", action="store_true", help="2 repetitions, smaller runs (a smoke test)")
     args = parser.parse_args()
     args.concurrency = [int(c) for c in args.concurrency.split(",") if c.strip()]
+    args.scale_streams = [int(c) for c in args.scale_streams.split(",") if c.strip()]
     if args.quick:
         args.reps, args.latency_chunks, args.wrk_reps, args.wrk_seconds = 2, 60, 1, 2
         args.load_chunks, args.single_rounds = 500, 1
         args.concurrency, args.fanout = [1, 10], 20
+        args.scale_streams, args.scale_chunks, args.setup_streams = [1, 50], 50, 50
+        args.idle_streams, args.idle_quiet_s = 500, 3
     return args
 
 
 def binary_commit(binary):
     """The commit of the checkout a `.build/<config>/parley` binary was built in, marked `+dirty` when that
-    checkout has uncommitted changes and `(binary older than HEAD)` when it predates the last commit."""
+    checkout has uncommitted changes and `(binary older than HEAD)` when it predates the last commit that
+    changed Sources/ or Package.swift."""
     path = os.path.abspath(binary)
     root = os.path.dirname(path)
     while os.path.basename(root) != ".build":
@@ -803,7 +836,7 @@ def binary_commit(binary):
             return "unknown (%s)" % binary
         if run("status", "--porcelain", "--untracked-files=no", "--", "Sources", "Package.swift"):
             commit += "+dirty"
-        if os.path.getmtime(path) < int(run("log", "-1", "--format=%ct") or 0):
+        if os.path.getmtime(path) < int(run("log", "-1", "--format=%ct", "--", "Sources", "Package.swift") or 0):
             commit += " (binary older than HEAD)"
         return commit
     except (OSError, subprocess.SubprocessError, ValueError):
@@ -831,6 +864,18 @@ def main():
     def on_signal(number, _frame):
         raise KeyboardInterrupt("signal %d" % number)
 
+    try:  # 10,000 idle streams and 1,000 relayed ones need more than the usual 1,024 descriptors
+        _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    except (ValueError, OSError):
+        pass
+    try:
+        import uvloop
+        uvloop.install()
+        loop_name = "uvloop %s" % uvloop.__version__
+    except ImportError:
+        loop_name = "asyncio"
+        log("bench: uvloop is not installed (make bench makes a venv with it): plain asyncio, a slower client")
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGALRM, on_signal)
     signal.alarm(int(args.time_limit))
@@ -838,8 +883,8 @@ def main():
     workdir = tempfile.mkdtemp(prefix="parley-bench-")
     started = time.monotonic()
     try:
-        _, fake_port = start_fake(processes, workdir)
-        env = {"fake_port": fake_port, "wrk": wrk, "commit": binary_commit(args.parley_bin)}
+        fake, fake_port = start_fake(processes, workdir)
+        env = {"fake_port": fake_port, "fake_pid": fake.pid, "loop": loop_name, "wrk": wrk, "commit": binary_commit(args.parley_bin)}
         for name, frame_ms in (("parley0", 0), ("parley25", 25)):
             process, port = start_parley(processes, args.parley_bin, workdir, fake_port, frame_ms, name)
             env[name + "_pid"], env[name + "_port"] = process.pid, port

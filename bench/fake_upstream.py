@@ -16,7 +16,7 @@ What to stream is read from the last user message, so a client drives it through
 - interval_ms: pacing; 0 sends as fast as the socket takes them. Chunk i is sent at start + i*interval,
   so pacing does not drift.
 - gate: hold the body (headers are sent at once) until POST /bench/release/KEY, at most
-  GATE_TIMEOUT_S. Lets every subscriber attach before the first chunk.
+  GATE_TIMEOUT_S (or hold_s=SECONDS). Lets every subscriber attach before the first chunk.
 
 Each content chunk is `w<monotonic_ns at send> ` (every 16th ends a paragraph with `.\\n\\n`), so a
 client computes relay latency as receive time minus the embedded send time. time.monotonic_ns is
@@ -35,7 +35,7 @@ MAX_HEADER_BYTES = 64 * 1024
 MAX_BODY_BYTES = 8 * 1024 * 1024
 DRAIN_EVERY = 64  # unpaced: let the socket buffer drain every this many chunks
 PARAGRAPH_EVERY = 16
-DIRECTIVE = re.compile(r"(chunks|interval_ms|gate)=([A-Za-z0-9_.-]+)")
+DIRECTIVE = re.compile(r"(chunks|interval_ms|gate|hold_s)=([A-Za-z0-9_.-]+)")
 
 
 class Gates:
@@ -54,7 +54,7 @@ class Gates:
 
 def parse_directive(body):
     """The stream parameters from the last user message of a chat request."""
-    params = {"chunks": 20, "interval_ms": 0.0, "gate": None}
+    params = {"chunks": 20, "interval_ms": 0.0, "gate": None, "hold_s": GATE_TIMEOUT_S}
     try:
         request = json.loads(body or b"{}")
     except ValueError:
@@ -72,6 +72,8 @@ def parse_directive(body):
             params["chunks"] = max(0, min(int(float(value)), 1_000_000))
         elif name == "interval_ms":
             params["interval_ms"] = max(0.0, float(value))
+        elif name == "hold_s":
+            params["hold_s"] = max(0.0, min(float(value), 3600.0))
         else:
             params["gate"] = value
     return params, request
@@ -137,7 +139,7 @@ class Upstream:
         if params["gate"]:
             event = self.gates.get(params["gate"])
             try:
-                await asyncio.wait_for(event.wait(), GATE_TIMEOUT_S)
+                await asyncio.wait_for(event.wait(), params["hold_s"])
             except asyncio.TimeoutError:
                 pass
             self.gates.events.pop(params["gate"], None)
@@ -213,13 +215,24 @@ async def main():
     args = parser.parse_args()
     upstream = Upstream()
     server = await asyncio.start_server(upstream.handle, "127.0.0.1", args.port,
-                                        limit=MAX_HEADER_BYTES, backlog=1024)
+                                        limit=MAX_HEADER_BYTES, backlog=4096)
     print("port %d" % server.sockets[0].getsockname()[1], flush=True)
     async with server:
         await server.serve_forever()
 
 
 if __name__ == "__main__":
+    try:
+        import resource
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # a stream per client at 1,000 streams
+    except (ImportError, ValueError, OSError):
+        pass
+    try:
+        import uvloop  # from the bench's venv (make bench); plain asyncio otherwise
+        uvloop.install()
+    except ImportError:
+        pass
     try:
         asyncio.run(main())
     except KeyboardInterrupt:

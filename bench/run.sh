@@ -2,14 +2,16 @@
 # Parley relay bench: Parley vs nginx relaying the same fake upstream, all on 127.0.0.1.
 # Usage: bench/run.sh [bench.py options, e.g. --quick or --reps 3]
 # Binary: $PARLEY_BIN, else .build/release/parley under the repository root.
-# Needs nginx (Debian nginx-light), wrk and python3 (standard library only). Stops by itself:
-# bench.py gives up after --time-limit (170 s) and `timeout` backs that up.
+# Needs nginx (Debian nginx-light), wrk and python3 (standard library; uvloop when $BENCH_PYTHON is the
+# venv `make bench` makes). Stops by itself: bench.py gives up after --time-limit (570 s) and `timeout`
+# backs that up at 600 s.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
 missing=()
-command -v python3 >/dev/null || missing+=("python3")
+python="${BENCH_PYTHON:-python3}"
+command -v "$python" >/dev/null || missing+=("python3")
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=("nginx (package nginx-light)")
 command -v wrk >/dev/null || missing+=("wrk")
 if [ ${#missing[@]} -gt 0 ]; then
@@ -24,4 +26,4 @@ if [ ! -x "$PARLEY_BIN" ]; then
 fi
 
 export PYTHONDONTWRITEBYTECODE=1
-exec timeout -k 10 200 python3 "$root/bench/bench.py" "$@"
+exec timeout -k 10 600 "$python" "$root/bench/bench.py" "$@"
