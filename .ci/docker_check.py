@@ -565,17 +565,24 @@ def run_image(root, image):
 ADMIN = ("admin", "docker-check passphrase")
 
 
-def check_team_mode_needs_an_admin(root, image, user, environment):
-    """The image listens on 0.0.0.0, so it runs in team mode: without a first admin it must refuse to
-    start (exit 2) and say how to make one."""
-    database = "/data/docker-check-no-admin.db"
+def start_expecting_exit(root, image, user, environment, database, what):
+    """Runs CMD once in the chroot as the image's user with `database`, expecting it to stop by
+    itself within 30 s; returns the finished process."""
     settings = dict(environment, PARLEY_DB=database, PARLEY_PORT="0")
     command = (["chroot", f"--userspec={user}", root, "env", "-i"]
                + [f"{k}={v}" for k, v in settings.items()] + image["cmd"])
     try:
-        result = subprocess.run(command, capture_output=True, text=True, timeout=30)
+        return subprocess.run(command, capture_output=True, text=True, timeout=30)
     except subprocess.TimeoutExpired:
-        fail("parley in team mode without an admin did not stop within 30 s")
+        fail(f"parley {what} did not stop within 30 s")
+
+
+def check_team_mode_needs_an_admin(root, image, user, environment):
+    """The image listens on 0.0.0.0, so it runs in team mode: without a first admin it must refuse to
+    start (exit 2) and say how to make one."""
+    database = "/data/docker-check-no-admin.db"
+    try:
+        result = start_expecting_exit(root, image, user, environment, database, "in team mode without an admin")
     finally:
         for suffix in ("", "-wal", "-shm"):
             path = os.path.join(root, database.lstrip("/") + suffix)
@@ -593,13 +600,7 @@ def check_unwritable_volume(root, image, user, environment):
     os.chown(volume, 0, 0)
     os.chmod(volume, 0o755)
     database = "/mnt/root-owned/parley.db"
-    settings = dict(environment, PARLEY_DB=database, PARLEY_PORT="0")
-    command = (["chroot", f"--userspec={user}", root, "env", "-i"]
-               + [f"{k}={v}" for k, v in settings.items()] + image["cmd"])
-    try:
-        result = subprocess.run(command, capture_output=True, text=True, timeout=30)
-    except subprocess.TimeoutExpired:
-        fail(f"parley with the unwritable {database} did not stop within 30 s")
+    result = start_expecting_exit(root, image, user, environment, database, f"with the unwritable {database}")
     if result.returncode == 0 or f"cannot open the database {database}" not in result.stderr:
         fail(f"parley with the unwritable {database} exited {result.returncode}: {result.stderr.strip()[-300:]}")
     log(f"root-owned volume: exit {result.returncode}, {result.stderr.strip().splitlines()[-1][:160]}")
