@@ -214,6 +214,16 @@ final class TeamModeTests: XCTestCase {
         XCTAssertEqual(answer8.status, 401)
     }
 
+    func testASessionUnusedForTheIdleTimeEnds() async throws {
+        let parley = try teamParley(["PARLEY_SESSION_IDLE_SECONDS": "1"])
+        let cookie = try await signIn(parley, Self.admin.username, Self.admin.password)
+        let fresh = try await call(parley, "GET", "/api/auth/me", cookie: cookie)
+        XCTAssertEqual(fresh.status, 200)
+        try await Task.sleep(for: .milliseconds(1100))
+        let idle = try await call(parley, "GET", "/api/auth/me", cookie: cookie)
+        XCTAssertEqual(idle.status, 401)
+    }
+
     func testGuessingPasswordsIsSlowedPerNameAndPerAddress() async throws {
         let parley = try teamParley(["PARLEY_LOGIN_ATTEMPTS": "3"])
         for _ in 0..<3 {
