@@ -39,9 +39,10 @@ public actor Generations {
     // MARK: - Starting
 
     /// Adds a user message where `placement` says (under the current leaf; under an earlier message or
-    /// as a new root to branch, which is how edit works) and starts its answer.
+    /// as a new root to branch, which is how edit works) and starts its answer. `settings` override the
+    /// conversation's generation settings for this reply only (an OpenAI-style call's own values).
     public func send(conversationID: String, placement: TurnPlacement, content: String, model: String?,
-                     owner: String) async throws -> (user: Message, assistant: Message) {
+                     owner: String, settings: GenerationSettings? = nil) async throws -> (user: Message, assistant: Message) {
         guard let conversation = try store.conversation(id: conversationID) else {
             throw GenerationError.conversationNotFound
         }
@@ -64,7 +65,7 @@ public actor Generations {
         let request = ChatRequest(model: upstreamModel,
                                   messages: context.messages(systemPrompt: conversation.systemPrompt,
                                                              branch: history),
-                                  prefill: nil, maxTokens: nil)
+                                  settings: conversation.settings.overridden(by: settings))
         await start(turn.assistant, owner: owner, model: modelID, provider: provider, request: request)
         return turn
     }
@@ -83,7 +84,7 @@ public actor Generations {
         let request = ChatRequest(model: upstreamModel,
                                   messages: context.messages(systemPrompt: conversation.systemPrompt,
                                                              branch: history),
-                                  prefill: nil, maxTokens: nil)
+                                  settings: conversation.settings)
         await start(sibling, owner: owner, model: modelID, provider: provider, request: request)
         return sibling
     }
@@ -118,7 +119,8 @@ public actor Generations {
             messages.append(ChatMessage(role: .assistant, content: resumed.content))
             messages.append(ChatMessage(role: .user, content: Self.continueInstruction))
         }
-        let request = ChatRequest(model: upstreamModel, messages: messages, prefill: prefill, maxTokens: nil)
+        let request = ChatRequest(model: upstreamModel, messages: messages, prefill: prefill,
+                                  settings: conversation.settings)
         // Ids continue above the previous run's: its last id when still in memory, and in any case
         // above the last time the message was written (a wall clock stepped back cannot reuse ids).
         let previousID = max(previousRunID, EventIDClock.ceiling(writtenAt: message.updatedAt))

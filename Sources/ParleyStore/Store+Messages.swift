@@ -195,7 +195,7 @@ extension Store {
 
     // MARK: - Write helpers (inside a write transaction)
 
-    private func insertMessage(
+    func insertMessage(
         _ database: Database, conversationID: String, parentID: String?, role: Role, content: String,
         html: String? = nil, status: MessageStatus, model: String?, createdAt: Int64
     ) throws(StoreError) -> Message {
@@ -213,7 +213,7 @@ extension Store {
         return inserted
     }
 
-    private func moveLeaf(
+    func moveLeaf(
         of conversationID: String, to leafID: String, at stamp: Int64, database: Database
     ) throws(StoreError) {
         try database.run(
