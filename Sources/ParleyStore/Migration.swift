@@ -148,22 +148,23 @@ struct Migration: Sendable {
                 UPDATE messages SET usage = json_object(
                     'input_tokens', coalesce(
                         CASE WHEN json_valid(new.usage) THEN json_extract(new.usage, '$.input_tokens') END,
-                        (SELECT coalesce(length(CAST(system_prompt AS BLOB)), 0) FROM conversations
-                         WHERE id = new.conversation_id)
-                        + (WITH RECURSIVE branch (id, parent_id, bytes) AS (
-                               SELECT id, parent_id, length(CAST(content AS BLOB)) FROM messages
-                               WHERE id = new.parent_id
-                               UNION ALL
-                               SELECT m.id, m.parent_id, length(CAST(m.content AS BLOB))
-                               FROM messages m JOIN branch ON m.id = branch.parent_id)
-                           SELECT coalesce(sum(bytes), 0) FROM branch)) / 4,
+                        ((SELECT coalesce(length(CAST(system_prompt AS BLOB)), 0) FROM conversations
+                          WHERE id = new.conversation_id)
+                         + (WITH RECURSIVE branch (id, parent_id, bytes) AS (
+                                SELECT id, parent_id, length(CAST(content AS BLOB)) FROM messages
+                                WHERE id = new.parent_id
+                                UNION ALL
+                                SELECT m.id, m.parent_id, length(CAST(m.content AS BLOB))
+                                FROM messages m JOIN branch ON m.id = branch.parent_id)
+                            SELECT coalesce(sum(bytes), 0) FROM branch)) / 4),
                     'output_tokens', coalesce(
                         CASE WHEN json_valid(new.usage) THEN json_extract(new.usage, '$.output_tokens') END,
                         length(CAST(new.content AS BLOB)) / 4),
                     'estimated', json('true'))
-                WHERE id = new.id AND NOT coalesce(json_valid(new.usage)
-                    AND json_type(new.usage, '$.input_tokens') = 'integer'
-                    AND json_type(new.usage, '$.output_tokens') = 'integer', 0);
+                -- (CASE, not AND: only CASE is sure not to run json_type on text that is not JSON)
+                WHERE id = new.id AND NOT coalesce(CASE WHEN json_valid(new.usage) THEN
+                    json_type(new.usage, '$.input_tokens') = 'integer'
+                    AND json_type(new.usage, '$.output_tokens') = 'integer' END, 0);
                 INSERT INTO usage_daily (user_id, day, model, input_tokens, output_tokens, replies, estimated_replies)
                 SELECT c.owner_id, m.updated_at / 86400000, coalesce(m.model, ''),
                        coalesce(json_extract(m.usage, '$.input_tokens'), 0),
@@ -192,7 +193,8 @@ struct Migration: Sendable {
                    sum(coalesce(CASE WHEN json_valid(m.usage) THEN json_extract(m.usage, '$.output_tokens') END,
                                 length(CAST(m.content AS BLOB)) / 4)),
                    count(*),
-                   count(CASE WHEN NOT coalesce(json_valid(m.usage) AND json_type(m.usage, '$.output_tokens') = 'integer', 0)
+                   count(CASE WHEN NOT coalesce(CASE WHEN json_valid(m.usage)
+                                                     THEN json_type(m.usage, '$.output_tokens') = 'integer' END, 0)
                               THEN 1 END)
             FROM messages m JOIN conversations c ON c.id = m.conversation_id
             WHERE m.role = 'assistant' AND m.status != 'streaming'
@@ -203,7 +205,8 @@ struct Migration: Sendable {
                    sum(coalesce(CASE WHEN json_valid(m.usage) THEN json_extract(m.usage, '$.output_tokens') END,
                                 length(CAST(m.content AS BLOB)) / 4)),
                    count(*),
-                   count(CASE WHEN NOT coalesce(json_valid(m.usage) AND json_type(m.usage, '$.output_tokens') = 'integer', 0)
+                   count(CASE WHEN NOT coalesce(CASE WHEN json_valid(m.usage)
+                                                     THEN json_type(m.usage, '$.output_tokens') = 'integer' END, 0)
                               THEN 1 END)
             FROM messages m WHERE m.role = 'assistant' AND m.status != 'streaming'
             GROUP BY m.conversation_id;
