@@ -42,7 +42,8 @@ public actor Generations {
     /// as a new root to branch, which is how edit works) and starts its answer. `settings` override the
     /// conversation's generation settings for this reply only (an OpenAI-style call's own values).
     public func send(conversationID: String, placement: TurnPlacement, content: String, model: String?,
-                     owner: String, settings: GenerationSettings? = nil) async throws -> (user: Message, assistant: Message) {
+                     owner: String,
+                     settings: GenerationSettings? = nil) async throws -> (user: Message, assistant: Message) {
         guard let conversation = try store.conversation(id: conversationID) else {
             throw GenerationError.conversationNotFound
         }

@@ -18,6 +18,8 @@ final class OpenAIStreamRelay: Sendable {
         var sentReasoning = 0
         /// Set at `done`: the stream ends by itself, its close must not stop anything.
         var ended = false
+        /// When a chunk was last written: keep-alives are only written after a quiet interval.
+        var lastWrite = ContinuousClock.now
     }
 
     private let messageID: String
@@ -25,7 +27,7 @@ final class OpenAIStreamRelay: Sendable {
     private let writer: EventStreamWriter
     private let store: Store
     private let generations: Generations
-    /// `: keep-alive` every interval (nil: never). libmicrohttpd does not watch a suspended
+    /// `: keep-alive` after each interval without a chunk (nil: never). libmicrohttpd does not watch a suspended
     /// connection's socket, so a client that left is only noticed when a write to it fails.
     private let keepAlive: Duration?
     private let state = Mutex(State())
@@ -46,10 +48,13 @@ final class OpenAIStreamRelay: Sendable {
     func start() async {
         writer.write(encoder.roleChunk)
         if let keepAlive {
-            let writer = writer
-            let probe = Task {
+            let probe = Task { [self] in
                 // Ends with the stream: a write to a closed writer returns false.
-                while (try? await Task.sleep(for: keepAlive)) != nil, writer.write(Self.keepAliveComment) {}
+                while (try? await Task.sleep(for: keepAlive)) != nil {
+                    let quiet = state.withLock { ContinuousClock.now - $0.lastWrite >= keepAlive }
+                    if quiet, !writer.write(Self.keepAliveComment) { return }
+                    if writer.isClosed { return }
+                }
             }
             writer.onClose { probe.cancel() }
         }
@@ -101,6 +106,7 @@ final class OpenAIStreamRelay: Sendable {
                     break
                 }
             }
+            if !pieces.isEmpty { state.lastWrite = ContinuousClock.now }
         }
         if !pieces.isEmpty, !writer.write(contentsOf: pieces) { return false }
         if finished {

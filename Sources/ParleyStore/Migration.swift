@@ -141,12 +141,15 @@ struct Migration: Sendable {
             -- When a reply run stops streaming: a reply whose provider reported no usage (or only half
             -- of it, as a stopped Anthropic stream does) gets an estimate, UTF-8 bytes / 4 (input: the
             -- system prompt and the branch above the reply, before context trimming), marked
-            -- "estimated"; then the run is added to both totals. Same transaction as the final write.
+            -- "estimated" (other fields of a usage object are kept); then the run is added to both
+            -- totals. Same transaction as the final write.
             CREATE TRIGGER usage_on_finish AFTER UPDATE OF status ON messages
             WHEN old.status = 'streaming' AND new.status != 'streaming' AND new.role = 'assistant'
             BEGIN
-                UPDATE messages SET usage = json_object(
-                    'input_tokens', coalesce(
+                UPDATE messages SET usage = json_set(
+                    CASE WHEN json_type(CASE WHEN json_valid(new.usage) THEN new.usage END) = 'object'
+                         THEN new.usage ELSE '{}' END,
+                    '$.input_tokens', coalesce(
                         CASE WHEN json_valid(new.usage) THEN json_extract(new.usage, '$.input_tokens') END,
                         ((SELECT coalesce(length(CAST(system_prompt AS BLOB)), 0) FROM conversations
                           WHERE id = new.conversation_id)
@@ -157,10 +160,10 @@ struct Migration: Sendable {
                                 SELECT m.id, m.parent_id, length(CAST(m.content AS BLOB))
                                 FROM messages m JOIN branch ON m.id = branch.parent_id)
                             SELECT coalesce(sum(bytes), 0) FROM branch)) / 4),
-                    'output_tokens', coalesce(
+                    '$.output_tokens', coalesce(
                         CASE WHEN json_valid(new.usage) THEN json_extract(new.usage, '$.output_tokens') END,
                         length(CAST(new.content AS BLOB)) / 4),
-                    'estimated', json('true'))
+                    '$.estimated', json('true'))
                 -- (CASE, not AND: only CASE is sure not to run json_type on text that is not JSON)
                 WHERE id = new.id AND NOT coalesce(CASE WHEN json_valid(new.usage) THEN
                     json_type(new.usage, '$.input_tokens') = 'integer'

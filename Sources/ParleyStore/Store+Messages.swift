@@ -128,7 +128,8 @@ extension Store {
             try database.run(
                 "UPDATE conversations SET updated_at = ? WHERE id = ?",
                 [.integer(writer.nextConversationMilliseconds(now: now)), .text(finished.conversationID)])
-            return finished
+            // Read again: the `usage_on_finish` trigger may have completed the usage (RETURNING does not see it).
+            return try requireMessage(id, database: database)
         }
     }
 

@@ -160,6 +160,21 @@ final class OpenAIEndpointTests: XCTestCase {
         XCTAssertEqual(models.status, 200, models.text)
     }
 
+    func testAModelAMemberMayNotUseIsNotFound() async throws {
+        let upstream = try startUpstream()
+        let parley = try startTeamParley(upstream: upstream, ["PARLEY_OPENAI_MODELS": "fake,other",
+                                                              "PARLEY_MEMBER_MODELS": "openai:other"])
+        let bob = try Team.bearer(parley, "bob")
+        let models = try await parley.call("GET", "/v1/models", headers: [bob])
+        XCTAssertEqual((models.json["data"] as? [[String: Any]])?.map { $0["id"] as? String }, ["openai:other"],
+                       models.text)
+        let refused = try await completion(parley, ["model": "openai:fake", "messages": [["role": "user", "content": "x"]]],
+                                           headers: [bob])
+        XCTAssertEqual(refused.status, 404, refused.text)
+        XCTAssertEqual(error(refused)["code"] as? String, "model_not_found")
+        XCTAssertTrue(upstream.requests.isEmpty, "nothing was asked of the model")
+    }
+
     func testLocalModeAcceptsAnyKeyAndListsModels() async throws {
         let parley = try startParley()
         let models = try await parley.call("GET", "/v1/models", headers: [("Authorization", "Bearer anything")])

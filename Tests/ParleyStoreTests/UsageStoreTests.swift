@@ -40,11 +40,14 @@ final class UsageStoreTests: StoreTestCase {
         _ = try store.finishMessage(id: second.assistant.id, content: "because 1234", status: .stopped)
         XCTAssertEqual(try usage(store, second.assistant.id), StoredUsage(inputTokens: 8, outputTokens: 3, estimated: true))
 
-        // Half a usage (a stopped Anthropic stream reports input only): the rest is estimated.
+        // Half a usage (a stopped Anthropic stream reports input only): the rest is estimated, other
+        // fields are kept, and the message finish returns is the one stored.
         let third = try store.appendTurn(conversationID: conversation.id, parentID: nil, userContent: "more", model: "m")
-        _ = try store.finishMessage(id: third.assistant.id, content: "12345678", status: .stopped,
-                                    usage: "{\"input_tokens\":50}")
+        let finished = try store.finishMessage(id: third.assistant.id, content: "12345678", status: .stopped,
+                                               usage: "{\"input_tokens\":50,\"cache_read_input_tokens\":4}")
         XCTAssertEqual(try usage(store, third.assistant.id), StoredUsage(inputTokens: 50, outputTokens: 2, estimated: true))
+        XCTAssertTrue(finished.usage?.contains("\"cache_read_input_tokens\":4") ?? false, finished.usage ?? "nil")
+        XCTAssertEqual(finished, try store.message(id: third.assistant.id))
 
         // Text that is not JSON never fails the final write.
         let fourth = try store.appendTurn(conversationID: conversation.id, parentID: nil, userContent: "x", model: "m")
