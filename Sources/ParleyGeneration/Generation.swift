@@ -31,7 +31,6 @@ public actor Generation {
     /// cut for length can be continued).
     private var room: Int
     private var markdown: StableMarkdown
-    private var lastTail = ""
     private var lastFrameAt: ContinuousClock.Instant?
     private var frameScheduled = false
     private var persistedBytes: Int
@@ -76,8 +75,7 @@ public actor Generation {
         self.room = limits.maxReplyBytes
         var markdown = StableMarkdown(renderer: renderer)
         if !message.content.isEmpty {
-            let update = markdown.append(message.content)
-            self.lastTail = update.tail
+            _ = markdown.append(message.content)
         }
         self.markdown = markdown
         var ids = EventIDClock(after: previousID)
@@ -220,9 +218,10 @@ public actor Generation {
         for block in update.blocks {
             batch.append(event(.block(index: block.index, html: block.html)))
         }
-        if update.tail != lastTail {
-            lastTail = update.tail
-            batch.append(event(.tail(update.tail)))
+        switch update.tail {
+        case .unchanged: break
+        case .replaced(let tail): batch.append(event(.tail(tail)))
+        case .appended(let text): batch.append(event(.tailAppend(text)))
         }
         batch.append(event(.delta(text)))
         deliver(batch)
