@@ -3,15 +3,15 @@
 /// the Markdown tests, the server's byte-count tests and `parley-markdown-bench`, so all three
 /// measure the same texts. Deterministic.
 public enum LongReplies {
-    /// A sentence before, a fenced Swift block of `lines` lines (about 31 bytes each), a sentence after.
+    /// A sentence before, a fenced Swift block of `lines` lines (about 32 bytes each, as in issue 11's measure), a sentence after.
     public static func codeBlock(lines: Int) -> String {
         var text = "Here is the whole file:\n\n```swift\n"
         for line in 0..<lines {
             switch line % 4 {
-            case 0: text += "func step\(line)() -> Int {\n"
-            case 1: text += "    let name = \"v<\(line)>\"\n"
-            case 2: text += "    return name.count * \(line)\n"
-            default: text += "}\n"
+            case 0: text += "func step\(line)(input: Int) -> Int {\n"
+            case 1: text += "    let name = \"value <\(line)>\"\n"
+            case 2: text += "    return name.count * input + \(line)\n"
+            default: text += "}  // step \(line - 3)\n"
             }
         }
         return text + "```\n\nThat is all.\n"
