@@ -1,0 +1,176 @@
+"""Issue 11 on the page: an open code fence streams as a code block (monospace, framed, labelled,
+its lines as text), appended as `tail_append` arrives without re-laying out the whole block, and
+replaced by the committed block without a jump; the script per frame stays under 16 ms; the final
+DOM is the server's HTML."""
+import threading
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
+
+from conftest import last_assistant_id, open_page, screenshot, send_message, wait_idle, wait_until
+
+LINES = 300
+
+
+def code_lines(count):
+    return [f"def step_{n}(x):  # <b>{n}</b> & more\n" if n % 3 == 0 else f"    return x * {n}\n"
+            for n in range(count)]
+
+
+def code_answer(count=LINES):
+    """Intro, a fenced Python block of `count` lines, a closing sentence; and the chunks in which
+    the fake upstream sends it: about 12 bytes each, the closing fence in its own chunk."""
+    opening = "Here is the code:\n\n```python\n"
+    body = "".join(code_lines(count))
+    closing = "```\n\nThat is all.\n"
+    chunks = [opening] + [body[i:i + 12] for i in range(0, len(body), 12)]
+    return opening + body + closing, chunks, chunks + [closing]
+
+
+def start_code_answer(browser, parley_fake, fake_upstream, chunk_delay=0.0, gate=None):
+    text, before_fence, chunks = code_answer()
+    fake_upstream.mode = "ok"
+    fake_upstream.answer = chunks
+    fake_upstream.chunk_delay = chunk_delay
+    if gate is not None:
+        fake_upstream.answer_gate = gate
+        fake_upstream.answer_gate_index = len(before_fence)
+    open_page(browser, parley_fake.base)
+    Select(browser.find_element(By.ID, "model")).select_by_value("openai:fake")
+    return text
+
+
+# What one message shows of its streaming code view.
+CODE_VIEW_JS = """
+const el = document.querySelector(`#message-list .message[data-id="${arguments[0]}"]`);
+if (!el) return null;
+const box = el.querySelector('.message-tail-code');
+if (!box) return {box: false};
+const pre = box.querySelector('pre');
+const codes = pre.querySelectorAll('.code-chunk > code');
+const rect = box.getBoundingClientRect();
+return {box: true, language: box.querySelector('.codeblock-language').textContent,
+        classNames: [...new Set(Array.from(codes, (code) => code.className))], text: pre.textContent,
+        chunks: pre.querySelectorAll(':scope > .code-chunk').length,
+        elements: pre.querySelectorAll('*').length - 2 * codes.length,
+        font: getComputedStyle(codes[0]).fontFamily, tailHidden: el.querySelector('.message-tail').hidden,
+        top: rect.top - el.querySelector('.message-body').getBoundingClientRect().top, height: rect.height};
+"""
+
+# The committed code block of a finished message, measured the same way.
+COMMITTED_JS = """
+const el = document.querySelector(`#message-list .message[data-id="${arguments[0]}"]`);
+const box = el.querySelector('.message-blocks .codeblock');
+const rect = box.getBoundingClientRect();
+return {top: rect.top - el.querySelector('.message-body').getBoundingClientRect().top, height: rect.height,
+        text: box.querySelector('pre > code').textContent, tailCode: !!el.querySelector('.message-tail-code')};
+"""
+
+
+def test_an_open_code_fence_is_shown_as_code_before_it_closes(browser, parley_fake, fake_upstream, artifacts):
+    gate = threading.Event()
+    try:
+        start_code_answer(browser, parley_fake, fake_upstream, gate=gate)
+        send_message(browser, "Write me a long function")
+        answer_id = last_assistant_id(browser)
+        expected = "".join(code_lines(LINES))
+        view = wait_until(lambda: (lambda v: v if v and v.get("box") and v["text"] == expected else None)(
+            browser.execute_script(CODE_VIEW_JS, answer_id)), timeout=30, message="all lines in the code view")
+        assert view["language"] == "python"
+        assert view["classNames"] == ["language-python"]
+        assert "monospace" in view["font"]
+        assert view["elements"] == 0, "the lines are text, never HTML"
+        assert view["chunks"] == -(-LINES // 64), "appended in chunks of 64 lines"
+        assert view["tailHidden"], "the raw tail is not shown next to the code"
+        streaming_box = browser.find_element(By.CSS_SELECTOR, ".message-tail-code")
+        assert streaming_box.find_element(By.CSS_SELECTOR, "button[aria-label='Copy python code']")
+        screenshot(browser, artifacts, "code-streaming")
+        gate.set()
+        wait_idle(browser)
+        committed = browser.execute_script(COMMITTED_JS, answer_id)
+        assert not committed["tailCode"]
+        assert committed["text"] == expected
+        # The committed block takes the streaming one's place and size: no jump.
+        assert abs(committed["top"] - view["top"]) <= 1, (committed, view)
+        assert abs(committed["height"] - view["height"]) <= 1, (committed, view)
+        screenshot(browser, artifacts, "code-committed")
+    finally:
+        gate.set()
+        fake_upstream.reset()
+
+
+# Times every stream event handler and adds the times up per animation frame.
+FRAME_TIMER_JS = """
+const timing = window.__scriptPerFrame = {frames: [], current: 0, events: 0, codeSeen: 0};
+const native = EventSource.prototype.addEventListener;
+EventSource.prototype.addEventListener = function (type, listener, options) {
+  const timed = function (event) {
+    const start = performance.now();
+    try { return listener.call(this, event); } finally {
+      timing.current += performance.now() - start;
+      timing.events += 1;
+      if (document.querySelector('.message-tail-code .code-chunk')) timing.codeSeen += 1;
+    }
+  };
+  return native.call(this, type, timed, options);
+};
+const tick = () => {
+  if (timing.current > 0) timing.frames.push(timing.current);
+  timing.current = 0;
+  if (!timing.stopped) requestAnimationFrame(tick);
+};
+requestAnimationFrame(tick);
+"""
+
+
+def test_the_page_stays_responsive_while_a_code_block_streams(browser, parley_fake, fake_upstream):
+    try:
+        start_code_answer(browser, parley_fake, fake_upstream, chunk_delay=0.004)
+        browser.execute_script(FRAME_TIMER_JS)
+        send_message(browser, "Stream a long function")
+        wait_idle(browser, timeout=60)
+        timing = browser.execute_script(
+            "const t = window.__scriptPerFrame; t.stopped = true; if (t.current > 0) t.frames.push(t.current);"
+            "return {frames: t.frames, events: t.events, codeSeen: t.codeSeen};")
+        frames = sorted(timing["frames"])
+        print(f"[frames] {timing['events']} events in {len(frames)} frames; script per frame: median "
+              f"{frames[len(frames) // 2]:.2f} ms, max {frames[-1]:.2f} ms")
+        assert timing["codeSeen"] > 100, "the block streamed as code"
+        assert frames[-1] < 16, f"script per frame: max {frames[-1]:.1f} ms"
+    finally:
+        fake_upstream.reset()
+
+
+# The message's blocks as shown, against the stored HTML given the same treatment (code frames,
+# link targets) by the page's own module.
+FINAL_DOM_JS = """
+const [id, html, done] = arguments;
+import('/view.js').then(({ enhance }) => {
+  const el = document.querySelector(`#message-list .message[data-id="${id}"]`);
+  const blocks = el.querySelector('.message-blocks');
+  const shown = Array.from(blocks.children, (block) => block.classList.contains('block') ? block.innerHTML : block.outerHTML);
+  const stored = document.createElement('template');
+  stored.innerHTML = html;
+  enhance(stored.content);
+  const holder = document.createElement('div');
+  holder.append(stored.content);
+  done({shown: shown.join(''), stored: holder.innerHTML, tail: el.querySelector('.message-tail').hidden,
+        tailCode: !!el.querySelector('.message-tail-code')});
+}, (error) => done({error: String(error)}));
+"""
+
+
+def test_the_final_dom_equals_the_servers_html(browser, parley_fake, fake_upstream):
+    try:
+        text = start_code_answer(browser, parley_fake, fake_upstream)
+        send_message(browser, "Code, then a sentence")
+        answer_id = last_assistant_id(browser)
+        wait_idle(browser)
+        stored = parley_fake.api("GET", f"/api/messages/{answer_id}")
+        assert stored["content"] == text
+        result = browser.execute_async_script(FINAL_DOM_JS, answer_id, stored["html"])
+        assert "error" not in result, result
+        assert result["tail"] and not result["tailCode"], result
+        assert result["shown"] == result["stored"]
+    finally:
+        fake_upstream.reset()
