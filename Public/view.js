@@ -203,8 +203,9 @@ function openCode(el, state, fence) {
   if (old) old.replaceWith(box);
   else parts(el).tail.before(box);
   state.code = {
-    box, pre, language, chunk: null, lines: CODE_CHUNK_LINES, partial: '', indent: fence[1].length,
-    fenceChar: fence[2][0], fenceLength: fence[2].length,
+    box, pre, language, chunk: null, lines: CODE_CHUNK_LINES, partial: '',
+    indent: fence[1].length ? new RegExp(`^ {1,${fence[1].length}}`) : null,
+    closing: new RegExp(`^ {0,3}\\${fence[2][0]}{${fence[2].length},}[ \t]*$`),
   };
   appendCode(el, state, state.text.slice(fence[0].length));
 }
@@ -222,17 +223,16 @@ function appendCode(el, state, text) {
   view.partial = joined.slice(end + 1);
   let lines = joined.slice(0, end + 1).replace(/\r\n?/g, '\n').split('\n');
   lines.pop();
-  const closing = new RegExp(`^ {0,3}\\${view.fenceChar}{${view.fenceLength},}[ \t]*$`);
-  if (lines.some((line) => closing.test(line))) {
+  if (lines.some((line) => view.closing.test(line))) {
+    // Back to raw text: the server commits the block with this line, and its `tail` follows.
     state.code = null;
     state.decided = true;
+    state.raw.data = state.text;
     view.box.remove();
     return;
   }
-  if (view.indent > 0) {
-    const indent = new RegExp(`^ {1,${view.indent}}`);
-    lines = lines.map((line) => line.replace(indent, ''));
-  }
+  // The fence's own indentation is taken off each line, as cmark does.
+  if (view.indent) lines = lines.map((line) => line.replace(view.indent, ''));
   let rest = lines;
   while (rest.length > 0) {
     if (view.lines >= CODE_CHUNK_LINES) {
@@ -254,10 +254,11 @@ function appendCode(el, state, text) {
 }
 
 function showTail(el, state) {
-  const { tail } = parts(el);
-  const box = el.querySelector('.message-tail-code');
-  if (box && !state.code) box.remove();
-  tail.hidden = state.code !== null || state.text === '';
+  if (!state.code) {
+    const box = el.querySelector('.message-tail-code');
+    if (box) box.remove();
+  }
+  parts(el).tail.hidden = state.code !== null || state.text === '';
 }
 
 // MARK: - Reasoning ("thinking"): plain text above the answer, never parsed as HTML or Markdown.

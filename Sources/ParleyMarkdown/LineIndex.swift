@@ -61,6 +61,30 @@ struct LineIndex {
         lines.contains { isClosingFence(line: $0, character: character, length: length) }
     }
 
+    /// Whether any line of `text` (which starts at a line start) is a closing fence: the same rule
+    /// as `isClosingFence`, scanned in place with no line table, for the bytes of each new piece.
+    static func containsClosingFence(_ text: ArraySlice<UInt8>, character: UInt8, length: Int) -> Bool {
+        let end = text.endIndex
+        var index = text.startIndex
+        while index < end {
+            var indent = 0
+            while indent < 3, index < end, text[index] == 0x20 { index += 1; indent += 1 }
+            var run = 0
+            while index < end, text[index] == character { index += 1; run += 1 }
+            if run >= length {
+                while index < end, text[index] == 0x20 || text[index] == 0x09 { index += 1 }
+                if index == end || text[index] == 0x0A || text[index] == 0x0D { return true }
+            }
+            // On to the next line ("\n", "\r\n" or a lone "\r").
+            while index < end, text[index] != 0x0A, text[index] != 0x0D { index += 1 }
+            if index < end {
+                let crlf = text[index] == 0x0D && index + 1 < end && text[index + 1] == 0x0A
+                index += crlf ? 2 : 1
+            }
+        }
+        return false
+    }
+
     /// The class of the first character that is not a space, tab or line ending (digits are one
     /// class: `1.` and `2.` open the same list); 0 when there is none.
     func firstCharacterClass() -> UInt8 {

@@ -101,8 +101,9 @@ public struct StableMarkdown: Sendable {
         case .unknown:
             return true
         case .fence(let character, let length, let scanned):
-            let lines = LineIndex(bytes[scanned..<complete])
-            if lines.containsClosingFence(1..<(lines.count + 1), character: character, length: length) { return true }
+            if LineIndex.containsClosingFence(bytes[scanned..<complete], character: character, length: length) {
+                return true
+            }
             open = .fence(character: character, length: length, scanned: complete)
             return false
         case .growing(let parsedSize, let at, let scanned, let opener, var afterBlank):

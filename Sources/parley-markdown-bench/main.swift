@@ -147,36 +147,44 @@ struct SentBytes {
     var replaceOnly = 0
 }
 
-func streamLong(_ pieces: [String]) -> (seconds: Double, sent: SentBytes, html: Int) {
+/// Streams `pieces` once, untimed, counting what an html-mode client is sent.
+func sentBytes(_ pieces: [String]) -> (sent: SentBytes, html: Int) {
     var markdown = StableMarkdown(renderer: renderer)
     var sent = SentBytes()
     var previousTail = 0
-    let elapsed = seconds {
-        for piece in pieces {
-            let update = markdown.append(piece)
-            for block in update.blocks {
-                sent.payload += block.html.utf8.count
-                sent.replaceOnly += block.html.utf8.count
-                sent.events += 1
-            }
-            switch update.tail {
-            case .unchanged: break
-            case .replaced(let tail): sent.payload += tail.utf8.count; sent.events += 1
-            case .appended(let text): sent.payload += text.utf8.count; sent.events += 1
-            }
-            if update.tail != .unchanged {
-                let size = markdown.tail.utf8.count
-                if !update.blocks.isEmpty || size != previousTail { sent.replaceOnly += size }
-                previousTail = size
-            }
-        }
-        for block in markdown.finish().blocks {
+    for piece in pieces {
+        let update = markdown.append(piece)
+        for block in update.blocks {
             sent.payload += block.html.utf8.count
             sent.replaceOnly += block.html.utf8.count
             sent.events += 1
         }
+        switch update.tail {
+        case .unchanged: break
+        case .replaced(let tail): sent.payload += tail.utf8.count; sent.events += 1
+        case .appended(let text): sent.payload += text.utf8.count; sent.events += 1
+        }
+        if update.tail != .unchanged {
+            let size = markdown.tail.utf8.count
+            if !update.blocks.isEmpty || size != previousTail { sent.replaceOnly += size }
+            previousTail = size
+        }
     }
-    return (elapsed, sent, markdown.blocks.joined().utf8.count)
+    for block in markdown.finish().blocks {
+        sent.payload += block.html.utf8.count
+        sent.replaceOnly += block.html.utf8.count
+        sent.events += 1
+    }
+    return (sent, markdown.blocks.joined().utf8.count)
+}
+
+/// The time to stream `pieces` and reconcile, as a generation does it (no snapshot taken).
+func streamLong(_ pieces: [String]) -> Double {
+    var markdown = StableMarkdown(renderer: renderer)
+    return seconds {
+        for piece in pieces { _ = markdown.append(piece) }
+        _ = markdown.finish()
+    }
 }
 
 let shapes: [(String, String)] = [
@@ -188,17 +196,15 @@ let shapes: [(String, String)] = [
 var rows: [String] = []
 for (name, reply) in shapes {
     let longPieces = pieces(of: reply, size: 12)
+    // Interleaved, so that a busy machine weighs on both alike; a render is short (a code block's
+    // well under a millisecond), so each sample is the mean of five.
     var renders: [Double] = []
-    for _ in 0..<11 { renders.append(seconds { _ = renderer.render(reply) }) }
     var runs: [Double] = []
-    var sent = SentBytes()
-    var html = 0
-    for _ in 0..<5 {
-        let run = streamLong(longPieces)
-        runs.append(run.seconds)
-        sent = run.sent
-        html = run.html
+    for _ in 0..<11 {
+        renders.append(seconds { for _ in 0..<5 { _ = renderer.render(reply) } } / 5)
+        runs.append(streamLong(longPieces))
     }
+    let (sent, html) = sentBytes(longPieces)
     let render = median(renders)
     let streamedLong = median(runs)
     rows.append("| \(name) | \(reply.utf8.count / 1000) KB / \(html / 1000) KB | \(longPieces.count) "

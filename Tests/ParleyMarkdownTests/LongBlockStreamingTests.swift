@@ -145,3 +145,20 @@ final class LongBlockStreamingTests: XCTestCase {
         XCTAssertEqual(lazy.tail, "After the list.\n")
     }
 }
+
+/// The in-place scan for a closing fence agrees with the line table's rule.
+final class ClosingFenceScanTests: XCTestCase {
+    func testTheScanAgreesWithTheLineRule() {
+        let lines = ["```\n", "  ```  \n", "   ````\t\n", "    ```\n", "\t```\n", "``\n", "``` x\n", "~~~\n", "```",
+                     "```\r\n", "```\r", "x```\n", "\n", "a\r\n", "``` \r"]
+        for first in lines {
+            for second in lines {
+                let text = Array((first + second).utf8)
+                let index = LineIndex(text[...])
+                let byTable = index.containsClosingFence(1..<(index.count + 1), character: UInt8(ascii: "`"), length: 3)
+                let byScan = LineIndex.containsClosingFence(text[...], character: UInt8(ascii: "`"), length: 3)
+                XCTAssertEqual(byScan, byTable, (first + second).debugDescription)
+            }
+        }
+    }
+}

@@ -174,3 +174,59 @@ def test_the_final_dom_equals_the_servers_html(browser, parley_fake, fake_upstre
         assert result["shown"] == result["stored"]
     finally:
         fake_upstream.reset()
+
+
+# The tail view's rules, run on a message element made by the page's own module (no server reply):
+# what each sequence of `tail` / `tail_append` shows.
+TAIL_CASES_JS = """
+const done = arguments[arguments.length - 1];
+import('/view.js').then((view) => {
+  const results = {};
+  const show = (el) => {
+    const box = el.querySelector('.message-tail-code');
+    const tail = el.querySelector('.message-tail');
+    return box ? {code: box.querySelector('pre').textContent, language: box.querySelector('.codeblock-language').textContent,
+                  chunks: box.querySelectorAll('.code-chunk').length, tailHidden: tail.hidden}
+               : {raw: tail.hidden ? null : tail.textContent};
+  };
+  const run = (name, steps) => {
+    const el = view.createMessageElement({id: name, role: 'assistant', status: 'streaming'});
+    document.body.append(el);
+    for (const [kind, text] of steps) {
+      if (kind === 'set') view.setTail(el, text);
+      else if (kind === 'append') view.appendTail(el, text);
+      else view.putBlock(el, 0, '<pre><code>x\\n</code></pre>\\n');
+    }
+    results[name] = show(el);
+    el.remove();
+  };
+  run('open', [['set', '\\n```js\\n'], ['append', 'a<b>\\n'], ['append', '  x']]);
+  run('closed', [['set', '\\n```js\\n'], ['append', 'a\\n'], ['append', '``'], ['append', '`\\nAfter']]);
+  run('indented', [['set', '  ~~~~\\n  a\\n   b\\nc\\n    d\\n']]);
+  run('inline code', [['set', '``` a`b\\nx\\n']]);
+  run('paragraph first', [['set', 'para\\n```\\nx\\n']]);
+  run('pending', [['set', '``'], ['append', '`py\\n1\\n']]);
+  run('chunks', [['set', '```\\n'], ['append', Array.from({length: 130}, (_, i) => `${i}\\n`).join('')]]);
+  run('crlf', [['set', '```\\r\\na\\r'], ['append', '\\nb\\r\\n']]);
+  run('committed', [['set', '```\\nx\\n'], ['block']]);
+  done(results);
+}, (error) => done({error: String(error)}));
+"""
+
+
+def test_the_tail_view_follows_the_fence_rules(browser, parley_fast):
+    open_page(browser, parley_fast.base)
+    results = browser.execute_async_script(TAIL_CASES_JS)
+    assert "error" not in results, results
+    assert results["open"] == {"code": "a<b>\n", "language": "js", "chunks": 1, "tailHidden": True}, \
+        "complete lines only, as text"
+    assert results["closed"] == {"raw": "\n```js\na\n```\nAfter"}, "a closing fence turns it back to raw text"
+    assert results["indented"]["code"] == "a\n b\nc\n  d\n", "the fence's indentation is taken off"
+    assert results["indented"]["language"] == "text"
+    assert results["inline code"] == {"raw": "``` a`b\nx\n"}
+    assert results["paragraph first"] == {"raw": "para\n```\nx\n"}
+    assert results["pending"]["code"] == "1\n" and results["pending"]["language"] == "py"
+    assert results["chunks"]["code"] == "".join(f"{i}\n" for i in range(130))
+    assert results["chunks"]["chunks"] == 3
+    assert results["crlf"]["code"] == "a\nb\n"
+    assert results["committed"] == {"raw": None}, "a committed block ends the code view"
