@@ -131,12 +131,39 @@ struct RawJSON: Encodable {
 /// ISO-8601 timestamps with milliseconds, in UTC (`2026-11-29T14:20:00.123Z`).
 enum Timestamp {
     static func format(_ date: Date) -> String {
-        let millis = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        // Nearest, not down: a stamp stored as whole milliseconds comes back as a Double a hair below them.
+        let millis = Int64((date.timeIntervalSince1970 * 1000).rounded())
         var seconds = time_t(millis / 1000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900,
-                      Int(parts.tm_mon) + 1, Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min),
-                      Int(parts.tm_sec), Int(millis % 1000))
+        // Written digit by digit: `String(format:)` cost 4% of a start's CPU (every message
+        // resource carries two stamps).
+        var text = ""
+        text.reserveCapacity(24)
+        func append(_ value: Int, digits: Int) {
+            var divisor = 1
+            for _ in 1..<digits { divisor *= 10 }
+            var rest = value
+            while divisor > 0 {
+                text.unicodeScalars.append(Unicode.Scalar(UInt8(48 + rest / divisor % 10)))
+                rest %= divisor
+                divisor /= 10
+            }
+        }
+        append(Int(parts.tm_year) + 1900, digits: 4)
+        text += "-"
+        append(Int(parts.tm_mon) + 1, digits: 2)
+        text += "-"
+        append(Int(parts.tm_mday), digits: 2)
+        text += "T"
+        append(Int(parts.tm_hour), digits: 2)
+        text += ":"
+        append(Int(parts.tm_min), digits: 2)
+        text += ":"
+        append(Int(parts.tm_sec), digits: 2)
+        text += "."
+        append(Int(millis % 1000), digits: 3)
+        text += "Z"
+        return text
     }
 }
