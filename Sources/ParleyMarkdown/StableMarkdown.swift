@@ -36,6 +36,8 @@ public struct StableMarkdown: Sendable {
     private var final: MarkdownFinal?
     /// What the last parse found the open (last, uncommitted) block to be.
     private var open: OpenBlock = .unknown
+    /// Whether the parse under way was triggered by a line unlike the open block (see `OpenBlock`).
+    private var triggeredByLine = false
 
     /// Decides whether a new complete line needs a parse.
     private enum OpenBlock {
@@ -48,7 +50,10 @@ public struct StableMarkdown: Sendable {
         /// Another block, last parsed when the uncommitted region had `parsedSize` bytes; lines before
         /// `scanned` were looked at. `opener` is the class of the region's first character (see
         /// `LineIndex.startsNewKindOfBlock`); `afterBlank` says whether the last scanned line was blank.
-        case growing(parsedSize: Int, at: ContinuousClock.Instant, scanned: Int, opener: UInt8, afterBlank: Bool)
+        /// `armed`: whether such a line may trigger a parse (not again after one that committed
+        /// nothing, until the next growth: an HTML `<pre>` block goes on across blank lines).
+        case growing(parsedSize: Int, at: ContinuousClock.Instant, scanned: Int, opener: UInt8, afterBlank: Bool,
+                     armed: Bool)
     }
 
     /// Ends each definition-holding piece of the prelude; its paragraph is never output.
@@ -106,16 +111,21 @@ public struct StableMarkdown: Sendable {
             }
             open = .fence(character: character, length: length, scanned: complete)
             return false
-        case .growing(let parsedSize, let at, let scanned, let opener, var afterBlank):
+        case .growing(let parsedSize, let at, let scanned, let opener, var afterBlank, let armed):
+            triggeredByLine = false
             if policy.shouldParse(size: complete - base, parsedSize: parsedSize, elapsed: .now - at) { return true }
             // A line unlike the block's own after a blank line most likely starts the next block
             // (`After` below a list, anything below a table): parse now rather than after more growth.
             let lines = LineIndex(bytes[scanned..<complete])
             for line in 1..<(lines.count + 1) {
-                if afterBlank, lines.startsNewKindOfBlock(line: line, unlike: opener) { return true }
+                if armed, afterBlank, lines.startsNewKindOfBlock(line: line, unlike: opener) {
+                    triggeredByLine = true
+                    return true
+                }
                 afterBlank = lines.isBlank(line: line)
             }
-            open = .growing(parsedSize: parsedSize, at: at, scanned: complete, opener: opener, afterBlank: afterBlank)
+            open = .growing(parsedSize: parsedSize, at: at, scanned: complete, opener: opener, afterBlank: afterBlank,
+                            armed: armed)
             return false
         }
     }
@@ -214,7 +224,7 @@ public struct StableMarkdown: Sendable {
             segments.append(segmentStart..<cutLine)
             return Parse(committed: (html, cutLine, segments), openFence: openFence)
         }
-        defer { watchOpenBlock(fence: parse?.openFence) }
+        defer { watchOpenBlock(fence: parse?.openFence, committed: parse?.committed != nil) }
         guard let outcome = parse?.committed else { return [] }
 
         let definitionSegments = outcome.segments.filter { lines.containsDefinition($0) }
@@ -248,13 +258,14 @@ public struct StableMarkdown: Sendable {
     }
 
     /// After a parse: how to tell whether the next lines need another one.
-    private mutating func watchOpenBlock(fence: (character: UInt8, length: Int)?) {
+    private mutating func watchOpenBlock(fence: (character: UInt8, length: Int)?, committed: Bool) {
         if let fence {
             open = .fence(character: fence.character, length: fence.length, scanned: complete)
         } else if complete - base > policy.smallRegionBytes {
             let region = LineIndex(bytes[base..<complete])
             open = .growing(parsedSize: complete - base, at: .now, scanned: complete,
-                            opener: region.firstCharacterClass(), afterBlank: region.isBlank(line: region.count))
+                            opener: region.firstCharacterClass(), afterBlank: region.isBlank(line: region.count),
+                            armed: committed || !triggeredByLine)
         } else {
             open = .unknown
         }

@@ -144,6 +144,19 @@ final class LongBlockStreamingTests: XCTestCase {
         XCTAssertEqual(lazy.append("\nAfter the list.\n").blocks.count, 1, "the list")
         XCTAssertEqual(lazy.tail, "After the list.\n")
     }
+
+    func testLinesInsideAnHTMLPreBlockDoNotTriggerAParseEachTime() {
+        // A `<pre>` block goes on across blank lines: a line after a blank one triggers one parse
+        // that commits nothing, then the trigger waits for the next growth.
+        var lazy = StableMarkdown(policy: ReparsePolicy(smallRegionBytes: 100, growth: 100, interval: .seconds(3600)))
+        _ = lazy.append("<pre>\n" + String(repeating: "x\n", count: 100))
+        let parsed = lazy.parsedByteCount
+        for paragraph in 0..<50 { _ = lazy.append("\nline \(paragraph)\n") }
+        XCTAssertLessThanOrEqual(lazy.parsedByteCount - parsed, 1000, "one parse, not one per paragraph")
+        XCTAssertEqual(lazy.blocks, [])
+        _ = lazy.append("</pre>\n\nAfter\n")
+        XCTAssertEqual(lazy.finish().blocks.count, 2)
+    }
 }
 
 /// The in-place scan for a closing fence agrees with the line table's rule.
