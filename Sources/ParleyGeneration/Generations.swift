@@ -47,11 +47,13 @@ public actor Generations {
     // MARK: - Starting
 
     /// Adds a user message where `placement` says (under the current leaf; under an earlier message or
-    /// as a new root to branch, which is how edit works) and starts its answer.
+    /// as a new root to branch, which is how edit works) and starts its answer. `settings` override the
+    /// conversation's generation settings for this reply only (an OpenAI-style call's own values).
     public func send(conversationID: String, placement: TurnPlacement, content: String, model: String?,
-                     owner: String) async throws -> (user: Message, assistant: Message) {
+                     owner: String,
+                     settings: GenerationSettings? = nil) async throws -> (user: Message, assistant: Message) {
         let started = try await start(.send(conversationID: conversationID, placement: placement,
-                                            content: content, model: model), owner: owner)
+                                            content: content, model: model, settings: settings), owner: owner)
         guard let user = started.user else { throw GenerationError.conversationNotFound }
         return (user, started.reply)
     }
@@ -102,12 +104,13 @@ public actor Generations {
     @concurrent
     private nonisolated func prepare(_ plan: StartPlan) async throws -> PreparedStart {
         switch plan {
-        case .send(let conversationID, _, let content, let model):
+        case .send(let conversationID, _, let content, let model, let settings):
             guard let conversation = try store.conversation(id: conversationID) else {
                 throw GenerationError.conversationNotFound
             }
             let resolved = try await resolve(model ?? conversation.model)
             return PreparedStart(plan: plan, conversationID: conversationID, systemPrompt: conversation.systemPrompt,
+                                 settings: conversation.settings.overridden(by: settings),
                                  model: resolved, userHTML: renderer.render(content), message: nil)
         case .regenerate(let messageID, let model):
             let message = try assistantMessage(messageID)
@@ -116,7 +119,7 @@ public actor Generations {
             }
             let resolved = try await resolve(model ?? message.model ?? conversation.model)
             return PreparedStart(plan: plan, conversationID: conversation.id, systemPrompt: conversation.systemPrompt,
-                                 model: resolved, userHTML: nil, message: message)
+                                 settings: conversation.settings, model: resolved, userHTML: nil, message: message)
         case .continueReply(let messageID):
             let message = try assistantMessage(messageID)
             guard message.status != .streaming else { throw GenerationError.alreadyStreaming }
@@ -125,7 +128,7 @@ public actor Generations {
             }
             let resolved = try await resolve(message.model ?? conversation.model)
             return PreparedStart(plan: plan, conversationID: conversation.id, systemPrompt: conversation.systemPrompt,
-                                 model: resolved, userHTML: nil, message: message)
+                                 settings: conversation.settings, model: resolved, userHTML: nil, message: message)
         }
     }
 
@@ -160,7 +163,7 @@ public actor Generations {
     private static func write(_ prepared: PreparedStart, store: Store) throws -> ReplyStart {
         do {
             switch prepared.plan {
-            case .send(let conversationID, let placement, let content, _):
+            case .send(let conversationID, let placement, let content, _, _):
                 return try store.beginTurn(conversationID: conversationID, placement: placement, userContent: content,
                                            userHTML: prepared.userHTML, model: prepared.model.id)
             case .regenerate(let messageID, _):
@@ -211,7 +214,8 @@ public actor Generations {
                              EventIDClock.ceiling(writtenAt: prepared.message?.updatedAt ?? reply.updatedAt))
             retained[reply.id] = nil
         }
-        let request = ChatRequest(model: prepared.model.upstream, messages: messages, prefill: prefill, maxTokens: nil)
+        let request = ChatRequest(model: prepared.model.upstream, messages: messages, prefill: prefill,
+                                  settings: prepared.settings)
         let provider = prepared.model.provider
         let generation = Generation(message: reply, owner: owner, model: prepared.model.id, store: store,
                                     limits: limits, renderer: renderer, after: previousID) { [weak self] id, lastID in
@@ -402,12 +406,14 @@ struct ResolvedModel: Sendable {
     let upstream: String
 }
 
-/// What a start read before writing: the plan, the conversation's system prompt, the model, and
+/// What a start read before writing: the plan, the conversation's system prompt and settings, the model, and
 /// (send) the user message's HTML or (regenerate, continue) the message it starts from.
 struct PreparedStart: Sendable {
     let plan: StartPlan
     let conversationID: String
     let systemPrompt: String?
+    /// The conversation's generation settings, with a send's own values over them.
+    let settings: GenerationSettings
     let model: ResolvedModel
     let userHTML: String?
     let message: Message?

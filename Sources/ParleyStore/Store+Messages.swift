@@ -160,7 +160,8 @@ extension Store {
             try database.run(
                 "UPDATE conversations SET updated_at = ? WHERE id = ?",
                 [.integer(writer.nextConversationMilliseconds(now: now)), .text(finished.conversationID)])
-            return finished
+            // Read again: the `usage_on_finish` trigger may have completed the usage (RETURNING does not see it).
+            return try requireMessage(id, database: database)
         }
     }
 
@@ -236,7 +237,7 @@ extension Store {
 
     // MARK: - Write helpers (inside a write transaction)
 
-    private func insertMessage(
+    func insertMessage(
         _ database: Database, conversationID: String, parentID: String?, role: Role, content: String,
         html: String? = nil, status: MessageStatus, model: String?, createdAt: Int64
     ) throws(StoreError) -> Message {
@@ -254,7 +255,7 @@ extension Store {
         return inserted
     }
 
-    private func moveLeaf(
+    func moveLeaf(
         of conversationID: String, to leafID: String, at stamp: Int64, database: Database
     ) throws(StoreError) {
         try database.run(
