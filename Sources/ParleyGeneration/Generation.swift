@@ -157,7 +157,8 @@ public actor Generation {
         emitFrame()
     }
 
-    /// Sends the gathered reasoning and answer as one batch: reasoning, block, tail and delta events.
+    /// Sends the gathered reasoning and answer as one batch: reasoning, block, tail (or tail_append)
+    /// and delta events.
     private func emitFrame() {
         guard let frame = text.takeFrame() else { return }
         clock.emitted(at: .now)
@@ -168,8 +169,10 @@ public actor Generation {
         for block in frame.blocks {
             batch.append(event(.block(index: block.index, html: block.html)))
         }
-        if let tail = frame.tail {
-            batch.append(event(.tail(tail)))
+        switch frame.tail {
+        case .unchanged: break
+        case .replaced(let tail): batch.append(event(.tail(tail)))
+        case .appended(let text): batch.append(event(.tailAppend(text)))
         }
         if let answer = frame.answer {
             batch.append(event(.delta(answer)))
