@@ -4,6 +4,7 @@ import ParleyHTTP
 struct APIRoutes {
     let conversations: ConversationHandlers
     let messages: MessageHandlers
+    let events: UserEventHandlers
     let auth: AuthHandlers
     let account: AccountHandlers
     let admin: AdminHandlers
@@ -72,5 +73,7 @@ struct APIRoutes {
         route("POST", "/api/messages/:id/stop", messages.stop)
         route("POST", "/api/messages/:id/regenerate", messages.regenerate)
         route("POST", "/api/messages/:id/continue", messages.continueMessage)
+
+        route("GET", "/api/events", events.events)
     }
 }

@@ -50,10 +50,16 @@ public final class ParleyApp: Sendable {
                                           trustedProxies: configuration.http.trustedProxies)
         let access = ModelAccess(memberModels: configuration.usage.memberModels, providers: providers)
         let quotas = Quotas(store: store, policy: configuration.usage, mode: accounts.mode)
+        let feed = UserEventFeed(hub: UserEventHub(logCapacity: configuration.userEventLogSize),
+                                 generations: generations)
+        let messages = MessageHandlers(store: store, generations: generations, providers: providers,
+                                       rules: rules, access: access, quotas: quotas, feed: feed)
         APIRoutes(conversations: ConversationHandlers(store: store, generations: generations, rules: rules,
-                                                      access: access),
-                  messages: MessageHandlers(store: store, generations: generations, providers: providers,
-                                            rules: rules, access: access, quotas: quotas),
+                                                      access: access, feed: feed),
+                  messages: messages,
+                  events: UserEventHandlers(store: store, generations: generations, hub: feed.hub,
+                                            snapshotFrames: messages.snapshotFrames,
+                                            subscriptions: messages.subscriptions),
                   auth: AuthHandlers(store: store, authenticator: authenticator, passwords: passwords,
                                      limiter: limiter),
                   account: AccountHandlers(store: store, authenticator: authenticator, passwords: passwords,

@@ -18,6 +18,9 @@ public struct ParleyConfiguration: Sendable {
     public var accounts = AccountSettings()
     /// Per-user quotas and the members' models; see `UsagePolicy`.
     public var usage = UsagePolicy()
+    /// Notifications kept per user for tabs that reconnect (`GET /api/events`); one further behind
+    /// gets `resync`.
+    public var userEventLogSize = 256
     /// The merged environment and flags, for the providers' own settings.
     public var settings: [String: String] = [:]
 
@@ -113,6 +116,7 @@ public struct ParleyConfiguration: Sendable {
                                                     range: 1...100_000)
         input.maxSystemPromptBytes = try read.integer("PARLEY_MAX_SYSTEM_PROMPT_BYTES",
                                                       default: input.maxSystemPromptBytes, range: 1...(64 << 20))
+        userEventLogSize = try read.integer("PARLEY_USER_EVENT_LOG", default: userEventLogSize, range: 1...100_000)
         accounts = try Self.accountSettings(host: host, read: read)
         usage = try Self.usagePolicy(read: read)
         accounts.proxyHeader = try Self.proxyHeader(read: read, trustedProxies: http.trustedProxies)
