@@ -44,14 +44,14 @@ public final class ParleyApp: Sendable {
             Log.info("warning: PARLEY_AUTH_HEADER=\(header) is ignored in local mode (PARLEY_AUTH=on enables accounts)")
         }
         var router = Router()
+        let feed = UserEventFeed(hub: UserEventHub(logCapacity: configuration.userEventLogSize),
+                                 generations: generations)
         let rules = FieldRules(limits: configuration.input, providers: providers)
         let limiter = AttemptLimiter(limit: accounts.loginAttempts, window: accounts.loginWindow)
         let authenticator = Authenticator(store: store, settings: accounts,
                                           trustedProxies: configuration.http.trustedProxies)
         let access = ModelAccess(memberModels: configuration.usage.memberModels, providers: providers)
         let quotas = Quotas(store: store, policy: configuration.usage, mode: accounts.mode)
-        let feed = UserEventFeed(hub: UserEventHub(logCapacity: configuration.userEventLogSize),
-                                 generations: generations)
         let messages = MessageHandlers(store: store, generations: generations, providers: providers,
                                        rules: rules, access: access, quotas: quotas, feed: feed)
         APIRoutes(conversations: ConversationHandlers(store: store, generations: generations, rules: rules,
@@ -61,11 +61,11 @@ public final class ParleyApp: Sendable {
                                             snapshotFrames: messages.snapshotFrames,
                                             subscriptions: messages.subscriptions),
                   auth: AuthHandlers(store: store, authenticator: authenticator, passwords: passwords,
-                                     limiter: limiter),
+                                     limiter: limiter, userEvents: feed.hub),
                   account: AccountHandlers(store: store, authenticator: authenticator, passwords: passwords,
-                                           limiter: limiter),
+                                           limiter: limiter, userEvents: feed.hub),
                   admin: AdminHandlers(store: store, generations: generations, passwords: passwords,
-                                       settings: accounts),
+                                       settings: accounts, userEvents: feed.hub),
                   authenticator: authenticator)
             .register(in: &router)
         server = HTTPServer(configuration: configuration.http, router: router)

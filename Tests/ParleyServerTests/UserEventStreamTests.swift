@@ -256,6 +256,46 @@ final class UserEventStreamTests: XCTestCase {
         XCTAssertEqual(anonymous.errorCode, "unauthenticated")
     }
 
+    func testStreamsEndWithTheirSessionOrTokenAndWithTheAccount() async throws {
+        let team = try startTeam()
+        let parley = team.parley
+        let carol = try team.addMember("carol")
+        let first = try await team.signIn("carol", "member password")
+        let second = try await team.signIn("carol", "member password")
+        let token = try Team.bearer(parley, "carol")
+        let admin = try Team.bearer(parley, Team.admin.username, role: .admin)
+        let ready = (FakeUpstream.Gate(), FakeUpstream.Gate(), FakeUpstream.Gate())
+        // Each read ends only when the server ends the stream (or fails the test after its timeout).
+        async let firstRead = parley.userEvents(headers: [("Cookie", first)], ready: ready.0)
+        async let secondRead = parley.userEvents(headers: [("Cookie", second)], ready: ready.1)
+        async let tokenRead = parley.userEvents(headers: [token], ready: ready.2)
+        for gate in [ready.0, ready.1, ready.2] {
+            let attached = await gate.waitUntilOpen()
+            XCTAssertTrue(attached)
+        }
+
+        let signedOut = try await team.call("POST", "/api/auth/logout", cookie: first)
+        XCTAssertEqual(signedOut.status, 204)
+        let ended = try await firstRead
+        XCTAssertEqual(ended.events.map(\.type), ["ready"], "the signed-out session's stream ended")
+        let again = try await team.call("GET", "/api/events", cookie: first)
+        XCTAssertEqual(again.status, 401, "its reconnect is refused")
+
+        let tokens = try await team.call("GET", "/api/tokens", cookie: second)
+        let tokenID = try XCTUnwrap(((tokens.json["items"] as? [[String: Any]])?.first)?["id"] as? String)
+        let revoked = try await team.call("DELETE", "/api/tokens/\(tokenID)", cookie: second)
+        XCTAssertEqual(revoked.status, 204)
+        _ = try await tokenRead
+
+        // The other session's stream is still live, until the account is disabled.
+        let created = try await team.call("POST", "/api/conversations", cookie: second, json: ["title": "Still here"])
+        XCTAssertEqual(created.status, 201)
+        let disabled = try await parley.call("PATCH", "/api/users/\(carol)", json: ["disabled": true], headers: [admin])
+        XCTAssertEqual(disabled.status, 200, disabled.text)
+        let last = try await secondRead
+        XCTAssertEqual(last.notifications.map(\.type), ["conversation_created"])
+    }
+
     func testBadInputIsRefusedBeforeTheStreamStarts() async throws {
         let parley = try startParley()
         let id = try await parley.conversation(["title": "x"])
