@@ -930,6 +930,7 @@ async function refreshIfChanged() {
 const applyChange = applyNotifications({
   conversations,
   openId: () => (state.conversation ? state.conversation.id : null),
+  hasMessage: (id) => state.messages.has(id),
   refresh: scheduleRefresh,
   updated(summary) {
     const current = state.conversation;

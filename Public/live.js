@@ -185,9 +185,9 @@ export class UserStream {
 
 /**
  * What the page does with another tab's change. `page` gives the conversation list (`upsert`,
- * `rename`, `remove`, `bump`, `reload`), `openId()` (the conversation shown), `updated(summary)` (the
- * shown one's title, model or branch changed), `refresh()` (read the shown one again), `deleted()`
- * (the shown one is gone).
+ * `rename`, `remove`, `bump`, `reload`), `openId()` (the conversation shown), `hasMessage(id)` (shown in
+ * it), `updated(summary)` (the shown one's title, model or branch changed), `refresh()` (read the shown
+ * one again), `deleted()` (the shown one is gone).
  */
 export function applyNotifications(page) {
   const { conversations } = page;
@@ -212,7 +212,8 @@ export function applyNotifications(page) {
         if (shown) page.refresh();
         break;
       case 'reply_finished':
-        if (shown) page.refresh();
+        // A reply the page shows ends through its own `done`; only one it has not got is read.
+        if (shown && !page.hasMessage(data.message_id)) page.refresh();
         break;
       case 'resync':
         conversations.reload();

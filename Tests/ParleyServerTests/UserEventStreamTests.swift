@@ -296,6 +296,38 @@ final class UserEventStreamTests: XCTestCase {
         XCTAssertEqual(last.notifications.map(\.type), ["conversation_created"])
     }
 
+    func testAPasswordChangeEndsTheOtherSessionsStreamsAndAnAdminResetEndsTheRest() async throws {
+        let team = try startTeam()
+        let parley = team.parley
+        let dave = try team.addMember("dave")
+        let other = try await team.signIn("dave", "member password")
+        let current = try await team.signIn("dave", "member password")
+        let token = try Team.bearer(parley, "dave")
+        let admin = try Team.bearer(parley, Team.admin.username, role: .admin)
+        let ready = (FakeUpstream.Gate(), FakeUpstream.Gate(), FakeUpstream.Gate())
+        async let otherRead = parley.userEvents(headers: [("Cookie", other)], ready: ready.0)
+        async let currentRead = parley.userEvents(headers: [("Cookie", current)], ready: ready.1)
+        async let tokenRead = parley.userEvents(headers: [token], ready: ready.2)
+        for gate in [ready.0, ready.1, ready.2] {
+            let attached = await gate.waitUntilOpen()
+            XCTAssertTrue(attached)
+        }
+        let changed = try await team.call("POST", "/api/auth/password", cookie: current,
+                                          json: ["current": "member password", "new": "a new password"])
+        XCTAssertEqual(changed.status, 204, changed.text)
+        _ = try await otherRead
+        // The session that changed it and the API token stay (tokens are revoked on their own) ...
+        let created = try await team.call("POST", "/api/conversations", cookie: current, json: ["title": "Kept"])
+        XCTAssertEqual(created.status, 201)
+        // ... until an admin resets the password: every session and token of the account ends.
+        let reset = try await parley.call("PATCH", "/api/users/\(dave)", json: ["password": "an admin's choice"],
+                                          headers: [admin])
+        XCTAssertEqual(reset.status, 200, reset.text)
+        let (kept, tokenKept) = try await (currentRead, tokenRead)
+        XCTAssertEqual(kept.notifications.map(\.type), ["conversation_created"])
+        XCTAssertEqual(tokenKept.notifications.map(\.type), ["conversation_created"])
+    }
+
     func testBadInputIsRefusedBeforeTheStreamStarts() async throws {
         let parley = try startParley()
         let id = try await parley.conversation(["title": "x"])
