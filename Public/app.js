@@ -1,5 +1,6 @@
 // Parley's chat page: wiring of the conversation list, the message view, the composer and the
-// tab's single live stream (live.js: the user's notifications and the followed reply). The server renders Markdown and holds all state; this page shows it.
+// tab's single live stream (live.js: the user's notifications and the followed reply). The server
+// renders Markdown and holds all state; this page shows it.
 import { Api, ApiError } from './api.js';
 import { UserStream, applyNotifications } from './live.js';
 import { copyText } from './clipboard.js';
