@@ -3,6 +3,7 @@ import ParleyHTTP
 import ParleyStore
 
 /// Conversation history: create, list (keyset pages), show the current branch, edit, delete, switch branch.
+/// Every conversation answer carries its generation settings and token totals.
 struct ConversationHandlers: Sendable {
     let store: Store
     let generations: Generations
@@ -25,8 +26,9 @@ struct ConversationHandlers: Sendable {
             model = try await rules.model(requested)
             try access.require(requested, for: caller)
         }
+        let settings = GenerationSettings(try settingsFields.change(request))
         let conversation = try store.createConversation(title: title, model: model, systemPrompt: systemPrompt,
-                                                        ownedBy: caller.userID)
+                                                        ownedBy: caller.userID, settings: settings)
         feed.conversationCreated(conversation)
         return .json(ConversationResource(conversation), status: 201)
     }
@@ -41,7 +43,8 @@ struct ConversationHandlers: Sendable {
             limit = value
         }
         let page = try store.listConversations(ownedBy: caller.userID, limit: limit, cursor: request.query["cursor"])
-        return .json(ConversationPageResource(items: page.items.map { ConversationResource($0) },
+        let usage = try store.usage(conversationIDs: page.items.map(\.id))
+        return .json(ConversationPageResource(items: page.items.map { ConversationResource($0, usage: usage[$0.id] ?? .init()) },
                                               nextCursor: page.nextCursor))
     }
 
@@ -51,7 +54,7 @@ struct ConversationHandlers: Sendable {
         let messages = branch.map { item in
             MessageResource(item.message, siblings: item.siblings)
         }
-        return .json(ConversationResource(conversation, messages: messages))
+        return .json(ConversationResource(conversation, messages: messages, usage: try usage(of: conversation.id)))
     }
 
     func update(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
@@ -79,12 +82,18 @@ struct ConversationHandlers: Sendable {
                 model = .some(nil)
             }
         }
+        let settings = try settingsFields.change(request)
+        if !settings.isEmpty {
+            guard try store.updateGenerationSettings(id: id, ownedBy: caller.userID, settings) != nil else {
+                throw APIErrors.conversationNotFound
+            }
+        }
         guard let conversation = try store.updateConversation(id: id, ownedBy: caller.userID, title: title,
                                                               systemPrompt: systemPrompt, model: model) else {
             throw APIErrors.conversationNotFound
         }
         feed.conversationUpdated(conversation)
-        return .json(ConversationResource(conversation))
+        return .json(ConversationResource(conversation, usage: try usage(of: id)))
     }
 
     func delete(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
@@ -113,6 +122,14 @@ struct ConversationHandlers: Sendable {
             throw error
         }
         return try await show(request, caller)
+    }
+
+    /// `temperature`, `top_p` and `max_tokens`, checked against PARLEY_MAX_TOKENS_LIMIT.
+    private var settingsFields: SettingsFields { SettingsFields(maxTokensLimit: rules.limits.maxTokensLimit) }
+
+    /// The token totals of a conversation already read as the caller's.
+    private func usage(of conversationID: String) throws -> TokenUsage {
+        try store.usage(conversationIDs: [conversationID])[conversationID] ?? TokenUsage()
     }
 
     /// The caller's conversation named in the path; another user's answers 404 like a missing one.

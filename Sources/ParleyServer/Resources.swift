@@ -10,9 +10,14 @@ struct ConversationResource: Encodable {
     let currentLeafID: String?
     let createdAt: String
     let updatedAt: String
+    let settings: GenerationSettings
+    /// Tokens of every finished reply run of the conversation (all branches).
+    let usage: TokenUsage
     var messages: [MessageResource]?
 
-    init(_ conversation: Conversation, messages: [MessageResource]? = nil) {
+    init(_ conversation: Conversation, messages: [MessageResource]? = nil, usage: TokenUsage = TokenUsage()) {
+        settings = conversation.settings
+        self.usage = usage
         id = conversation.id
         title = conversation.title
         model = conversation.model
@@ -24,7 +29,9 @@ struct ConversationResource: Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, title, model, messages
+        case id, title, model, messages, temperature, usage
+        case topP = "top_p"
+        case maxTokens = "max_tokens"
         case systemPrompt = "system_prompt"
         case currentLeafID = "current_leaf_id"
         case createdAt = "created_at"
@@ -41,11 +48,15 @@ struct ConversationResource: Encodable {
         try container.encode(currentLeafID, forKey: .currentLeafID)
         try container.encode(createdAt, forKey: .createdAt)
         try container.encode(updatedAt, forKey: .updatedAt)
+        try container.encode(settings.temperature, forKey: .temperature)
+        try container.encode(settings.topP, forKey: .topP)
+        try container.encode(settings.maxTokens, forKey: .maxTokens)
+        try container.encode(TokenUsageResource(usage), forKey: .usage)
         try container.encodeIfPresent(messages, forKey: .messages)
     }
 }
 
-/// The JSON shape of a message in the API. `usage` is the stored JSON object, passed through;
+/// The JSON shape of a message in the API. `usage` is the stored usage (`ReplyUsage`);
 /// `html` is the HTML stored when the message was written (user) or finished (assistant), so
 /// history never renders Markdown again.
 struct MessageResource: Encodable {
@@ -90,7 +101,7 @@ struct MessageResource: Encodable {
         try container.encode(message.status.rawValue, forKey: .status)
         try container.encode(message.finishReason, forKey: .finishReason)
         try container.encode(message.model, forKey: .model)
-        try container.encode(RawJSON(message.usage), forKey: .usage)
+        try container.encode(ReplyUsage(stored: message.usage), forKey: .usage)
         try container.encode(Timestamp.format(message.createdAt), forKey: .createdAt)
         try container.encode(Timestamp.format(message.updatedAt), forKey: .updatedAt)
         if let siblings {
@@ -103,28 +114,6 @@ struct MessageResource: Encodable {
         if let code = message.errorCode {
             try container.encode(ErrorInfo(code: code, message: message.errorMessage ?? ""), forKey: .error)
         }
-    }
-}
-
-/// Stored JSON text (usage) re-emitted as JSON, or null.
-struct RawJSON: Encodable {
-    let value: Any?
-
-    init(_ text: String?) {
-        value = text.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) }
-    }
-
-    func encode(to encoder: Encoder) throws {
-        var container = encoder.singleValueContainer()
-        guard let object = value as? [String: Any] else {
-            try container.encodeNil()
-            return
-        }
-        var ints: [String: Int] = [:]
-        for (key, number) in object {
-            if let number = number as? Int { ints[key] = number }
-        }
-        try container.encode(ints)
     }
 }
 
