@@ -69,7 +69,7 @@ public final class ParleyApp: Sendable {
                   usage: UsageHandlers(store: store, maxDays: configuration.input.maxUsageDays),
                   openAI: OpenAIHandlers(store: store, generations: generations, rules: rules, access: access,
                                          quotas: quotas, renderer: renderer,
-                                         keepAlive: configuration.openAIKeepAlive),
+                                         keepAlive: configuration.openAIKeepAlive, feed: feed),
                   authenticator: authenticator)
             .register(in: &router)
         server = HTTPServer(configuration: configuration.http, router: router)

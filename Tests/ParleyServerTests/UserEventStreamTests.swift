@@ -175,6 +175,26 @@ final class UserEventStreamTests: XCTestCase {
         print("user events: \(connections) connections, \(all.count) events")
     }
 
+    func testAnOpenAICompatibleCallIsToldLikeThePagesOwn() async throws {
+        let parley = try startParley()
+        let ready = FakeUpstream.Gate()
+        async let read = parley.userEvents(ready: ready, until: { $0.contains { $0.type == "reply_finished" } })
+        let attached = await ready.waitUntilOpen()
+        XCTAssertTrue(attached)
+        let reply = try await parley.call("POST", "/v1/chat/completions", json: [
+            "model": "demo", "messages": [["role": "user", "content": "hi"]], "stream": false,
+        ])
+        XCTAssertEqual(reply.status, 200, reply.text)
+        let conversationID = try XCTUnwrap(reply.headers["x-parley-conversation"])
+        let events = try await read
+        XCTAssertEqual(events.notifications.map(\.type),
+                       ["conversation_created", "turn", "reply_started", "reply_finished"])
+        XCTAssertTrue(events.notifications.allSatisfy {
+            ($0.data["conversation"] as? [String: Any])?["id"] as? String ?? $0.data["conversation_id"] as? String
+                == conversationID
+        })
+    }
+
     func testAClientFurtherBehindThanTheLogIsToldToResync() async throws {
         let parley = try startParley(["PARLEY_USER_EVENT_LOG": "2"])
         let first = try await parley.userEvents(until: { $0.contains { $0.type == "ready" } })
