@@ -13,6 +13,8 @@ public final class ParleyApp: Sendable {
     public let store: Store
     public let generations: Generations
     private let server: HTTPServer
+    /// Every user's notifications and open user event streams (`GET /api/events`).
+    let userEvents: UserEventHub
 
     /// Opens the store (marking replies cut by a crash as `interrupted`) and builds the server.
     public init(configuration: ParleyConfiguration) throws {
@@ -44,8 +46,8 @@ public final class ParleyApp: Sendable {
             Log.info("warning: PARLEY_AUTH_HEADER=\(header) is ignored in local mode (PARLEY_AUTH=on enables accounts)")
         }
         var router = Router()
-        let feed = UserEventFeed(hub: UserEventHub(logCapacity: configuration.userEventLogSize),
-                                 generations: generations)
+        userEvents = UserEventHub(logCapacity: configuration.userEventLogSize)
+        let feed = UserEventFeed(hub: userEvents, generations: generations)
         let rules = FieldRules(limits: configuration.input, providers: providers)
         let limiter = AttemptLimiter(limit: accounts.loginAttempts, window: accounts.loginWindow)
         let authenticator = Authenticator(store: store, settings: accounts,

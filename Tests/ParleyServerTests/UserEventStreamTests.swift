@@ -1,4 +1,5 @@
 import Foundation
+@testable import ParleyServer
 import ParleySSE
 import ParleyTestSupport
 import XCTest
@@ -346,6 +347,22 @@ final class UserEventStreamTests: XCTestCase {
         let (kept, tokenKept) = try await (currentRead, tokenRead)
         XCTAssertEqual(kept.notifications.map(\.type), ["conversation_created"])
         XCTAssertEqual(tokenKept.notifications.map(\.type), ["conversation_created"])
+    }
+
+    func testAStreamThatEndsLeavesNothingBehind() async throws {
+        let parley = try startParley()
+        let ready = FakeUpstream.Gate()
+        async let open = parley.userEvents(ready: ready, window: 1)
+        let attached = await ready.waitUntilOpen()
+        XCTAssertTrue(attached)
+        XCTAssertEqual(parley.app.userEvents.streamCount, 1, "the open stream is attached")
+        _ = try await open
+        for _ in 0..<3 {
+            _ = try await parley.userEvents(until: { $0.contains { $0.type == "ready" } })
+        }
+        // Each client closed its connection after `ready`: the channel lets its stream go.
+        let detached = await Deadline(.seconds(10)).wait { parley.app.userEvents.streamCount == 0 }
+        XCTAssertTrue(detached, "\(parley.app.userEvents.streamCount) streams still attached")
     }
 
     func testBadInputIsRefusedBeforeTheStreamStarts() async throws {
