@@ -3,7 +3,7 @@
 // (hidden tab) and resumed without a gap: the server replays from that id or starts with a snapshot.
 import { Api, Session } from './api.js';
 
-const EVENTS = ['snapshot', 'reasoning', 'block', 'tail', 'tail_append', 'done'];
+export const EVENTS = ['snapshot', 'reasoning', 'block', 'tail', 'tail_append', 'done'];
 
 export class LiveStream {
   constructor() {

@@ -4,6 +4,7 @@ import ParleyHTTP
 struct APIRoutes {
     let conversations: ConversationHandlers
     let messages: MessageHandlers
+    let events: UserEventHandlers
     let auth: AuthHandlers
     let account: AccountHandlers
     let admin: AdminHandlers
@@ -92,5 +93,7 @@ struct APIRoutes {
         // OpenAI-compatible, for scripts (docs/api.md): every call is a conversation of the caller's.
         openAIRoute("POST", "/v1/chat/completions", openAI.chatCompletions)
         openAIRoute("GET", "/v1/models", openAI.models)
+
+        route("GET", "/api/events", events.events)
     }
 }

@@ -9,6 +9,8 @@ struct ConversationHandlers: Sendable {
     let generations: Generations
     let rules: FieldRules
     let access: ModelAccess
+    /// Tells the caller's other tabs of each change.
+    let feed: UserEventFeed
 
     /// Page size bounds for `GET /api/conversations`.
     static let defaultPageSize = 50
@@ -27,6 +29,7 @@ struct ConversationHandlers: Sendable {
         let settings = GenerationSettings(try settingsFields.change(request))
         let conversation = try store.createConversation(title: title, model: model, systemPrompt: systemPrompt,
                                                         ownedBy: caller.userID, settings: settings)
+        feed.conversationCreated(conversation)
         return .json(ConversationResource(conversation), status: 201)
     }
 
@@ -89,6 +92,7 @@ struct ConversationHandlers: Sendable {
                                                               systemPrompt: systemPrompt, model: model) else {
             throw APIErrors.conversationNotFound
         }
+        feed.conversationUpdated(conversation)
         return .json(ConversationResource(conversation, usage: try usage(of: id)))
     }
 
@@ -100,6 +104,7 @@ struct ConversationHandlers: Sendable {
         let deleted = try store.deleteConversation(id: id, ownedBy: caller.userID)
         await generations.stopAll(conversationID: id)
         guard deleted else { throw APIErrors.conversationNotFound }
+        feed.conversationDeleted(id: id, owner: caller.userID)
         return .noContent()
     }
 
@@ -107,7 +112,9 @@ struct ConversationHandlers: Sendable {
         let conversation = try existing(request, caller)
         let messageID = try JSONBody(request).requiredString("message_id")
         do {
-            _ = try store.setCurrent(conversationID: conversation.id, messageID: messageID)
+            var switched = conversation
+            switched.currentLeafID = try store.setCurrent(conversationID: conversation.id, messageID: messageID)
+            feed.conversationUpdated(switched)
         } catch {
             if case .notFound = error {
                 throw HTTPError(status: 404, code: "not_found", message: "No message \(messageID) in this conversation.")
