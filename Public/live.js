@@ -5,7 +5,9 @@
 // event id (`S` of `S.R`), so no notification is missed or repeated; EventSource's own reconnects (and
 // `suspend`/`resume` of a hidden tab) resume both parts with the whole id.
 import { Api, Session } from './api.js';
-import { EVENTS as REPLY_EVENTS } from './stream.js';
+
+/** The events of a followed reply (the same as GET /api/messages/{id}/stream sends). */
+const REPLY_EVENTS = ['snapshot', 'reasoning', 'block', 'tail', 'tail_append', 'done'];
 
 const NOTIFICATIONS = ['conversation_created', 'conversation_updated', 'conversation_deleted', 'turn',
   'reply_started', 'reply_finished', 'resync'];
