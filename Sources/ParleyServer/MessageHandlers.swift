@@ -14,6 +14,8 @@ struct MessageHandlers: Sendable {
     let quotas: Quotas
     /// Tells the caller's other tabs of turns and replies.
     let feed: UserEventFeed
+    /// Names a conversation after its first answer.
+    let titler: ConversationTitler
     /// Snapshot frames shared by the streams that get the same snapshot.
     let snapshotFrames = SnapshotFrameCache()
     /// One subscription at a time per message, so snapshots built from the store do not pile up.
@@ -45,6 +47,8 @@ struct MessageHandlers: Sendable {
         let turn = try await generations.send(conversationID: conversationID, placement: placement,
                                               content: content, model: model, owner: caller.userID)
         feed.turnStarted(user: turn.user, assistant: turn.assistant, owner: caller.userID)
+        titler.nameAfterFirstReply(of: conversation, question: turn.user, reply: turn.assistant,
+                                   model: turn.assistant.model)
         return .json(TurnResource(userMessage: MessageResource(turn.user),
                                   assistantMessage: MessageResource(turn.assistant)), status: 201)
     }

@@ -54,8 +54,11 @@ public final class ParleyApp: Sendable {
                                           trustedProxies: configuration.http.trustedProxies)
         let access = ModelAccess(memberModels: configuration.usage.memberModels, providers: providers)
         let quotas = Quotas(store: store, policy: configuration.usage, mode: accounts.mode)
+        let titler = ConversationTitler(store: store, generations: generations, providers: providers, feed: feed,
+                                        maxCharacters: min(60, configuration.input.maxTitleCharacters),
+                                        source: configuration.titles)
         let messages = MessageHandlers(store: store, generations: generations, providers: providers,
-                                       rules: rules, access: access, quotas: quotas, feed: feed)
+                                       rules: rules, access: access, quotas: quotas, feed: feed, titler: titler)
         APIRoutes(conversations: ConversationHandlers(store: store, generations: generations, rules: rules,
                                                       access: access, feed: feed),
                   messages: messages,

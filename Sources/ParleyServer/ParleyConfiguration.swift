@@ -24,6 +24,8 @@ public struct ParleyConfiguration: Sendable {
     /// Notifications kept per user for tabs that reconnect (`GET /api/events`); one further behind
     /// gets `resync`.
     public var userEventLogSize = 256
+    /// How a conversation gets its title after the first answer (`PARLEY_TITLES`).
+    public var titles = TitleSource.model
     /// The merged environment and flags, for the providers' own settings.
     public var settings: [String: String] = [:]
 
@@ -120,6 +122,12 @@ public struct ParleyConfiguration: Sendable {
         input.maxSystemPromptBytes = try read.integer("PARLEY_MAX_SYSTEM_PROMPT_BYTES",
                                                       default: input.maxSystemPromptBytes, range: 1...(64 << 20))
         userEventLogSize = try read.integer("PARLEY_USER_EVENT_LOG", default: userEventLogSize, range: 1...100_000)
+        if let raw = values["PARLEY_TITLES"], !raw.isEmpty {
+            guard let source = TitleSource(rawValue: raw.lowercased()) else {
+                throw .invalidValue(name: "PARLEY_TITLES", value: raw, expected: "model, words or off")
+            }
+            titles = source
+        }
         input.maxTokensLimit = try read.integer("PARLEY_MAX_TOKENS_LIMIT", default: input.maxTokensLimit,
                                                 range: 1...100_000_000)
         input.maxUsageDays = try read.integer("PARLEY_USAGE_MAX_DAYS", default: input.maxUsageDays, range: 1...100_000)

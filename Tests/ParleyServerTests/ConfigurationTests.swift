@@ -81,6 +81,7 @@ final class ConfigurationTests: XCTestCase {
             "PARLEY_MEMBER_MODELS": server.usage.memberModels?.joined(separator: ",") ?? "",
             "PARLEY_AUTH_HEADER": server.accounts.proxyHeader ?? "",
             "PARLEY_USER_EVENT_LOG": "\(server.userEventLogSize)",
+            "PARLEY_TITLES": server.titles.rawValue,
         ]
         for (name, documented) in rows {
             guard let value = actual[name] else {

@@ -12,7 +12,8 @@ final class ProcessTests: XCTestCase {
     }
 
     private func settings(_ extra: [String: String] = [:]) -> [String: String] {
-        ["PARLEY_PORT": "0", "PARLEY_DB": directory.appendingPathComponent("parley.db").path,
+        // Titles off: a title request would take the fake upstream's next scripted answer.
+        ["PARLEY_PORT": "0", "PARLEY_DB": directory.appendingPathComponent("parley.db").path, "PARLEY_TITLES": "off",
          "PARLEY_PUBLIC": TestParley.repositoryRoot.appendingPathComponent("Public").path].merging(extra) { $1 }
     }
 

@@ -23,6 +23,9 @@ final class TestParley: Sendable {
             "PARLEY_DB": directory.appendingPathComponent("parley.db").path,
             "PARLEY_PUBLIC": Self.repositoryRoot.appendingPathComponent("Public").path,
             "PARLEY_DEMO_TOKENS_PER_SECOND": "0",
+            // A title request would take the fake upstream's next scripted answer and rename
+            // conversations under tests about other things; ConversationTitleTests turn titles on.
+            "PARLEY_TITLES": "off",
         ]
         environment.merge(settings) { $1 }
         app = try ParleyApp(configuration: try ParleyConfiguration(environment: environment, arguments: []))
