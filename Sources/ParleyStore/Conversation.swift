@@ -13,10 +13,14 @@ public struct Conversation: Sendable, Equatable {
     public let createdAt: Date
     /// Moves on every change of settings or messages (not on progress saves or branch switches).
     public var updatedAt: Date
+    /// Kept at hand: the list can ask for pinned conversations alone (`?pinned=true`).
+    public var pinned: Bool
+    /// Put away: hidden from the list and search unless asked for (`?archived=true`).
+    public var archived: Bool
 
     public init(
         id: String, ownerID: String = User.localID, title: String, model: String?, systemPrompt: String?,
-        currentLeafID: String?, createdAt: Date, updatedAt: Date
+        currentLeafID: String?, createdAt: Date, updatedAt: Date, pinned: Bool = false, archived: Bool = false
     ) {
         self.id = id
         self.ownerID = ownerID
@@ -26,18 +30,22 @@ public struct Conversation: Sendable, Equatable {
         self.currentLeafID = currentLeafID
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+        self.pinned = pinned
+        self.archived = archived
     }
 
     // MARK: - Row decoding
 
     /// The column list every conversation query selects, in the order `init(row:)` reads.
-    static let columns = "id, title, model, system_prompt, current_leaf_id, created_at, updated_at, owner_id"
+    static let columns =
+        "id, title, model, system_prompt, current_leaf_id, created_at, updated_at, owner_id, pinned, archived"
 
     init(row: Row) {
         self.init(
             id: row.text(0), ownerID: row.text(7), title: row.text(1), model: row.optionalText(2),
             systemPrompt: row.optionalText(3), currentLeafID: row.optionalText(4),
             createdAt: Date(millisecondsSince1970: row.int64(5)),
-            updatedAt: Date(millisecondsSince1970: row.int64(6)))
+            updatedAt: Date(millisecondsSince1970: row.int64(6)), pinned: row.int64(8) != 0,
+            archived: row.int64(9) != 0)
     }
 }

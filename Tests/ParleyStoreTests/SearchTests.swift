@@ -1,0 +1,133 @@
+@testable import ParleyStore
+import XCTest
+
+/// Full-text search (migration 6): ranking, snippets, scoping to the owner, the index kept in sync
+/// by triggers, and the index built for rows written before the migration.
+final class SearchTests: StoreTestCase {
+    /// A conversation with one finished user/assistant turn.
+    private func turn(_ store: Store, title: String = "New conversation", owner: String = User.localID,
+                      user: String, reply: String) throws -> (conversation: Conversation, user: Message, reply: Message) {
+        let conversation = try store.createConversation(title: title, ownedBy: owner)
+        let turn = try store.appendTurn(conversationID: conversation.id, parentID: nil, userContent: user, model: nil)
+        let finished = try store.finishMessage(id: turn.assistant.id, content: reply, status: .complete)
+        return (conversation, turn.user, finished)
+    }
+
+    func testFindsMessagesAndTitlesBestFirstWithMarkedSnippets() throws {
+        let store = try makeStore()
+        let garden = try turn(store, title: "Garden", user: "When do tomatoes ripen?", reply: "Tomatoes ripen in August.")
+        let trip = try turn(store, title: "Tomato festival trip", user: "Plan a trip", reply: "Sure.")
+        _ = try turn(store, user: "unrelated", reply: "nothing here")
+        let hits = try store.search("tomato")
+        XCTAssertEqual(Set(hits.map(\.conversation.id)), [garden.conversation.id, trip.conversation.id])
+        let gardenHit = try XCTUnwrap(hits.first { $0.conversation.id == garden.conversation.id })
+        XCTAssertNotNil(gardenHit.messageID)
+        XCTAssertTrue(gardenHit.snippet.contains("\u{E000}Tomato\u{E001}") || gardenHit.snippet.contains("\u{E000}tomato\u{E001}"),
+                      gardenHit.snippet)
+        let tripHit = try XCTUnwrap(hits.first { $0.conversation.id == trip.conversation.id })
+        XCTAssertNil(tripHit.messageID, "the title matched")
+        // One hit per conversation even when several of its messages match.
+        XCTAssertEqual(hits.count, 2)
+    }
+
+    func testQuotesPrefixNearUnicodeAndCJKWork() throws {
+        let store = try makeStore()
+        let one = try turn(store, user: "the quick brown fox", reply: "東京タワーは高い")
+        let two = try turn(store, user: "naïve café au lait", reply: "brown quick")
+        XCTAssertEqual(try store.search("\"quick brown\"").map(\.conversation.id), [one.conversation.id])
+        XCTAssertEqual(Set(try store.search("qui*").map(\.conversation.id)), [one.conversation.id, two.conversation.id])
+        XCTAssertEqual(try store.search("NEAR(quick fox)").map(\.conversation.id), [one.conversation.id])
+        XCTAssertEqual(try store.search("東京タワー").map(\.conversation.id), [one.conversation.id])
+        XCTAssertEqual(try store.search("café").map(\.conversation.id), [two.conversation.id])
+        XCTAssertEqual(try store.search("CAFÉ").map(\.conversation.id), [two.conversation.id], "case-insensitive")
+        XCTAssertEqual(try store.search("fox AND 東京").map(\.conversation.id), [], "a 2-character term matches nothing")
+    }
+
+    func testSyntaxErrorsAreInvalidQueries() throws {
+        let store = try makeStore()
+        _ = try turn(store, user: "hello there", reply: "hi")
+        for query in ["(", "fox AND", "\"unterminated", "NOT fox", "nosuchcolumn:fox"] {
+            XCTAssertThrowsError(try store.search(query), query) { error in
+                guard case StoreError.invalidQuery = error else { return XCTFail("\(query): \(error)") }
+            }
+        }
+    }
+
+    func testOnlyTheOwnersConversationsAreSearched() throws {
+        let store = try makeStore()
+        let mine = try turn(store, owner: "alice", user: "secret plans", reply: "ok")
+        _ = try turn(store, owner: "bob", user: "secret plans too", reply: "ok")
+        XCTAssertEqual(try store.search("secret", ownedBy: "alice").map(\.conversation.id), [mine.conversation.id])
+        XCTAssertEqual(try store.search("secret", ownedBy: "carol"), [])
+    }
+
+    func testTheIndexFollowsEditsDeletesAndStreaming() throws {
+        let store = try makeStore()
+        let first = try turn(store, title: "Alpha title", user: "question one", reply: "answer with zebra")
+        XCTAssertEqual(try store.search("zebra").count, 1)
+        // A reply resumed is streaming: out of the index until it finishes; its progress is not indexed.
+        _ = try store.resumeStreaming(id: first.reply.id)
+        XCTAssertEqual(try store.search("zebra").count, 0)
+        try store.saveProgress([MessageProgress(id: first.reply.id, content: "answer with zebra and yak", reasoning: "")])
+        XCTAssertEqual(try store.search("yak").count, 0)
+        _ = try store.finishMessage(id: first.reply.id, content: "answer with zebra and yak", status: .stopped)
+        XCTAssertEqual(try store.search("yak").count, 1)
+        // Renaming re-indexes the title.
+        _ = try store.updateConversation(id: first.conversation.id, title: "Omega title")
+        XCTAssertEqual(try store.search("Alpha").count, 0)
+        XCTAssertEqual(try store.search("Omega").count, 1)
+        // Deleting the conversation empties the index.
+        try store.deleteConversation(id: first.conversation.id)
+        XCTAssertEqual(try store.search("zebra").count, 0)
+        XCTAssertEqual(try store.search("Omega").count, 0)
+        let left = try store.read { (database) throws(StoreError) in
+            try database.queryFirst("SELECT (SELECT count(*) FROM search_index) + (SELECT count(*) FROM search_documents)") {
+                $0.int64(0)
+            }
+        }
+        XCTAssertEqual(left, 0)
+    }
+
+    func testArchivedConversationsAreLeftOutUnlessAskedFor() throws {
+        let store = try makeStore()
+        let kept = try turn(store, user: "pelican notes", reply: "ok")
+        let put = try turn(store, user: "pelican archive", reply: "ok")
+        _ = try store.updateConversation(id: put.conversation.id, archived: true)
+        XCTAssertEqual(try store.search("pelican").map(\.conversation.id), [kept.conversation.id])
+        XCTAssertEqual(try store.search("pelican", archived: true).map(\.conversation.id), [put.conversation.id])
+        XCTAssertEqual(try store.search("pelican", archived: nil).count, 2)
+        _ = try store.updateConversation(id: kept.conversation.id, pinned: true)
+        XCTAssertEqual(try store.search("pelican", pinned: true, archived: nil).map(\.conversation.id), [kept.conversation.id])
+    }
+
+    func testTheMarkCharactersInTextNeverLookLikeMatches() throws {
+        let store = try makeStore()
+        _ = try turn(store, user: "odd \u{E000}chars\u{E001} walrus", reply: "ok")
+        let hit = try XCTUnwrap(try store.search("walrus").first)
+        XCTAssertEqual(hit.snippet.unicodeScalars.filter { $0 == SearchHit.matchStart }.count, 1, hit.snippet)
+        XCTAssertTrue(hit.snippet.contains("\u{E000}walrus\u{E001}"), hit.snippet)
+    }
+
+    func testTheMigrationIndexesRowsWrittenBeforeIt() throws {
+        do {
+            // A version-5 file with a conversation and a finished and a streaming message.
+            let database = try Database(path: databasePath, readOnly: false, busyTimeoutMilliseconds: 1000)
+            for (index, migration) in Migration.all.prefix(5).enumerated() {
+                try database.execute(migration.sql)
+                try database.execute("PRAGMA user_version = \(index + 1)")
+            }
+            try database.execute("""
+                INSERT INTO conversations (id, title, created_at, updated_at) VALUES ('c1', 'Old heron notes', 1, 1);
+                INSERT INTO messages (id, conversation_id, role, content, status, created_at, updated_at)
+                VALUES ('m1', 'c1', 'user', 'about kingfishers', 'complete', 2, 2),
+                       ('m2', 'c1', 'assistant', 'cormorant half-written', 'streaming', 3, 3);
+                """)
+        }
+        let store = try makeStore()
+        XCTAssertEqual(try store.search("heron").map(\.messageID), [nil])
+        XCTAssertEqual(try store.search("kingfisher").map(\.messageID), ["m1"])
+        XCTAssertEqual(try store.search("cormorant").count, 0, "streaming messages are not indexed")
+        XCTAssertEqual(try store.markInterruptedAtStartup(), 1)
+        XCTAssertEqual(try store.search("cormorant").map(\.messageID), ["m2"], "indexed once it is final")
+    }
+}
