@@ -65,6 +65,7 @@ struct APIRoutes {
         route("PATCH", "/api/conversations/:id", conversations.update)
         route("DELETE", "/api/conversations/:id", conversations.delete)
         route("PUT", "/api/conversations/:id/current", conversations.switchBranch)
+        route("POST", "/api/conversations/:id/fork", conversations.fork)
 
         route("POST", "/api/conversations/:id/messages", messages.send)
         route("GET", "/api/messages/:id", messages.show)

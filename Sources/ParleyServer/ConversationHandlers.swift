@@ -1,8 +1,10 @@
+import Foundation
 import ParleyGeneration
 import ParleyHTTP
 import ParleyStore
 
-/// Conversation history: create, list (keyset pages), show the current branch, edit, delete, switch branch.
+/// Conversation history: create, list (keyset pages, filters, full-text search), show the current branch, edit
+/// (settings, pin, archive), delete, switch branch, fork.
 struct ConversationHandlers: Sendable {
     let store: Store
     let generations: Generations
@@ -28,6 +30,9 @@ struct ConversationHandlers: Sendable {
         return .json(ConversationResource(conversation), status: 201)
     }
 
+    /// The list, newest activity first; `?q=` searches instead (best match first, one page).
+    /// `?pinned=` and `?archived=` (true/false) filter both; archived conversations are left out
+    /// unless `archived=true`.
     func list(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         var limit = Self.defaultPageSize
         if let raw = request.query["limit"] {
@@ -37,9 +42,48 @@ struct ConversationHandlers: Sendable {
             }
             limit = value
         }
-        let page = try store.listConversations(ownedBy: caller.userID, limit: limit, cursor: request.query["cursor"])
+        let pinned = try Self.flag(request, "pinned")
+        let archived = try Self.flag(request, "archived") ?? false
+        if let query = request.query["q"], query.contains(where: { !$0.isWhitespace }) {
+            return try search(query, caller: caller, limit: limit, pinned: pinned, archived: archived,
+                              hasCursor: request.query["cursor"] != nil)
+        }
+        let page = try store.listConversations(ownedBy: caller.userID, limit: limit, cursor: request.query["cursor"],
+                                               pinned: pinned, archived: archived)
         return .json(ConversationPageResource(items: page.items.map { ConversationResource($0) },
                                               nextCursor: page.nextCursor))
+    }
+
+    /// Full-text search (FTS5, trigram tokens: see docs/api.md). The query is FTS5 syntax; one that
+    /// FTS5 refuses is a 400 `invalid_query`. A trigram index cannot look up fewer than 3 characters,
+    /// so a shorter query is a 400 `query_too_short` rather than an answer that is silently empty.
+    private func search(_ query: String, caller: Caller, limit: Int, pinned: Bool?, archived: Bool,
+                        hasCursor: Bool) throws -> HTTPResponse {
+        guard !hasCursor else {
+            throw HTTPError(status: 400, code: "invalid_request",
+                            message: "A search answers one page of the best matches: it takes 'limit', not 'cursor'.")
+        }
+        let length = query.unicodeScalars.count
+        guard length <= rules.limits.maxSearchQueryCharacters else {
+            throw HTTPError(status: 400, code: "query_too_long",
+                            message: "'q' is longer than \(rules.limits.maxSearchQueryCharacters) characters "
+                                + "(PARLEY_MAX_SEARCH_QUERY_CHARS).")
+        }
+        guard query.trimmingCharacters(in: .whitespaces).unicodeScalars.count >= 3 else {
+            throw HTTPError(status: 400, code: "query_too_short",
+                            message: "'q' needs at least 3 characters: the search index is made of 3-character pieces.")
+        }
+        let hits: [SearchHit]
+        do {
+            hits = try store.search(query, ownedBy: caller.userID, limit: limit, pinned: pinned, archived: archived)
+        } catch {
+            if case .invalidQuery(let why) = error {
+                throw HTTPError(status: 400, code: "invalid_query",
+                                message: "'q' is not a valid search (FTS5 query syntax: docs/api.md): \(why).")
+            }
+            throw error
+        }
+        return .json(SearchPageResource(items: hits.map(SearchHitResource.init)))
     }
 
     func show(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
@@ -76,8 +120,11 @@ struct ConversationHandlers: Sendable {
                 model = .some(nil)
             }
         }
+        let pinned = try body.bool("pinned")
+        let archived = try body.bool("archived")
         guard let conversation = try store.updateConversation(id: id, ownedBy: caller.userID, title: title,
-                                                              systemPrompt: systemPrompt, model: model) else {
+                                                              systemPrompt: systemPrompt, model: model,
+                                                              pinned: pinned, archived: archived) else {
             throw APIErrors.conversationNotFound
         }
         return .json(ConversationResource(conversation))
@@ -106,6 +153,39 @@ struct ConversationHandlers: Sendable {
             throw error
         }
         return try await show(request, caller)
+    }
+
+    /// A new conversation holding a copy of the branch from the root to `message_id` (title, model
+    /// and system prompt copied, or `title` from the body). 404 for another user's conversation or a
+    /// message not in it; 409 while a message on that branch is streaming.
+    func fork(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let conversation = try existing(request, caller)
+        let body = try JSONBody(request)
+        let messageID = try body.requiredString("message_id")
+        let title = try body.string("title").map(rules.title)
+        let forked: Conversation
+        do {
+            forked = try store.forkConversation(id: conversation.id, ownedBy: caller.userID, at: messageID, title: title)
+        } catch {
+            if case .notFound = error {
+                throw HTTPError(status: 404, code: "not_found", message: "No message \(messageID) in this conversation.")
+            }
+            throw error
+        }
+        let branch = try store.currentBranch(conversationID: forked.id)
+        return .json(ConversationResource(forked, messages: branch.map { MessageResource($0.message, siblings: $0.siblings) }),
+                     status: 201)
+    }
+
+    /// A `true`/`false` query parameter; nil when absent, 400 naming it otherwise.
+    private static func flag(_ request: HTTPRequest, _ name: String) throws(HTTPError) -> Bool? {
+        switch request.query[name] {
+        case nil: return nil
+        case "true": return true
+        case "false": return false
+        default:
+            throw HTTPError(status: 400, code: "invalid_request", message: "'\(name)' must be true or false.")
+        }
     }
 
     /// The caller's conversation named in the path; another user's answers 404 like a missing one.

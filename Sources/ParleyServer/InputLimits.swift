@@ -1,5 +1,5 @@
 /// Limits on what a client may store in a conversation's settings. Each is a setting
-/// (`PARLEY_MAX_TITLE_CHARS`, `PARLEY_MAX_SYSTEM_PROMPT_BYTES`), checked where the value is set
+/// (`PARLEY_MAX_TITLE_CHARS`, `PARLEY_MAX_SYSTEM_PROMPT_BYTES`, `PARLEY_MAX_SEARCH_QUERY_CHARS`), checked where the value is set
 /// (create and PATCH) with a 400 naming the field. A message's `content` needs no limit of its
 /// own: the request body limit (`PARLEY_MAX_BODY_BYTES`) bounds it.
 public struct InputLimits: Sendable {
@@ -8,6 +8,9 @@ public struct InputLimits: Sendable {
     public var maxTitleCharacters = 200
     /// Largest system prompt in UTF-8 bytes; it is sent upstream with every reply of the conversation.
     public var maxSystemPromptBytes = 64 << 10
+    /// Longest search query (`GET /api/conversations?q=`), in code points: every term of a query is
+    /// looked up in the index, so its length bounds a search's work.
+    public var maxSearchQueryCharacters = 256
 
     public init() {}
 }

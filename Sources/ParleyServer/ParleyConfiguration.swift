@@ -113,6 +113,8 @@ public struct ParleyConfiguration: Sendable {
                                                     range: 1...100_000)
         input.maxSystemPromptBytes = try read.integer("PARLEY_MAX_SYSTEM_PROMPT_BYTES",
                                                       default: input.maxSystemPromptBytes, range: 1...(64 << 20))
+        input.maxSearchQueryCharacters = try read.integer("PARLEY_MAX_SEARCH_QUERY_CHARS",
+                                                          default: input.maxSearchQueryCharacters, range: 3...10_000)
         accounts = try Self.accountSettings(host: host, read: read)
         usage = try Self.usagePolicy(read: read)
         accounts.proxyHeader = try Self.proxyHeader(read: read, trustedProxies: http.trustedProxies)

@@ -10,6 +10,8 @@ struct ConversationResource: Encodable {
     let currentLeafID: String?
     let createdAt: String
     let updatedAt: String
+    let pinned: Bool
+    let archived: Bool
     var messages: [MessageResource]?
 
     init(_ conversation: Conversation, messages: [MessageResource]? = nil) {
@@ -20,11 +22,13 @@ struct ConversationResource: Encodable {
         currentLeafID = conversation.currentLeafID
         createdAt = Timestamp.format(conversation.createdAt)
         updatedAt = Timestamp.format(conversation.updatedAt)
+        pinned = conversation.pinned
+        archived = conversation.archived
         self.messages = messages
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, title, model, messages
+        case id, title, model, messages, pinned, archived
         case systemPrompt = "system_prompt"
         case currentLeafID = "current_leaf_id"
         case createdAt = "created_at"
@@ -41,6 +45,8 @@ struct ConversationResource: Encodable {
         try container.encode(currentLeafID, forKey: .currentLeafID)
         try container.encode(createdAt, forKey: .createdAt)
         try container.encode(updatedAt, forKey: .updatedAt)
+        try container.encode(pinned, forKey: .pinned)
+        try container.encode(archived, forKey: .archived)
         try container.encodeIfPresent(messages, forKey: .messages)
     }
 }

@@ -37,7 +37,7 @@ extension Store {
                     // snippet() needs the MATCH; the rowid picks the one document.
                     let snippet = try database.queryFirst(
                         """
-                        SELECT snippet(search_index, 0, char(57344), char(57345), '…', 24)
+                        SELECT snippet(search_index, 0, char(57344), char(57345), '…', 64)
                         FROM search_index WHERE search_index MATCH ?1 AND rowid = ?2
                         """,
                         [.text(query), .integer(match.doc)]) { row in row.text(0) } ?? ""

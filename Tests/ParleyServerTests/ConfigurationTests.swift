@@ -64,6 +64,7 @@ final class ConfigurationTests: XCTestCase {
             "PARLEY_ANTHROPIC_MAX_TOKENS": "\(anthropic.maxTokens)",
             "PARLEY_MAX_TITLE_CHARS": "\(server.input.maxTitleCharacters)",
             "PARLEY_MAX_SYSTEM_PROMPT_BYTES": "\(server.input.maxSystemPromptBytes)",
+            "PARLEY_MAX_SEARCH_QUERY_CHARS": "\(server.input.maxSearchQueryCharacters)",
             "PARLEY_AUTH": server.accounts.mode == .local ? "off on loopback" : "on",
             "PARLEY_ADMIN_USER": server.accounts.bootstrapAdmin?.username ?? "",
             "PARLEY_ADMIN_PASSWORD": server.accounts.bootstrapAdmin == nil ? "" : "set",
