@@ -4,6 +4,7 @@ import ParleyHTTP
 struct APIRoutes {
     let conversations: ConversationHandlers
     let messages: MessageHandlers
+    let exports: ExportHandlers
     let auth: AuthHandlers
     let account: AccountHandlers
     let admin: AdminHandlers
@@ -66,6 +67,9 @@ struct APIRoutes {
         route("DELETE", "/api/conversations/:id", conversations.delete)
         route("PUT", "/api/conversations/:id/current", conversations.switchBranch)
         route("POST", "/api/conversations/:id/fork", conversations.fork)
+        route("GET", "/api/conversations/:id/export", exports.exportConversation)
+        route("GET", "/api/export", exports.exportAll)
+        route("POST", "/api/import", exports.importDocument)
 
         route("POST", "/api/conversations/:id/messages", messages.send)
         route("GET", "/api/messages/:id", messages.show)

@@ -54,6 +54,7 @@ public final class ParleyApp: Sendable {
                                                       access: access),
                   messages: MessageHandlers(store: store, generations: generations, providers: providers,
                                             rules: rules, access: access, quotas: quotas),
+                  exports: ExportHandlers(store: store, rules: rules, access: access, renderer: renderer),
                   auth: AuthHandlers(store: store, authenticator: authenticator, passwords: passwords,
                                      limiter: limiter),
                   account: AccountHandlers(store: store, authenticator: authenticator, passwords: passwords,

@@ -44,13 +44,20 @@ extension Store {
     /// Every conversation and message gets a new id; parent links, the current leaf, contents,
     /// statuses, models, usage and timestamps are kept. A nil current leaf becomes the newest
     /// message without replies. Each tree is checked first (`MessageTree`): `invalidImport` names
-    /// the first fault and nothing is written. Returns the new conversations in the given order.
+    /// the first fault (with `conversations[i]: ` when there are several) and nothing
+    /// is written. Returns the new conversations in the given order.
     public func importConversations(
         _ archives: [ConversationArchive], ownedBy owner: String
     ) throws(StoreError) -> [Conversation] {
         var trees: [MessageTree] = []
-        for archive in archives {
-            trees.append(try MessageTree(archive.messages, currentLeafID: archive.conversation.currentLeafID))
+        for (index, archive) in archives.enumerated() {
+            do {
+                trees.append(try MessageTree(archive.messages, currentLeafID: archive.conversation.currentLeafID))
+            } catch {
+                // Several conversations: say which one, as the document's path does.
+                guard archives.count > 1, case .invalidImport(let why) = error else { throw error }
+                throw StoreError.invalidImport("conversations[\(index)]: \(why)")
+            }
         }
         return try write { (writer, _) throws(StoreError) in
             var imported: [Conversation] = []

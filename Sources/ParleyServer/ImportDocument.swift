@@ -1,0 +1,268 @@
+import Foundation
+import ParleyHTTP
+import ParleyMarkdown
+import ParleyStore
+
+/// An import file (`POST /api/import`) read and checked field by field before anything is written:
+/// a conversation export or an export of all conversations, in the shape `ConversationExport`
+/// writes. Every failure is a 400 `invalid_import` whose message names the place
+/// (`conversations[0].messages[3].parent_id`) and the fault. The tree itself (duplicate ids,
+/// missing parents, cycles) is checked by the store, in the same all-or-nothing import.
+struct ImportDocument {
+    /// The conversations, with the file's ids (the store gives new ones) and HTML rendered.
+    var archives: [ConversationArchive]
+
+    /// How deep the format nests (document, conversations, conversation, messages, message, usage or
+    /// error is 6), with room to spare: anything deeper is not an export, and is refused before
+    /// decoding so a hostile file cannot make the decoder recurse thousands of levels.
+    static let maxDepth = 8
+
+    init(_ body: [UInt8], rules: FieldRules, renderer: MarkdownRenderer, now: Date) throws(HTTPError) {
+        guard !body.isEmpty else { throw Self.invalid("The body is empty: send an export document.") }
+        if let depth = JSONDepth.exceeds(Self.maxDepth, in: body) {
+            throw Self.invalid("The document nests deeper than \(Self.maxDepth) levels (at byte \(depth)): "
+                               + "it is not a Parley export.")
+        }
+        let file: FileDocument
+        do {
+            file = try JSONDecoder().decode(FileDocument.self, from: Data(body))
+        } catch let error as DecodingError {
+            throw Self.invalid(Self.describe(error))
+        } catch {
+            throw Self.invalid("The body is not valid JSON.")
+        }
+        guard file.version == ConversationExport.version else {
+            throw Self.invalid("Not a Parley export: 'parley_export' must be \(ConversationExport.version).")
+        }
+        var archives: [ConversationArchive] = []
+        for (index, conversation) in file.conversations.enumerated() {
+            let place = file.isSingle ? "" : "conversations[\(index)]."
+            archives.append(try Self.archive(conversation, place: place, rules: rules, renderer: renderer, now: now))
+        }
+        self.archives = archives
+    }
+
+    // MARK: - Checking
+
+    private static func archive(
+        _ file: FileConversation, place: String, rules: FieldRules, renderer: MarkdownRenderer, now: Date
+    ) throws(HTTPError) -> ConversationArchive {
+        let title = try field(place + "title") { () throws(HTTPError) in try rules.title(file.title) }
+        let systemPrompt = try field(place + "system_prompt") { () throws(HTTPError) in
+            try file.systemPrompt.map(rules.systemPrompt)
+        }
+        var messages: [Message] = []
+        for (index, message) in file.messages.enumerated() {
+            let at = "\(place)messages[\(index)]."
+            guard let role = Role(rawValue: message.role) else {
+                throw invalid("\(at)role: must be user, assistant or system, not '\(message.role)'.")
+            }
+            guard let status = MessageStatus(rawValue: message.status) else {
+                throw invalid("\(at)status: '\(message.status)' is not a message status.")
+            }
+            guard status != .streaming else {
+                throw invalid("\(at)status: a message that is 'streaming' cannot be imported (nothing would finish it).")
+            }
+            var usage: String?
+            if let counts = message.usage {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = .sortedKeys
+                usage = (try? encoder.encode(counts)).map { String(decoding: $0, as: UTF8.self) }
+            }
+            messages.append(Message(
+                id: message.id, conversationID: "", parentID: message.parentID, role: role, content: message.content,
+                reasoning: message.reasoning ?? "", status: status, finishReason: message.finishReason,
+                model: message.model, usage: usage, errorCode: message.error?.code,
+                errorMessage: message.error?.message, html: renderer.render(message.content),
+                createdAt: try date(message.createdAt, at + "created_at", now: now),
+                updatedAt: try date(message.updatedAt, at + "updated_at", now: now)))
+        }
+        let conversation = Conversation(
+            id: file.id ?? "", title: title, model: file.model, systemPrompt: systemPrompt,
+            currentLeafID: file.currentLeafID, createdAt: try date(file.createdAt, place + "created_at", now: now),
+            updatedAt: try date(file.updatedAt, place + "updated_at", now: now), pinned: file.pinned ?? false,
+            archived: file.archived ?? false)
+        return ConversationArchive(conversation: conversation, messages: messages)
+    }
+
+    /// A timestamp as exports write it, not after `now` (a future time would push every later
+    /// message's time past it: the store keeps message times increasing).
+    private static func date(_ text: String, _ place: String, now: Date) throws(HTTPError) -> Date {
+        guard let date = Timestamp.parse(text) else {
+            throw invalid("\(place): '\(text)' is not a time like 2026-11-29T14:20:00.123Z.")
+        }
+        guard date <= now else { throw invalid("\(place): '\(text)' is in the future.") }
+        return date
+    }
+
+    /// Runs a field rule, naming the place in its error.
+    private static func field<T>(_ place: String, _ check: () throws(HTTPError) -> T) throws(HTTPError) -> T {
+        do {
+            return try check()
+        } catch {
+            throw invalid("\(place): \(error.message)")
+        }
+    }
+
+    static func invalid(_ message: String) -> HTTPError {
+        HTTPError(status: 400, code: "invalid_import", message: message)
+    }
+
+    /// A decoding error as `place: fault`, the place written as in the document.
+    private static func describe(_ error: DecodingError) -> String {
+        func path(_ keys: [CodingKey]) -> String {
+            var text = ""
+            for key in keys {
+                if let index = key.intValue {
+                    text += "[\(index)]"
+                } else {
+                    text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
+                }
+            }
+            return text.isEmpty ? "the document" : text
+        }
+        switch error {
+        case .typeMismatch(let type, let context):
+            return "\(path(context.codingPath)): must be \(Self.name(of: type))."
+        case .valueNotFound(let type, let context):
+            return "\(path(context.codingPath)): must be \(Self.name(of: type)), not null."
+        case .keyNotFound(let key, let context):
+            return "\(path(context.codingPath + [key])): is missing."
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "The body is not valid JSON."
+                : "\(path(context.codingPath)): \(context.debugDescription)"
+        @unknown default:
+            return "The document is not a Parley export."
+        }
+    }
+
+    private static func name(of type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Bool.Type: "true or false"
+        case is Int.Type: "an integer"
+        case is [Any].Type: "an array"
+        default: "an object"
+        }
+    }
+}
+
+// MARK: - The file's shape
+
+/// The top level: `{"parley_export": 1, "conversations": [...]}` or one conversation with
+/// `"parley_export": 1` among its fields.
+private struct FileDocument: Decodable {
+    let version: Int?
+    let conversations: [FileConversation]
+    let isSingle: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case version = "parley_export"
+        case conversations
+    }
+
+    init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        version = try container.decodeIfPresent(Int.self, forKey: .version)
+        if container.contains(.conversations) {
+            conversations = try container.decode([FileConversation].self, forKey: .conversations)
+            isSingle = false
+        } else {
+            conversations = [try FileConversation(from: decoder)]
+            isSingle = true
+        }
+    }
+}
+
+private struct FileConversation: Decodable {
+    let id: String?
+    let title: String
+    let model: String?
+    let systemPrompt: String?
+    let pinned: Bool?
+    let archived: Bool?
+    let currentLeafID: String?
+    let createdAt: String
+    let updatedAt: String
+    let messages: [FileMessage]
+
+    enum CodingKeys: String, CodingKey {
+        case id, title, model, pinned, archived, messages
+        case systemPrompt = "system_prompt"
+        case currentLeafID = "current_leaf_id"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+    }
+}
+
+private struct FileMessage: Decodable {
+    struct Failure: Decodable {
+        let code: String
+        let message: String
+    }
+
+    let id: String
+    let parentID: String?
+    let role: String
+    let content: String
+    let reasoning: String?
+    let status: String
+    let finishReason: String?
+    let model: String?
+    let usage: [String: Int]?
+    let error: Failure?
+    let createdAt: String
+    let updatedAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case id, role, content, reasoning, status, model, usage, error
+        case parentID = "parent_id"
+        case finishReason = "finish_reason"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+    }
+}
+
+extension Timestamp {
+    /// Reads what `format` writes (`2026-11-29T14:20:00.123Z`; the fraction may have 0 to 3
+    /// digits); nil for anything else.
+    static func parse(_ text: String) -> Date? {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 20, bytes.count <= 24, bytes.last == UInt8(ascii: "Z") else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for index in range {
+                let byte = bytes[index]
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        let separators: [(Int, Character)] = [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":")]
+        guard separators.allSatisfy({ bytes[$0.0] == $0.1.asciiValue }),
+              let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60
+        else { return nil }
+        var milliseconds = 0
+        if bytes.count > 20 {
+            guard bytes[19] == UInt8(ascii: "."), bytes.count > 21, let fraction = number(20..<(bytes.count - 1))
+            else { return nil }
+            milliseconds = fraction * [1, 100, 10, 1][bytes.count - 21]
+        } else if bytes[19] != UInt8(ascii: "Z") {
+            return nil
+        }
+        var parts = tm()
+        parts.tm_year = Int32(year - 1900)
+        parts.tm_mon = Int32(month - 1)
+        parts.tm_mday = Int32(day)
+        parts.tm_hour = Int32(hour)
+        parts.tm_min = Int32(minute)
+        parts.tm_sec = Int32(second)
+        let seconds = timegm(&parts)
+        // timegm normalises 31 February to March: a date that does not exist reads back differently.
+        guard seconds >= 0, Timestamp.format(Date(timeIntervalSince1970: Double(seconds))).prefix(19) == text.prefix(19)
+        else { return nil }
+        return Date(timeIntervalSince1970: Double(seconds) + Double(milliseconds) / 1000)
+    }
+}
