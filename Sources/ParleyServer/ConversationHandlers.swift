@@ -75,7 +75,8 @@ struct ConversationHandlers: Sendable {
         }
         let hits: [SearchHit]
         do {
-            hits = try store.search(query, ownedBy: caller.userID, limit: limit, pinned: pinned, archived: archived)
+            hits = try store.search(query, ownedBy: caller.userID, limit: limit, pinned: pinned, archived: archived,
+                                    candidates: rules.limits.searchCandidates)
         } catch {
             if case .invalidQuery(let why) = error {
                 throw HTTPError(status: 400, code: "invalid_query",

@@ -115,6 +115,8 @@ public struct ParleyConfiguration: Sendable {
                                                       default: input.maxSystemPromptBytes, range: 1...(64 << 20))
         input.maxSearchQueryCharacters = try read.integer("PARLEY_MAX_SEARCH_QUERY_CHARS",
                                                           default: input.maxSearchQueryCharacters, range: 3...10_000)
+        input.searchCandidates = try read.integer("PARLEY_SEARCH_CANDIDATES", default: input.searchCandidates,
+                                                  range: 1...10_000_000)
         accounts = try Self.accountSettings(host: host, read: read)
         usage = try Self.usagePolicy(read: read)
         accounts.proxyHeader = try Self.proxyHeader(read: read, trustedProxies: http.trustedProxies)

@@ -160,7 +160,7 @@ struct Migration: Sendable {
                 SELECT doc_id, replace(replace(new.title, char(57344), ''), char(57345), '')
                 FROM search_documents WHERE conversation_id = new.id AND message_id IS NULL;
             END;
-            CREATE TRIGGER search_title_changed AFTER UPDATE OF title ON conversations
+            CREATE TRIGGER search_title_changed AFTER UPDATE OF title ON conversations WHEN old.title <> new.title
             BEGIN
                 DELETE FROM search_index WHERE rowid =
                     (SELECT doc_id FROM search_documents WHERE conversation_id = old.id AND message_id IS NULL);

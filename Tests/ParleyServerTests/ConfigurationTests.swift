@@ -65,6 +65,7 @@ final class ConfigurationTests: XCTestCase {
             "PARLEY_MAX_TITLE_CHARS": "\(server.input.maxTitleCharacters)",
             "PARLEY_MAX_SYSTEM_PROMPT_BYTES": "\(server.input.maxSystemPromptBytes)",
             "PARLEY_MAX_SEARCH_QUERY_CHARS": "\(server.input.maxSearchQueryCharacters)",
+            "PARLEY_SEARCH_CANDIDATES": "\(server.input.searchCandidates)",
             "PARLEY_AUTH": server.accounts.mode == .local ? "off on loopback" : "on",
             "PARLEY_ADMIN_USER": server.accounts.bootstrapAdmin?.username ?? "",
             "PARLEY_ADMIN_PASSWORD": server.accounts.bootstrapAdmin == nil ? "" : "set",

@@ -43,6 +43,16 @@ final class SearchTests: StoreTestCase {
         XCTAssertEqual(try store.search("fox AND 東京").map(\.conversation.id), [], "a 2-character term matches nothing")
     }
 
+    func testOnlyTheNewestCandidatesAreRanked() throws {
+        let store = try makeStore()
+        var ids: [String] = []
+        for index in 0..<5 {
+            ids.append(try turn(store, user: "albatross \(index)", reply: "ok").conversation.id)
+        }
+        XCTAssertEqual(try store.search("albatross").count, 5)
+        XCTAssertEqual(Set(try store.search("albatross", candidates: 2).map(\.conversation.id)), Set(ids.suffix(2)))
+    }
+
     func testSyntaxErrorsAreInvalidQueries() throws {
         let store = try makeStore()
         _ = try turn(store, user: "hello there", reply: "hi")
