@@ -55,8 +55,8 @@ struct ConversationHandlers: Sendable {
     }
 
     /// Full-text search (FTS5, trigram tokens: see docs/api.md). The query is FTS5 syntax; one that
-    /// FTS5 refuses is a 400 `invalid_query`. A trigram index cannot look up fewer than 3 characters,
-    /// so a shorter query is a 400 `query_too_short` rather than an answer that is silently empty.
+    /// FTS5 refuses is a 400 `invalid_query`. A query under 3 characters, too short for a trigram
+    /// index, is looked for as plain text (`Store.search`).
     private func search(_ query: String, caller: Caller, limit: Int, pinned: Bool?, archived: Bool,
                         hasCursor: Bool) throws -> HTTPResponse {
         guard !hasCursor else {
@@ -68,10 +68,6 @@ struct ConversationHandlers: Sendable {
             throw HTTPError(status: 400, code: "query_too_long",
                             message: "'q' is longer than \(rules.limits.maxSearchQueryCharacters) characters "
                                 + "(PARLEY_MAX_SEARCH_QUERY_CHARS).")
-        }
-        guard query.trimmingCharacters(in: .whitespaces).unicodeScalars.count >= 3 else {
-            throw HTTPError(status: 400, code: "query_too_short",
-                            message: "'q' needs at least 3 characters: the search index is made of 3-character pieces.")
         }
         let hits: [SearchHit]
         do {

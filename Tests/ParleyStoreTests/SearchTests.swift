@@ -40,7 +40,8 @@ final class SearchTests: StoreTestCase {
         XCTAssertEqual(try store.search("東京タワー").map(\.conversation.id), [one.conversation.id])
         XCTAssertEqual(try store.search("café").map(\.conversation.id), [two.conversation.id])
         XCTAssertEqual(try store.search("CAFÉ").map(\.conversation.id), [two.conversation.id], "case-insensitive")
-        XCTAssertEqual(try store.search("fox AND 東京").map(\.conversation.id), [], "a 2-character term matches nothing")
+        XCTAssertEqual(try store.search("fox AND 東京").map(\.conversation.id), [],
+                       "in a longer query a 2-character term matches nothing")
     }
 
     func testOnlyTheNewestCandidatesAreRanked() throws {
@@ -53,10 +54,26 @@ final class SearchTests: StoreTestCase {
         XCTAssertEqual(Set(try store.search("albatross", candidates: 2).map(\.conversation.id)), Set(ids.suffix(2)))
     }
 
+    func testQueriesUnderThreeCharactersAreFoundAsText() throws {
+        let store = try makeStore()
+        let old = try turn(store, title: "Go notes", user: "east to 東京 by train", reply: "ok")
+        let new = try turn(store, user: "a long text about go and more, then go again", reply: "東京")
+        XCTAssertEqual(try store.search("東京").map(\.conversation.id), [new.conversation.id, old.conversation.id])
+        let hits = try store.search("go")
+        XCTAssertEqual(hits.map(\.conversation.id), [new.conversation.id, old.conversation.id])
+        XCTAssertEqual(hits[0].snippet, "a long text about \u{E000}go\u{E001} and more, then \u{E000}go\u{E001} again")
+        XCTAssertNil(hits[1].messageID, "the title matched")
+        XCTAssertEqual(hits[1].snippet, "\u{E000}Go\u{E001} notes")
+        XCTAssertEqual(try store.search("go", candidates: 1).count, 1, "the newest candidates only")
+        XCTAssertEqual(try store.search("(").count, 0, "plain text, no syntax")
+        XCTAssertEqual(Store.snippet(of: "x", in: String(repeating: "a", count: 40) + "x" + String(repeating: "b", count: 50)),
+                       "…" + String(repeating: "a", count: 24) + "\u{E000}x\u{E001}" + String(repeating: "b", count: 36) + "…")
+    }
+
     func testSyntaxErrorsAreInvalidQueries() throws {
         let store = try makeStore()
         _ = try turn(store, user: "hello there", reply: "hi")
-        for query in ["(", "fox AND", "\"unterminated", "NOT fox", "nosuchcolumn:fox"] {
+        for query in ["(abc", "fox AND", "\"unterminated", "NOT fox", "nosuchcolumn:fox"] {
             XCTAssertThrowsError(try store.search(query), query) { error in
                 guard case StoreError.invalidQuery = error else { return XCTFail("\(query): \(error)") }
             }
