@@ -10,6 +10,7 @@ stopped at the end, also on error; the whole run stops itself after --time-limit
 
 import argparse
 import http.client
+import itertools
 import os
 import random
 import shutil
@@ -64,10 +65,10 @@ def vocabulary(rng, size=6000):
     cjk = ["東京", "大阪", "検索", "会議", "資料", "予定", "天気", "旅行", "料理", "電車"]
     words += ["%s%s" % (a, b) for a in cjk for b in cjk]
     weights = [1.0 / (rank + 10) for rank in range(len(words))]
-    return words, weights
+    return words, list(itertools.accumulate(weights))
 
 
-def fill(path, args, rng, words, weights):
+def fill(path, args, rng, words, cumulative):
     """`args.messages` finished messages (user/assistant turns), `per_conversation` per conversation."""
     db = sqlite3.connect(path)
     # A bench database: no fsync, a large page cache while the index grows.
@@ -81,12 +82,12 @@ def fill(path, args, rng, words, weights):
         for c in range(conversations):
             cid = "bench-c%06d" % c
             db.execute("INSERT INTO conversations (id, title, created_at, updated_at, owner_id) VALUES (?, ?, ?, ?, 'local')",
-                       (cid, " ".join(rng.choices(words, weights, k=4)), stamp, stamp))
+                       (cid, " ".join(rng.choices(words, cum_weights=cumulative, k=4)), stamp, stamp))
             parent = None
             for m in range(args.per_conversation):
                 stamp += 1
                 mid = "bench-m%07d" % (c * args.per_conversation + m)
-                text = " ".join(rng.choices(words, weights, k=rng.randint(15, 80)))
+                text = " ".join(rng.choices(words, cum_weights=cumulative, k=rng.randint(15, 80)))
                 if len(texts) < 2000 and rng.random() < 0.05:
                     texts.append(text)
                 db.execute("INSERT INTO messages (id, conversation_id, parent_id, role, content, status, html, "
@@ -107,17 +108,17 @@ def queries(rng, count, words, texts):
     for _ in range(count):
         kind = rng.random()
         if kind < 0.5:
-            out.append(rng.choice(latin[:3000]))
+            out.append(("word", rng.choice(latin[:3000])))
         elif kind < 0.65:
-            out.append("%s %s" % (rng.choice(latin[:300]), rng.choice(latin[:300])))
+            out.append(("and", "%s %s" % (rng.choice(latin[:300]), rng.choice(latin[:300]))))
         elif kind < 0.8:
             parts = rng.choice(texts).split()
             start = rng.randrange(max(1, len(parts) - 2))
-            out.append('"%s"' % " ".join(parts[start:start + 2]))
+            out.append(("phrase", '"%s"' % " ".join(parts[start:start + 2])))
         elif kind < 0.9:
-            out.append(rng.choice(latin[:3000])[:4] + "*")
+            out.append(("prefix", rng.choice(latin[:3000])[:4] + "*"))
         else:
-            out.append(rng.choice(cjk))
+            out.append(("cjk", rng.choice(cjk)))
     return out
 
 
@@ -149,8 +150,8 @@ def main():
         _, port = start(processes, args.parley_bin, workdir, "search")
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         plan = queries(rng, args.queries + 20, words, texts)
-        latencies, hits = [], []
-        for index, query in enumerate(plan):
+        latencies, hits, by_kind = [], [], {}
+        for index, (kind, query) in enumerate(plan):
             path = "/api/conversations?limit=%d&q=%s" % (args.limit, urllib.parse.quote(query))
             sent = time.perf_counter()
             connection.request("GET", path)
@@ -162,7 +163,12 @@ def main():
             if index >= 20:  # the first ones warm the caches
                 latencies.append(elapsed)
                 hits.append(body.count(b'"snippet"'))
+                by_kind.setdefault(kind, []).append((elapsed, query))
         connection.close()
+        for kind, times in sorted(by_kind.items()):
+            times.sort()
+            log("search bench: %-6s %3d queries, p50 %.1f ms, max %.1f ms (%s)"
+                % (kind, len(times), times[len(times) // 2][0], times[-1][0], times[-1][1]))
         latencies.sort()
         p50 = statistics.median(latencies)
         p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]

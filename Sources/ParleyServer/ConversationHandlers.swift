@@ -69,9 +69,9 @@ struct ConversationHandlers: Sendable {
                             message: "'q' is longer than \(rules.limits.maxSearchQueryCharacters) characters "
                                 + "(PARLEY_MAX_SEARCH_QUERY_CHARS).")
         }
-        let hits: [SearchHit]
+        let results: SearchResults
         do {
-            hits = try store.search(query, ownedBy: caller.userID, limit: limit, pinned: pinned, archived: archived,
+            results = try store.search(query, ownedBy: caller.userID, limit: limit, pinned: pinned, archived: archived,
                                     candidates: rules.limits.searchCandidates)
         } catch {
             if case .invalidQuery(let why) = error {
@@ -80,7 +80,7 @@ struct ConversationHandlers: Sendable {
             }
             throw error
         }
-        return .json(SearchPageResource(items: hits.map(SearchHitResource.init)))
+        return .json(SearchPageResource(items: results.hits.map(SearchHitResource.init), order: results.order))
     }
 
     func show(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {

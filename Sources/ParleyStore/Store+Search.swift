@@ -4,51 +4,73 @@ import Foundation
 extension Store {
     // MARK: - Searching
 
-    /// The owner's conversations whose title or finished messages match the FTS5 `query`, best first
-    /// (bm25 of each conversation's best match), at most `limit` (cut to 1...`maxPageSize`). `pinned`
-    /// and `archived` filter as in `listConversations` (archived ones are left out unless asked for).
-    /// Only the newest `candidates` matching documents are ranked: bm25 costs a few microseconds per
-    /// match, so a word found in half of 100,000 messages would otherwise cost 200 ms, and the newest
-    /// matches of so broad a query are the likeliest ones. Text is indexed as trigrams (migration 6),
-    /// so a term of fewer than 3 characters matches nothing in FTS5: a whole query that short
-    /// (`東京`, `go`) is searched as plain text instead (`substringSearch`). Throws `invalidQuery`
-    /// when FTS5 cannot parse the query. One read transaction.
+    /// The owner's conversations whose title or finished messages match the FTS5 `query`, at most
+    /// `limit` (cut to 1...`maxPageSize`), one hit per conversation. `pinned` and `archived` filter as
+    /// in `listConversations` (archived ones are left out unless asked for).
+    ///
+    /// Order: bm25 of each conversation's best match, when the owner has at most `candidates`
+    /// matching documents. bm25 first counts every match of each term in the whole index, and on
+    /// trigrams that costs about 1 ms per 1,000 matches (50 ms for a word in half of 100,000
+    /// messages), so a query matching more than `candidates` documents is answered newest first
+    /// instead, from a walk that stops after `candidates + 1` matches (`SearchResults.order` says
+    /// which). Text is indexed as trigrams (migration 6), so a term of fewer than 3 characters matches
+    /// nothing in FTS5: a whole query that short (`東京`, `go`) is searched as plain text instead
+    /// (`substringSearch`). Throws `invalidQuery` when FTS5 cannot parse the query. One read
+    /// transaction.
     public func search(
         _ query: String, ownedBy owner: String = User.localID, limit: Int = Store.defaultPageSize,
         pinned: Bool? = nil, archived: Bool? = false, candidates: Int = Store.defaultSearchCandidates
-    ) throws(StoreError) -> [SearchHit] {
+    ) throws(StoreError) -> SearchResults {
         let count = min(max(limit, 1), configuration.maxPageSize)
+        let budget = max(candidates, 1)
         let text = query.trimmingCharacters(in: .whitespacesAndNewlines)
         if text.unicodeScalars.count < Self.trigramLength {
-            return try substringSearch(text, ownedBy: owner, limit: count, pinned: pinned, archived: archived,
-                                       candidates: candidates)
+            return SearchResults(hits: try substringSearch(text, ownedBy: owner, limit: count, pinned: pinned,
+                                                          archived: archived, candidates: budget),
+                                 order: .newest)
         }
+        let filters: [SQLValue] = [.text(query), .text(owner), pinned.map(SQLValue.bool) ?? .null,
+                                   archived.map(SQLValue.bool) ?? .null]
         do {
             return try read { (database) throws(StoreError) in
-                // The best match of each conversation, then the best conversations.
-                let best = try database.query(
+                // The owner's newest matches, one more than the budget: FTS5 walks rowids newest first
+                // and stops at the limit, and nothing is ranked yet.
+                let newest = try database.query(
                     """
-                    SELECT conversation_id, message_id, doc FROM (
-                        SELECT conversation_id, message_id, doc, score,
-                               row_number() OVER (PARTITION BY conversation_id ORDER BY score) AS place
-                        FROM (
-                            -- FTS5 walks its matches newest rowid first and stops at the limit, so
-                            -- rank (bm25) is computed for at most ?6 of the owner's documents.
-                            SELECT d.conversation_id, d.message_id, search_index.rowid AS doc,
-                                   search_index.rank AS score
+                    SELECT d.conversation_id, d.message_id, search_index.rowid
+                    FROM search_index
+                    JOIN search_documents d ON d.doc_id = search_index.rowid
+                    JOIN conversations c ON c.id = d.conversation_id
+                    WHERE search_index MATCH ?1 AND c.owner_id = ?2
+                      AND (?3 IS NULL OR c.pinned = ?3) AND (?4 IS NULL OR c.archived = ?4)
+                    ORDER BY search_index.rowid DESC LIMIT ?5
+                    """,
+                    filters + [.integer(Int64(budget + 1))], Self.match)
+                var best: [Match]
+                let order: SearchResults.Order
+                if newest.count > budget {
+                    var seen: Set<String> = []
+                    best = newest.filter { seen.insert($0.conversationID).inserted }
+                    best = Array(best.prefix(count))
+                    order = .newest
+                } else {
+                    // Few enough to rank: the best match of each conversation, then the best conversations.
+                    best = try database.query(
+                        """
+                        SELECT conversation_id, message_id, doc FROM (
+                            SELECT d.conversation_id, d.message_id, search_index.rowid AS doc, search_index.rank AS score,
+                                   row_number() OVER (PARTITION BY d.conversation_id ORDER BY search_index.rank) AS place
                             FROM search_index
                             JOIN search_documents d ON d.doc_id = search_index.rowid
                             JOIN conversations c ON c.id = d.conversation_id
                             WHERE search_index MATCH ?1 AND c.owner_id = ?2
                               AND (?3 IS NULL OR c.pinned = ?3) AND (?4 IS NULL OR c.archived = ?4)
-                            ORDER BY search_index.rowid DESC LIMIT ?6
                         )
-                    )
-                    WHERE place = 1 ORDER BY score LIMIT ?5
-                    """,
-                    [.text(query), .text(owner), pinned.map(SQLValue.bool) ?? .null,
-                     archived.map(SQLValue.bool) ?? .null, .integer(Int64(count)), .integer(Int64(max(candidates, 1)))]
-                ) { row in (conversationID: row.text(0), messageID: row.optionalText(1), doc: row.int64(2)) }
+                        WHERE place = 1 ORDER BY score LIMIT ?5
+                        """,
+                        filters + [.integer(Int64(count))], Self.match)
+                    order = .relevance
+                }
                 var hits: [SearchHit] = []
                 for match in best {
                     // snippet() needs the MATCH; the rowid picks the one document.
@@ -64,7 +86,7 @@ extension Store {
                     guard let conversation else { continue }
                     hits.append(SearchHit(conversation: conversation, messageID: match.messageID, snippet: snippet))
                 }
-                return hits
+                return SearchResults(hits: hits, order: order)
             }
         } catch {
             // The statements are prepared (so the SQL is sound): a plain SQLITE_ERROR while stepping is
@@ -75,6 +97,13 @@ extension Store {
             }
             throw error
         }
+    }
+
+    /// One matching document: its conversation, its message (nil: the title) and its index rowid.
+    private typealias Match = (conversationID: String, messageID: String?, doc: Int64)
+
+    private static func match(_ row: Row) -> Match {
+        (conversationID: row.text(0), messageID: row.optionalText(1), doc: row.int64(2))
     }
 
     // MARK: - Short queries

@@ -21,6 +21,7 @@ final class SearchAPITests: XCTestCase {
         XCTAssertEqual(items[0]["snippet"]?.string,
                        "Is &lt;b&gt;<mark>saffron</mark>&lt;/b&gt; &amp; &quot;vanilla&quot; pricey? &#39;yes&#39;")
         XCTAssertEqual(reply.exact["next_cursor"], .null)
+        XCTAssertEqual(reply.exact["order"]?.string, "relevance")
         // A title hit has no message.
         let title = try await parley.call("GET", "/api/conversations?q=Kitch")
         XCTAssertEqual(title.exact["items"]?.array?.first?["message_id"], .null)
@@ -61,6 +62,7 @@ final class SearchAPITests: XCTestCase {
         let unsyntactic = try await ids("§")
         XCTAssertEqual(unsyntactic, [], "no query syntax in a short query")
         let marked = try await parley.call("GET", "/api/conversations?q=%E6%9D%B1%E4%BA%AC")
+        XCTAssertEqual(marked.exact["order"]?.string, "newest")
         let snippet = marked.exact["items"]?.array?.first?["snippet"]?.string ?? ""
         XCTAssertTrue(snippet.contains("今日は<mark>東京</mark>タワーに行きました"), snippet)
     }

@@ -47,8 +47,8 @@ final class ArchiveTests: StoreTestCase {
         XCTAssertEqual(conversation.currentLeafID, saved.messages[1].id)
         XCTAssertNil(try store.archive(conversationID: conversation.id, ownedBy: "bob"), "another user's")
         // Imported finished messages are found, by their owner only.
-        XCTAssertEqual(try store.search("text", ownedBy: "alice").first?.conversation.id, conversation.id)
-        XCTAssertEqual(try store.search("text", ownedBy: "bob").count, 0)
+        XCTAssertEqual(try store.search("text", ownedBy: "alice").hits.first?.conversation.id, conversation.id)
+        XCTAssertEqual(try store.search("text", ownedBy: "bob").hits.count, 0)
     }
 
     func testAFaultyTreeImportsNothing() throws {

@@ -18,7 +18,7 @@ final class SearchTests: StoreTestCase {
         let garden = try turn(store, title: "Garden", user: "When do tomatoes ripen?", reply: "Tomatoes ripen in August.")
         let trip = try turn(store, title: "Tomato festival trip", user: "Plan a trip", reply: "Sure.")
         _ = try turn(store, user: "unrelated", reply: "nothing here")
-        let hits = try store.search("tomato")
+        let hits = try store.search("tomato").hits
         XCTAssertEqual(Set(hits.map(\.conversation.id)), [garden.conversation.id, trip.conversation.id])
         let gardenHit = try XCTUnwrap(hits.first { $0.conversation.id == garden.conversation.id })
         XCTAssertNotNil(gardenHit.messageID)
@@ -34,38 +34,46 @@ final class SearchTests: StoreTestCase {
         let store = try makeStore()
         let one = try turn(store, user: "the quick brown fox", reply: "東京タワーは高い")
         let two = try turn(store, user: "naïve café au lait", reply: "brown quick")
-        XCTAssertEqual(try store.search("\"quick brown\"").map(\.conversation.id), [one.conversation.id])
-        XCTAssertEqual(Set(try store.search("qui*").map(\.conversation.id)), [one.conversation.id, two.conversation.id])
-        XCTAssertEqual(try store.search("NEAR(quick fox)").map(\.conversation.id), [one.conversation.id])
-        XCTAssertEqual(try store.search("東京タワー").map(\.conversation.id), [one.conversation.id])
-        XCTAssertEqual(try store.search("café").map(\.conversation.id), [two.conversation.id])
-        XCTAssertEqual(try store.search("CAFÉ").map(\.conversation.id), [two.conversation.id], "case-insensitive")
-        XCTAssertEqual(try store.search("fox AND 東京").map(\.conversation.id), [],
+        XCTAssertEqual(try store.search("\"quick brown\"").hits.map(\.conversation.id), [one.conversation.id])
+        XCTAssertEqual(Set(try store.search("qui*").hits.map(\.conversation.id)), [one.conversation.id, two.conversation.id])
+        XCTAssertEqual(try store.search("NEAR(quick fox)").hits.map(\.conversation.id), [one.conversation.id])
+        XCTAssertEqual(try store.search("東京タワー").hits.map(\.conversation.id), [one.conversation.id])
+        XCTAssertEqual(try store.search("café").hits.map(\.conversation.id), [two.conversation.id])
+        XCTAssertEqual(try store.search("CAFÉ").hits.map(\.conversation.id), [two.conversation.id], "case-insensitive")
+        XCTAssertEqual(try store.search("fox AND 東京").hits.map(\.conversation.id), [],
                        "in a longer query a 2-character term matches nothing")
     }
 
-    func testOnlyTheNewestCandidatesAreRanked() throws {
+    func testMoreMatchesThanTheBudgetAreAnsweredNewestFirst() throws {
         let store = try makeStore()
         var ids: [String] = []
         for index in 0..<5 {
             ids.append(try turn(store, user: "albatross \(index)", reply: "ok").conversation.id)
         }
-        XCTAssertEqual(try store.search("albatross").count, 5)
-        XCTAssertEqual(Set(try store.search("albatross", candidates: 2).map(\.conversation.id)), Set(ids.suffix(2)))
+        let ranked = try store.search("albatross")
+        XCTAssertEqual(ranked.order, .relevance)
+        XCTAssertEqual(ranked.hits.count, 5)
+        let broad = try store.search("albatross", candidates: 2)
+        XCTAssertEqual(broad.order, .newest)
+        XCTAssertEqual(broad.hits.map(\.conversation.id), Array(ids.suffix(3).reversed()),
+                       "the conversations of the newest budget + 1 matches, newest first")
+        XCTAssertTrue(broad.hits[0].snippet.contains("\u{E000}albatross\u{E001}"), broad.hits[0].snippet)
+        XCTAssertEqual(try store.search("albatross", candidates: 5).order, .relevance)
+        XCTAssertEqual(try store.search("al").order, .newest)
     }
 
     func testQueriesUnderThreeCharactersAreFoundAsText() throws {
         let store = try makeStore()
         let old = try turn(store, title: "Go notes", user: "east to 東京 by train", reply: "ok")
         let new = try turn(store, user: "a long text about go and more, then go again", reply: "東京")
-        XCTAssertEqual(try store.search("東京").map(\.conversation.id), [new.conversation.id, old.conversation.id])
-        let hits = try store.search("go")
+        XCTAssertEqual(try store.search("東京").hits.map(\.conversation.id), [new.conversation.id, old.conversation.id])
+        let hits = try store.search("go").hits
         XCTAssertEqual(hits.map(\.conversation.id), [new.conversation.id, old.conversation.id])
         XCTAssertEqual(hits[0].snippet, "a long text about \u{E000}go\u{E001} and more, then \u{E000}go\u{E001} again")
         XCTAssertNil(hits[1].messageID, "the title matched")
         XCTAssertEqual(hits[1].snippet, "\u{E000}Go\u{E001} notes")
-        XCTAssertEqual(try store.search("go", candidates: 1).count, 1, "the newest candidates only")
-        XCTAssertEqual(try store.search("(").count, 0, "plain text, no syntax")
+        XCTAssertEqual(try store.search("go", candidates: 1).hits.count, 1, "the newest candidates only")
+        XCTAssertEqual(try store.search("(").hits.count, 0, "plain text, no syntax")
         XCTAssertEqual(Store.snippet(of: "x", in: String(repeating: "a", count: 40) + "x" + String(repeating: "b", count: 50)),
                        "…" + String(repeating: "a", count: 24) + "\u{E000}x\u{E001}" + String(repeating: "b", count: 36) + "…")
     }
@@ -74,7 +82,7 @@ final class SearchTests: StoreTestCase {
         let store = try makeStore()
         _ = try turn(store, user: "hello there", reply: "hi")
         for query in ["(abc", "fox AND", "\"unterminated", "NOT fox", "nosuchcolumn:fox"] {
-            XCTAssertThrowsError(try store.search(query), query) { error in
+            XCTAssertThrowsError(try store.search(query).hits, query) { error in
                 guard case StoreError.invalidQuery = error else { return XCTFail("\(query): \(error)") }
             }
         }
@@ -84,29 +92,29 @@ final class SearchTests: StoreTestCase {
         let store = try makeStore()
         let mine = try turn(store, owner: "alice", user: "secret plans", reply: "ok")
         _ = try turn(store, owner: "bob", user: "secret plans too", reply: "ok")
-        XCTAssertEqual(try store.search("secret", ownedBy: "alice").map(\.conversation.id), [mine.conversation.id])
-        XCTAssertEqual(try store.search("secret", ownedBy: "carol"), [])
+        XCTAssertEqual(try store.search("secret", ownedBy: "alice").hits.map(\.conversation.id), [mine.conversation.id])
+        XCTAssertEqual(try store.search("secret", ownedBy: "carol").hits, [])
     }
 
     func testTheIndexFollowsEditsDeletesAndStreaming() throws {
         let store = try makeStore()
         let first = try turn(store, title: "Alpha title", user: "question one", reply: "answer with zebra")
-        XCTAssertEqual(try store.search("zebra").count, 1)
+        XCTAssertEqual(try store.search("zebra").hits.count, 1)
         // A reply resumed is streaming: out of the index until it finishes; its progress is not indexed.
         _ = try store.resumeStreaming(id: first.reply.id)
-        XCTAssertEqual(try store.search("zebra").count, 0)
+        XCTAssertEqual(try store.search("zebra").hits.count, 0)
         try store.saveProgress([MessageProgress(id: first.reply.id, content: "answer with zebra and yak", reasoning: "")])
-        XCTAssertEqual(try store.search("yak").count, 0)
+        XCTAssertEqual(try store.search("yak").hits.count, 0)
         _ = try store.finishMessage(id: first.reply.id, content: "answer with zebra and yak", status: .stopped)
-        XCTAssertEqual(try store.search("yak").count, 1)
+        XCTAssertEqual(try store.search("yak").hits.count, 1)
         // Renaming re-indexes the title.
         _ = try store.updateConversation(id: first.conversation.id, title: "Omega title")
-        XCTAssertEqual(try store.search("Alpha").count, 0)
-        XCTAssertEqual(try store.search("Omega").count, 1)
+        XCTAssertEqual(try store.search("Alpha").hits.count, 0)
+        XCTAssertEqual(try store.search("Omega").hits.count, 1)
         // Deleting the conversation empties the index.
         try store.deleteConversation(id: first.conversation.id)
-        XCTAssertEqual(try store.search("zebra").count, 0)
-        XCTAssertEqual(try store.search("Omega").count, 0)
+        XCTAssertEqual(try store.search("zebra").hits.count, 0)
+        XCTAssertEqual(try store.search("Omega").hits.count, 0)
         let left = try store.read { (database) throws(StoreError) in
             try database.queryFirst("SELECT (SELECT count(*) FROM search_index) + (SELECT count(*) FROM search_documents)") {
                 $0.int64(0)
@@ -120,17 +128,17 @@ final class SearchTests: StoreTestCase {
         let kept = try turn(store, user: "pelican notes", reply: "ok")
         let put = try turn(store, user: "pelican archive", reply: "ok")
         _ = try store.updateConversation(id: put.conversation.id, archived: true)
-        XCTAssertEqual(try store.search("pelican").map(\.conversation.id), [kept.conversation.id])
-        XCTAssertEqual(try store.search("pelican", archived: true).map(\.conversation.id), [put.conversation.id])
-        XCTAssertEqual(try store.search("pelican", archived: nil).count, 2)
+        XCTAssertEqual(try store.search("pelican").hits.map(\.conversation.id), [kept.conversation.id])
+        XCTAssertEqual(try store.search("pelican", archived: true).hits.map(\.conversation.id), [put.conversation.id])
+        XCTAssertEqual(try store.search("pelican", archived: nil).hits.count, 2)
         _ = try store.updateConversation(id: kept.conversation.id, pinned: true)
-        XCTAssertEqual(try store.search("pelican", pinned: true, archived: nil).map(\.conversation.id), [kept.conversation.id])
+        XCTAssertEqual(try store.search("pelican", pinned: true, archived: nil).hits.map(\.conversation.id), [kept.conversation.id])
     }
 
     func testTheMarkCharactersInTextNeverLookLikeMatches() throws {
         let store = try makeStore()
         _ = try turn(store, user: "odd \u{E000}chars\u{E001} walrus", reply: "ok")
-        let hit = try XCTUnwrap(try store.search("walrus").first)
+        let hit = try XCTUnwrap(try store.search("walrus").hits.first)
         XCTAssertEqual(hit.snippet.unicodeScalars.filter { $0 == SearchHit.matchStart }.count, 1, hit.snippet)
         XCTAssertTrue(hit.snippet.contains("\u{E000}walrus\u{E001}"), hit.snippet)
     }
@@ -151,10 +159,10 @@ final class SearchTests: StoreTestCase {
                 """)
         }
         let store = try makeStore()
-        XCTAssertEqual(try store.search("heron").map(\.messageID), [nil])
-        XCTAssertEqual(try store.search("kingfisher").map(\.messageID), ["m1"])
-        XCTAssertEqual(try store.search("cormorant").count, 0, "streaming messages are not indexed")
+        XCTAssertEqual(try store.search("heron").hits.map(\.messageID), [nil])
+        XCTAssertEqual(try store.search("kingfisher").hits.map(\.messageID), ["m1"])
+        XCTAssertEqual(try store.search("cormorant").hits.count, 0, "streaming messages are not indexed")
         XCTAssertEqual(try store.markInterruptedAtStartup(), 1)
-        XCTAssertEqual(try store.search("cormorant").map(\.messageID), ["m2"], "indexed once it is final")
+        XCTAssertEqual(try store.search("cormorant").hits.map(\.messageID), ["m2"], "indexed once it is final")
     }
 }
