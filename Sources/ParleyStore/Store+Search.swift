@@ -72,14 +72,12 @@ extension Store {
                     order = .relevance
                 }
                 var hits: [SearchHit] = []
+                let terms = SearchSnippet.terms(of: query)
                 for match in best {
-                    // snippet() needs the MATCH; the rowid picks the one document.
-                    let snippet = try database.queryFirst(
-                        """
-                        SELECT snippet(search_index, 0, char(57344), char(57345), '…', 64)
-                        FROM search_index WHERE search_index MATCH ?1 AND rowid = ?2
-                        """,
-                        [.text(query), .integer(match.doc)]) { row in row.text(0) } ?? ""
+                    // The indexed copy, by rowid (no MATCH: see SearchSnippet).
+                    let body = try database.queryFirst(
+                        "SELECT body FROM search_index WHERE rowid = ?", [.integer(match.doc)]) { row in row.text(0) } ?? ""
+                    let snippet = SearchSnippet.make(terms: terms, in: body)
                     let conversation = try database.queryFirst(
                         "SELECT \(Conversation.columns) FROM conversations WHERE id = ?",
                         [.text(match.conversationID)], Conversation.init(row:))
@@ -142,33 +140,9 @@ extension Store {
                     [.text(match.conversationID)], Conversation.init(row:))
                 guard let conversation else { continue }
                 hits.append(SearchHit(conversation: conversation, messageID: match.messageID,
-                                      snippet: Self.snippet(of: text, in: match.body)))
+                                      snippet: SearchSnippet.make(terms: [text], in: match.body)))
             }
             return hits
         }
-    }
-
-    /// About 60 characters of `body` around the first occurrence of `text`, every occurrence in it
-    /// between the match marks, `…` where it was cut (what FTS5's snippet() gives for the index).
-    static func snippet(of text: String, in body: String) -> String {
-        let clean = String(String.UnicodeScalarView(body.unicodeScalars.filter {
-            $0 != SearchHit.matchStart && $0 != SearchHit.matchEnd
-        }))
-        guard let first = clean.range(of: text, options: [.caseInsensitive]) else {
-            return String(clean.prefix(60)) + (clean.count > 60 ? "…" : "")
-        }
-        let start = clean.index(first.lowerBound, offsetBy: -24, limitedBy: clean.startIndex) ?? clean.startIndex
-        let end = clean.index(first.upperBound, offsetBy: 36, limitedBy: clean.endIndex) ?? clean.endIndex
-        var out = start == clean.startIndex ? "" : "…"
-        var cursor = start
-        while cursor < end, let found = clean.range(of: text, options: [.caseInsensitive], range: cursor..<end) {
-            out += clean[cursor..<found.lowerBound]
-            out.unicodeScalars.append(SearchHit.matchStart)
-            out += clean[found]
-            out.unicodeScalars.append(SearchHit.matchEnd)
-            cursor = found.upperBound
-        }
-        out += clean[cursor..<end]
-        return out + (end == clean.endIndex ? "" : "…")
     }
 }

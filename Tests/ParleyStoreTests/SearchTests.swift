@@ -74,8 +74,23 @@ final class SearchTests: StoreTestCase {
         XCTAssertEqual(hits[1].snippet, "\u{E000}Go\u{E001} notes")
         XCTAssertEqual(try store.search("go", candidates: 1).hits.count, 1, "the newest candidates only")
         XCTAssertEqual(try store.search("(").hits.count, 0, "plain text, no syntax")
-        XCTAssertEqual(Store.snippet(of: "x", in: String(repeating: "a", count: 40) + "x" + String(repeating: "b", count: 50)),
-                       "…" + String(repeating: "a", count: 24) + "\u{E000}x\u{E001}" + String(repeating: "b", count: 36) + "…")
+    }
+
+    func testSnippetsMarkTheQueryTermsInTheText() {
+        XCTAssertEqual(SearchSnippet.terms(of: "fox"), ["fox"])
+        XCTAssertEqual(SearchSnippet.terms(of: "\"quick brown\" fox*"), ["quick brown", "fox"])
+        XCTAssertEqual(SearchSnippet.terms(of: "NEAR(quick fox, 10) OR ^lazy AND dog NOT cat"), ["quick", "fox", "lazy", "dog"])
+        XCTAssertEqual(SearchSnippet.terms(of: "body:2026 \"say \"\"hi\"\"\" 東京タワー"), ["2026", "say \"hi\"", "東京タワー"])
+        XCTAssertEqual(SearchSnippet.terms(of: "(alpha OR beta) + gamma"), ["alpha", "beta", "gamma"])
+
+        let long = String(repeating: "a", count: 40) + " Fox " + String(repeating: "b", count: 50) + " fox"
+        XCTAssertEqual(SearchSnippet.make(terms: ["fox"], in: long),
+                       "…" + String(repeating: "a", count: 23) + " \u{E000}Fox\u{E001} " + String(repeating: "b", count: 36) + "…")
+        XCTAssertEqual(SearchSnippet.make(terms: ["quick", "ick bro"], in: "the quick brown fox"),
+                       "the \u{E000}quick bro\u{E001}wn fox", "overlapping matches are one mark")
+        XCTAssertEqual(SearchSnippet.make(terms: ["zzz"], in: "nothing here"), "nothing here")
+        XCTAssertEqual(SearchSnippet.make(terms: ["x"], in: "a \u{E000}x\u{E001} b"), "a \u{E000}x\u{E001} b",
+                       "marks in the text itself are dropped first")
     }
 
     func testSyntaxErrorsAreInvalidQueries() throws {
