@@ -85,13 +85,20 @@ struct ImportDocument {
         return ConversationArchive(conversation: conversation, messages: messages)
     }
 
-    /// A timestamp as exports write it, not after `now` (a future time would push every later
-    /// message's time past it: the store keeps message times increasing).
+    /// How far past the import's time a timestamp may be: the clocks of two servers differ, and a
+    /// store hands out strictly increasing times, which run ahead of the clock during bursts of writes
+    /// (100 conversations made in one millisecond end 100 ms ahead).
+    static let clockAllowance: TimeInterval = 300
+
+    /// A timestamp as exports write it, at most `clockAllowance` after `now` (a time far in the
+    /// future would push the times of every later message past it: the store keeps them increasing).
     private static func date(_ text: String, _ place: String, now: Date) throws(HTTPError) -> Date {
         guard let date = Timestamp.parse(text) else {
             throw invalid("\(place): '\(text)' is not a time like 2026-11-29T14:20:00.123Z.")
         }
-        guard date <= now else { throw invalid("\(place): '\(text)' is in the future.") }
+        guard date <= now.addingTimeInterval(clockAllowance) else {
+            throw invalid("\(place): '\(text)' is in the future.")
+        }
         return date
     }
 
