@@ -7,8 +7,9 @@ PARLEY_BIN = .build/release/parley
 # Build and run-time libraries (Debian 12 package names).
 RUN_PACKAGES = pkg-config libsqlite3-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
                libmicrohttpd-dev libcurl4-openssl-dev libsodium-dev ca-certificates
-# What the tests need on top: headless Chromium and its WebDriver for the page's browser tests.
-TEST_PACKAGES = $(RUN_PACKAGES) procps chromium chromium-driver
+# What the tests need on top: headless Chromium and its WebDriver for the page's browser tests, and
+# python3-venv for the venv of the OpenAI client tests.
+TEST_PACKAGES = $(RUN_PACKAGES) procps chromium chromium-driver python3-venv
 BENCH_PACKAGES = $(RUN_PACKAGES) nginx-light wrk procps
 # `make docker-check`: the Dockerfile's stages without a Docker engine (debootstrap, chroot, namespaces).
 DOCKER_CHECK_PACKAGES = debootstrap python3 util-linux iproute2 coreutils
@@ -52,11 +53,21 @@ run: build
 PARLEY_TEST_TIME_LIMIT ?= 60
 PARLEY_SUITE_TIME_LIMIT ?= 600
 BROWSER_TIME_LIMIT ?= 600
+OPENAI_TIME_LIMIT ?= 300
+# The OpenAI-compatible endpoint is tested with the official `openai` package (PyPI) as the client,
+# from a venv made here.
+OPENAI_VENV = .build/openai-venv
 
 test: test-deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	PARLEY_TEST_TIME_LIMIT=$(PARLEY_TEST_TIME_LIMIT) PARLEY_SUITE_TIME_LIMIT=$(PARLEY_SUITE_TIME_LIMIT) \
 	  SWIFT=$(SWIFT) Tests/run-swift-tests.sh $(BUILD_FLAGS)
+	@if ! $(OPENAI_VENV)/bin/python -c 'import openai, pytest' 2>/dev/null; then \
+	  python3 -m venv $(OPENAI_VENV) && $(OPENAI_VENV)/bin/pip install -q openai pytest; \
+	fi
+	PARLEY_BIN=.build/debug/parley PYTHON=$(OPENAI_VENV)/bin/python timeout --kill-after=10 $(OPENAI_TIME_LIMIT) \
+	  Tests/openai/run.sh \
+	  || { status=$$?; [ $$status -ne 124 ] || echo "openai client tests: still running after $(OPENAI_TIME_LIMIT) s (OPENAI_TIME_LIMIT): stopped" >&2; exit $$status; }
 	PARLEY_BIN=.build/debug/parley timeout --kill-after=10 $(BROWSER_TIME_LIMIT) Tests/browser/run.sh \
 	  || { status=$$?; [ $$status -ne 124 ] || echo "browser tests: still running after $(BROWSER_TIME_LIMIT) s (BROWSER_TIME_LIMIT): stopped" >&2; exit $$status; }
 

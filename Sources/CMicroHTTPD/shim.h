@@ -4,6 +4,13 @@
 #include <stdint.h>
 #include <stdarg.h>
 #include <microhttpd.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 /* MHD_start_daemon, MHD_get_daemon_info and MHD_get_connection_info are variadic: Swift calls these
    typed shims instead. Option values arrive as plain arguments so no intptr_t/function-pointer casts
@@ -61,3 +68,32 @@ static inline void *parley_mhd_socket_context(struct MHD_Connection *connection)
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     return info != NULL ? info->socket_context : NULL;
 }
+
+/* The event-stream socket loop (ParleyHTTP/StreamSocketLoop): once libmicrohttpd has sent a stream's
+   headers, the stream's body is written to its socket directly. */
+
+/* Sends without blocking and without SIGPIPE; returns what send(2) returns (errno set on -1). */
+static inline ssize_t parley_socket_send(int fd, const void *bytes, size_t count)
+{
+    return send(fd, bytes, count, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+/* 1 when the peer has closed the connection (end of file or a socket error), 0 while it is open. */
+static inline int parley_socket_peer_closed(int fd)
+{
+    char byte;
+    ssize_t n = recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n == 0) return 1;
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return 1;
+    return 0;
+}
+
+/* Every write goes out at once: no cork left from the headers, no Nagle delay. */
+static inline void parley_socket_push(int fd)
+{
+    int off = 0, on = 1;
+    (void) setsockopt(fd, IPPROTO_TCP, TCP_CORK, &off, sizeof off);
+    (void) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+}
+
+static inline int parley_errno(void) { return errno; }

@@ -7,6 +7,10 @@ import ParleyStore
 /// consumes the provider's events, renders them through `StableMarkdown`, logs them for replay, fans
 /// them out to any number of subscribers and ends by writing the final state to the store once.
 ///
+/// The jobs are value types it composes and orders: `ReplyText` (answer, reasoning, byte budget,
+/// Markdown, what is stored), `FrameClock` (one frame per interval), `EventLog` (exact replay) and
+/// `Subscribers` (fan-out). Each is tested on its own, without a server.
+///
 /// Concurrency: an actor; every provider event, frame, subscription and stop is serialised on it, so
 /// `stop` sees exactly the text that was received before it and nothing after.
 public actor Generation {
@@ -17,30 +21,14 @@ public actor Generation {
     private let store: Store
     private let limits: GenerationLimits
 
-    // MARK: - Text and rendering state
-    /// Text already turned into events (blocks, tail, delta).
-    private var framed: String
-    /// Text received but not yet sent: gathered until the end of the current frame.
-    private var pending = ""
-    /// Reasoning already sent, and reasoning gathered for the current frame (plain text, no Markdown).
-    private var reasoning: String
-    private var pendingReasoning = ""
-    /// Bytes of text and reasoning received over the message's life: what progress flushes track.
-    private var receivedBytes: Int
-    /// Bytes this run may still add before the reply is cut (`maxReplyBytes` per run, so a reply
-    /// cut for length can be continued).
-    private var room: Int
-    private var markdown: StableMarkdown
-    private var lastTail = ""
-    private var lastFrameAt: ContinuousClock.Instant?
-    private var frameScheduled = false
-    private var persistedBytes: Int
-
-    // MARK: - Log and subscribers
+    // MARK: - Parts
+    /// The answer, the reasoning, the frame being gathered and the byte budget.
+    private var text: ReplyText
+    private var clock: FrameClock
+    /// Every event since the start, for exact replay.
     private var log: EventLog
     private var ids: EventIDClock
-    private var subscribers: [Int: @Sendable ([GenerationEvent]) -> Bool] = [:]
-    private var nextSubscriberID = 0
+    private var subscribers = Subscribers()
 
     // MARK: - Outcome
     private var finishReason: String?
@@ -53,15 +41,15 @@ public actor Generation {
     /// The id of the logged `error` event of a failed reply (replayed to late subscribers with it).
     private var errorEventID: Int64 = 0
     private var upstream: Task<Void, Never>?
-    private var onEnd: (@Sendable (String) async -> Void)?
+    private var onEnd: (@Sendable (String, Int64) async -> Void)?
 
     /// - Parameters:
     ///   - message: the assistant message; its content is non-empty when continuing.
-    ///   - onEnd: runs once, after the final state is stored.
+    ///   - onEnd: runs once, after the final state is stored, with the message id and the last event id.
     ///   - after: ids start above this (the previous run's last id, when it is still known).
     init(message: Message, owner: String, model: String, store: Store, limits: GenerationLimits,
          renderer: MarkdownRenderer, after previousID: Int64 = 0,
-         onEnd: @escaping @Sendable (String) async -> Void) {
+         onEnd: @escaping @Sendable (String, Int64) async -> Void) {
         self.onEnd = onEnd
         self.messageID = message.id
         self.conversationID = message.conversationID
@@ -69,29 +57,20 @@ public actor Generation {
         self.model = model
         self.store = store
         self.limits = limits
-        self.framed = message.content
-        self.reasoning = message.reasoning
-        self.receivedBytes = message.content.utf8.count + message.reasoning.utf8.count
-        self.persistedBytes = self.receivedBytes
-        self.room = limits.maxReplyBytes
-        var markdown = StableMarkdown(renderer: renderer)
-        if !message.content.isEmpty {
-            let update = markdown.append(message.content)
-            self.lastTail = update.tail
-        }
-        self.markdown = markdown
+        self.text = ReplyText(content: message.content, reasoning: message.reasoning, renderer: renderer,
+                              room: limits.maxReplyBytes)
+        self.clock = FrameClock(interval: limits.frameInterval)
         var ids = EventIDClock(after: previousID)
-        let base = ids.next()
-        self.ids = ids
-        var log = EventLog(baseID: base)
+        var log = EventLog(baseID: ids.next())
         if !message.content.isEmpty || !message.reasoning.isEmpty {
             // A continued message starts its log with the full state, so a client that saw the earlier
             // `done` replaces what it shows instead of appending to it.
             let snapshot = GenerationSnapshot(messageID: message.id, status: .streaming,
-                                              blocks: markdown.blocks, tail: markdown.tail,
+                                              blocks: text.markdown.blocks, tail: text.markdown.tail,
                                               content: message.content, reasoning: message.reasoning)
-            log.append(GenerationEvent(id: self.ids.next(), payload: .snapshot(snapshot)))
+            log.append(GenerationEvent(id: ids.next(), payload: .snapshot(snapshot)))
         }
+        self.ids = ids
         self.log = log
     }
 
@@ -149,96 +128,58 @@ public actor Generation {
         return true
     }
 
-    /// Which of the two texts a piece belongs to.
-    private enum Part {
-        case answer
-        case reasoning
-    }
-
-    /// Appends received text, cutting it at `maxReplyBytes`: the reply then ends as `length` and
-    /// leaving the event loop drops the provider stream, which aborts the upstream call. Reasoning
-    /// shares the budget with the answer: a model that only thinks is cut like one that only talks.
-    private func receive(_ text: String, as part: Part = .answer) -> Bool {
-        let fits = text.utf8.count <= room
-        let accepted = fits ? text : String(text.prefix(utf8Bytes: room))
-        switch part {
-        case .answer: pending += accepted
-        case .reasoning: pendingReasoning += accepted
-        }
-        receivedBytes += accepted.utf8.count
-        room -= accepted.utf8.count
-        guard fits else {
+    /// Adds received text to the next frame. Returns false when it reached `maxReplyBytes`: the
+    /// reply then ends as `length`, and leaving the event loop drops the provider stream, which
+    /// aborts the upstream call.
+    private func receive(_ piece: String, as part: ReplyText.Part = .answer) -> Bool {
+        guard text.receive(piece, as: part) else {
             finishReason = "length"
             return false
         }
-        scheduleFrame()
-        return true
-    }
-
-    // MARK: - Frames: one write per interval however fast the model is
-
-    private func scheduleFrame() {
-        guard !frameScheduled else { return }
-        let now = ContinuousClock.now
-        if let last = lastFrameAt, now - last < limits.frameInterval {
-            frameScheduled = true
-            let due = last + limits.frameInterval
+        switch clock.pieceArrived(at: .now) {
+        case .emitNow:
+            emitFrame()
+        case .schedule(let due):
             Task {
                 try? await Task.sleep(until: due, clock: .continuous)
                 self.frameTimerFired()
             }
-        } else {
-            emitFrame()
+        case .wait:
+            break
         }
+        return true
     }
 
     private func frameTimerFired() {
-        frameScheduled = false
+        clock.timerFired()
         guard outcome == nil else { return }
         emitFrame()
     }
 
-    /// Turns the pending reasoning and text into reasoning, block, tail and delta events and
-    /// delivers them as one batch.
+    /// Sends the gathered reasoning and answer as one batch: reasoning, block, tail and delta events.
     private func emitFrame() {
-        guard !pending.isEmpty || !pendingReasoning.isEmpty else { return }
-        lastFrameAt = ContinuousClock.now
+        guard let frame = text.takeFrame() else { return }
+        clock.emitted(at: .now)
         var batch: [GenerationEvent] = []
-        if !pendingReasoning.isEmpty {
-            reasoning += pendingReasoning
-            batch.append(event(.reasoning(pendingReasoning)))
-            pendingReasoning = ""
+        if let reasoning = frame.reasoning {
+            batch.append(event(.reasoning(reasoning)))
         }
-        guard !pending.isEmpty else {
-            deliver(batch)
-            return
-        }
-        let text = pending
-        pending = ""
-        framed += text
-        let update = markdown.append(text)
-        for block in update.blocks {
+        for block in frame.blocks {
             batch.append(event(.block(index: block.index, html: block.html)))
         }
-        if update.tail != lastTail {
-            lastTail = update.tail
-            batch.append(event(.tail(update.tail)))
+        if let tail = frame.tail {
+            batch.append(event(.tail(tail)))
         }
-        batch.append(event(.delta(text)))
-        deliver(batch)
+        if let answer = frame.answer {
+            batch.append(event(.delta(answer)))
+        }
+        subscribers.deliver(batch)
     }
 
     private func event(_ payload: GenerationEvent.Payload) -> GenerationEvent {
         let event = GenerationEvent(id: ids.next(), payload: payload)
         log.append(event)
         return event
-    }
-
-    private func deliver(_ batch: [GenerationEvent]) {
-        guard !batch.isEmpty else { return }
-        for (key, send) in subscribers where !send(batch) {
-            subscribers[key] = nil
-        }
     }
 
     // MARK: - Ending
@@ -254,16 +195,17 @@ public actor Generation {
     func interrupt() async {
         guard outcome == nil else { return }
         upstream?.cancel()
-        await finish(status: .interrupted, errorCode: "server_shutdown",
-                     errorMessage: "The server shut down during the reply.")
+        await finish(status: .interrupted, errorCode: Generations.shutdownCode,
+                     errorMessage: Generations.shutdownMessage)
     }
 
     private func finish(status: MessageStatus, errorCode: String? = nil, errorMessage: String? = nil) async {
         guard outcome == nil else { return }
         emitFrame()
-        let final = markdown.finish()
-        // After finish, `markdown.blocks` is the whole render: committed blocks patched, then the final ones.
-        let blocks = markdown.blocks
+        let final = text.finish()
+        // After finish, the Markdown's blocks are the whole render: committed blocks patched, then the final ones.
+        let blocks = text.markdown.blocks
+        let content = text.answer
         var batch: [GenerationEvent] = []
         let patch = final.patch.map { BlockPatch(index: $0.index, html: $0.html) }
         for block in final.blocks {
@@ -280,10 +222,10 @@ public actor Generation {
                                        patch: patch, blockCount: final.blockCount,
                                        errorCode: errorCode, errorMessage: errorMessage)
         outcome = result
-        finished = FinishedReply(messageID: messageID, content: framed, reasoning: reasoning, blocks: blocks,
+        finished = FinishedReply(messageID: messageID, content: content, reasoning: text.reasoning, blocks: blocks,
                                  outcome: result)
         do {
-            _ = try store.finishMessage(id: messageID, content: framed, reasoning: reasoning, status: status,
+            _ = try store.finishMessage(id: messageID, content: content, reasoning: text.reasoning, status: status,
                                         finishReason: finishReason, usage: usageJSON, model: model,
                                         errorCode: errorCode, errorMessage: errorMessage,
                                         html: blocks.joined())
@@ -293,11 +235,11 @@ public actor Generation {
             FileHandle.standardError.write(Data("parley: storing message \(messageID) failed: \(error)\n".utf8))
         }
         batch.append(event(.done(result)))
-        deliver(batch)
+        subscribers.deliver(batch)
         subscribers.removeAll()
         if let onEnd {
             self.onEnd = nil
-            await onEnd(messageID)
+            await onEnd(messageID, log.lastID)
         }
     }
 
@@ -325,20 +267,17 @@ public actor Generation {
             initial = [liveSnapshotEvent()]
         }
         guard deliver(initial), outcome == nil else { return nil }
-        let token = nextSubscriberID
-        nextSubscriberID += 1
-        subscribers[token] = deliver
-        return token
+        return subscribers.add(deliver)
     }
 
     func unsubscribe(_ token: Int) {
-        subscribers[token] = nil
+        subscribers.remove(token)
     }
 
     /// The state of a live reply as of the last logged event.
     private func liveSnapshotEvent() -> GenerationEvent {
-        let snapshot = GenerationSnapshot(messageID: messageID, status: .streaming, blocks: markdown.blocks,
-                                          tail: markdown.tail, content: framed, reasoning: reasoning)
+        let snapshot = GenerationSnapshot(messageID: messageID, status: .streaming, blocks: text.markdown.blocks,
+                                          tail: text.markdown.tail, content: text.answer, reasoning: text.reasoning)
         return GenerationEvent(id: log.lastID, payload: .snapshot(snapshot))
     }
 
@@ -348,15 +287,14 @@ public actor Generation {
     /// (group commit by `Generations.flush`, which confirms the size once the transaction has
     /// committed).
     func progress() -> (state: MessageProgress, bytes: Int)? {
-        guard outcome == nil, receivedBytes != persistedBytes else { return nil }
-        let state = MessageProgress(id: messageID, content: framed + pending,
-                                    reasoning: reasoning + pendingReasoning)
-        return (state, receivedBytes)
+        guard outcome == nil, let unstored = text.unstoredProgress() else { return nil }
+        return (MessageProgress(id: messageID, content: unstored.content, reasoning: unstored.reasoning),
+                unstored.bytes)
     }
 
     /// Records that the text and reasoning up to `bytes` are stored.
     func confirmProgress(_ bytes: Int) {
-        persistedBytes = max(persistedBytes, bytes)
+        text.confirmStored(bytes)
     }
 
     /// The last event id, so a continued reply's clock starts above it even if the wall clock stepped back.
@@ -373,20 +311,5 @@ extension FinishReason {
         case .contentFilter: "content_filter"
         case .other(let value): value
         }
-    }
-}
-
-extension String {
-    /// The longest prefix of at most `maxBytes` UTF-8 bytes that ends on a character boundary.
-    func prefix(utf8Bytes maxBytes: Int) -> Substring {
-        var end = startIndex
-        var used = 0
-        for index in indices {
-            let next = self.index(after: index)
-            used += utf8.distance(from: index, to: next)
-            if used > maxBytes { break }
-            end = next
-        }
-        return self[..<end]
     }
 }

@@ -17,11 +17,19 @@ public actor Generations {
     private let context: ContextBuilder
     /// Live generations by message id.
     private var live: [String: Generation] = [:]
-    /// Recently finished generations kept for exact replay, by message id.
-    private var retained: [String: Generation] = [:]
+    /// Recently finished generations kept for exact replay, by message id, with their last event id.
+    private var retained: [String: (generation: Generation, lastEventID: Int64)] = [:]
+    /// Starts admitted but not yet registered (their rows are being written): they count against
+    /// the caps, and a stop-all or shutdown that comes meanwhile cancels them.
+    private var reservations: [Int: Reservation] = [:]
+    private var nextReservation = 0
     private var flusher: Task<Void, Never>?
     /// Set by `shutdown`: no reply starts after it.
     private var shuttingDown = false
+
+    /// The error a reply cut by a graceful shutdown ends with.
+    static let shutdownCode = "server_shutdown"
+    static let shutdownMessage = "The server shut down during the reply."
 
     /// The hidden turn used to continue an answer with a provider that cannot take a prefill.
     static let continueInstruction =
@@ -39,111 +47,189 @@ public actor Generations {
     // MARK: - Starting
 
     /// Adds a user message where `placement` says (under the current leaf; under an earlier message or
-    /// as a new root to branch, which is how edit works) and starts its answer.
+    /// as a new root to branch, which is how edit works) and starts its answer. `settings` override the
+    /// conversation's generation settings for this reply only (an OpenAI-style call's own values).
     public func send(conversationID: String, placement: TurnPlacement, content: String, model: String?,
-                     owner: String) async throws -> (user: Message, assistant: Message) {
-        guard let conversation = try store.conversation(id: conversationID) else {
-            throw GenerationError.conversationNotFound
-        }
-        let (modelID, provider, upstreamModel) = try await resolve(model ?? conversation.model)
-        // Checked after the last suspension: from here to `start` nothing else runs on this actor.
-        try checkCapacity(owner: owner)
-        let turn: (user: Message, assistant: Message)
-        do {
-            turn = try store.appendTurn(conversationID: conversationID, placement: placement,
-                                        userContent: content, userHTML: renderer.render(content), model: modelID)
-        } catch {
-            // (A pattern `catch StoreError.notFound` crashes the 6.3 compiler on typed throws.)
-            if case .notFound = error {
-                throw GenerationError.invalidParent(
-                    "'parent_id' must name an assistant message of this conversation, or be null for a new root.")
-            }
-            throw error
-        }
-        let history = try store.contextPath(leafID: turn.user.id)
-        let request = ChatRequest(model: upstreamModel,
-                                  messages: context.messages(systemPrompt: conversation.systemPrompt,
-                                                             branch: history),
-                                  prefill: nil, maxTokens: nil)
-        await start(turn.assistant, owner: owner, model: modelID, provider: provider, request: request)
-        return turn
+                     owner: String,
+                     settings: GenerationSettings? = nil) async throws -> (user: Message, assistant: Message) {
+        let started = try await start(.send(conversationID: conversationID, placement: placement,
+                                            content: content, model: model, settings: settings), owner: owner)
+        guard let user = started.user else { throw GenerationError.conversationNotFound }
+        return (user, started.reply)
     }
 
     /// Starts a new answer beside the assistant message `messageID` (a sibling under the same user message).
     public func regenerate(messageID: String, model: String?, owner: String) async throws -> Message {
-        let message = try assistantMessage(messageID)
-        guard let parentID = message.parentID,
-              let conversation = try store.conversation(id: message.conversationID) else {
-            throw GenerationError.invalidParent("the message has no user message to answer")
-        }
-        let (modelID, provider, upstreamModel) = try await resolve(model ?? message.model ?? conversation.model)
-        try checkCapacity(owner: owner)
-        let sibling = try store.createSibling(ofAssistant: messageID, model: modelID)
-        let history = try store.contextPath(leafID: parentID)
-        let request = ChatRequest(model: upstreamModel,
-                                  messages: context.messages(systemPrompt: conversation.systemPrompt,
-                                                             branch: history),
-                                  prefill: nil, maxTokens: nil)
-        await start(sibling, owner: owner, model: modelID, provider: provider, request: request)
-        return sibling
+        try await start(.regenerate(messageID: messageID, model: model), owner: owner).reply
     }
 
     /// Extends a stopped, truncated, failed or interrupted answer; new text is appended to it.
     public func continueMessage(messageID: String, owner: String) async throws -> Message {
-        let message = try assistantMessage(messageID)
-        guard message.status != .streaming, live[messageID] == nil else {
-            throw GenerationError.alreadyStreaming
+        try await start(.continueReply(messageID: messageID), owner: owner).reply
+    }
+
+    /// The one path every reply starts by. Only the admission (caps, account) and the registration
+    /// hold this actor, briefly; the reads, the model's resolution, the user message's Markdown and
+    /// the write of send and regenerate run off it, so concurrent starts do not queue one by one
+    /// behind each other's SQLite work, nor behind stops, subscriptions and the group commit.
+    ///
+    /// Steps: 1. prepare (reads, render; off the actor) 2. admit (a reservation counts against the
+    /// caps) 3. write the rows and read the branch in one transaction (off the actor; for continue in
+    /// step 4's turn) 4. register the generation and open the provider stream.
+    public func start(_ plan: StartPlan, owner: String) async throws -> ReplyStart {
+        let prepared = try await prepare(plan)
+        let continued: String?
+        if case .continueReply(let messageID) = plan { continued = messageID } else { continued = nil }
+        let reservation = try admit(owner: owner, conversationID: prepared.conversationID, continuing: continued)
+        if continued != nil {
+            // Continue's id is known to clients: its row turns `streaming` in the same actor turn that
+            // registers its generation, so no stop or subscriber ever sees one without the other
+            // (a stop then answered `streaming` and was lost; a subscriber was told `interrupted`).
+            return try register(reservation, prepared: prepared, owner: owner,
+                                written: Self.write(prepared, store: store))
         }
-        guard let parentID = message.parentID,
-              let conversation = try store.conversation(id: message.conversationID) else {
-            throw GenerationError.invalidParent("the message has no user message to answer")
+        // The new rows' ids are unknown to everyone until this returns, so nobody can look for them
+        // between the write and the registration; a stop-all meanwhile cancels the reservation.
+        let written: ReplyStart
+        do {
+            written = try await write(prepared)
+        } catch {
+            reservations[reservation] = nil
+            throw error
         }
-        let (modelID, provider, upstreamModel) = try await resolve(message.model ?? conversation.model)
-        // The previous run's last id while it is still in memory. Asked before the row changes:
-        // asking another actor suspends, and nothing may suspend between the row turning `streaming`
-        // and the live generation being registered.
-        let previousRunID = await retained[messageID]?.lastEventID ?? 0
-        // From here to `start` registering the generation, nothing suspends: no stop or subscriber can
-        // run on this actor in between, so none sees a `streaming` row without its live generation
-        // (a stop then answered `streaming` and was lost; a subscriber was told `interrupted`).
-        guard live[messageID] == nil else { throw GenerationError.alreadyStreaming }
-        try checkCapacity(owner: owner)
-        let resumed = try store.resumeStreaming(id: messageID)
-        let history = try store.contextPath(leafID: parentID)
-        var messages = context.messages(systemPrompt: conversation.systemPrompt, branch: history)
+        return try register(reservation, prepared: prepared, owner: owner, written: written)
+    }
+
+    /// Step 1: everything a start reads before it writes. Off the actor.
+    @concurrent
+    private nonisolated func prepare(_ plan: StartPlan) async throws -> PreparedStart {
+        switch plan {
+        case .send(let conversationID, _, let content, let model, let settings):
+            guard let conversation = try store.conversation(id: conversationID) else {
+                throw GenerationError.conversationNotFound
+            }
+            let resolved = try await resolve(model ?? conversation.model)
+            return PreparedStart(plan: plan, conversationID: conversationID, systemPrompt: conversation.systemPrompt,
+                                 settings: conversation.settings.overridden(by: settings),
+                                 model: resolved, userHTML: renderer.render(content), message: nil)
+        case .regenerate(let messageID, let model):
+            let message = try assistantMessage(messageID)
+            guard message.parentID != nil, let conversation = try store.conversation(id: message.conversationID) else {
+                throw GenerationError.invalidParent("the message has no user message to answer")
+            }
+            let resolved = try await resolve(model ?? message.model ?? conversation.model)
+            return PreparedStart(plan: plan, conversationID: conversation.id, systemPrompt: conversation.systemPrompt,
+                                 settings: conversation.settings, model: resolved, userHTML: nil, message: message)
+        case .continueReply(let messageID):
+            let message = try assistantMessage(messageID)
+            guard message.status != .streaming else { throw GenerationError.alreadyStreaming }
+            guard message.parentID != nil, let conversation = try store.conversation(id: message.conversationID) else {
+                throw GenerationError.invalidParent("the message has no user message to answer")
+            }
+            let resolved = try await resolve(message.model ?? conversation.model)
+            return PreparedStart(plan: plan, conversationID: conversation.id, systemPrompt: conversation.systemPrompt,
+                                 settings: conversation.settings, model: resolved, userHTML: nil, message: message)
+        }
+    }
+
+    /// Step 2: the caps and the account, in one actor turn; the reservation holds the slot.
+    private func admit(owner: String, conversationID: String, continuing messageID: String?) throws -> Int {
+        guard !shuttingDown else { throw GenerationError.shuttingDown }
+        if let messageID, live[messageID] != nil { throw GenerationError.alreadyStreaming }
+        // An account disabled before this read is refused here; one disabled after it finds the reply
+        // reserved or live, and `stopAll(owner:)` stops it. (Local mode's owner has no row.)
+        if let account = try store.user(id: owner), account.disabled { throw GenerationError.ownerDisabled }
+        guard live.count + reservations.count < limits.maxConcurrent else {
+            throw GenerationError.tooManyGenerations(limit: limits.maxConcurrent)
+        }
+        let mine = live.values.reduce(0) { $0 + ($1.owner == owner ? 1 : 0) }
+            + reservations.values.reduce(0) { $0 + ($1.owner == owner ? 1 : 0) }
+        guard mine < limits.maxConcurrentPerUser else {
+            throw GenerationError.tooManyGenerationsForUser(limit: limits.maxConcurrentPerUser)
+        }
+        let token = nextReservation
+        nextReservation += 1
+        reservations[token] = Reservation(owner: owner, conversationID: conversationID)
+        return token
+    }
+
+    /// Step 3 off the actor (send, regenerate).
+    @concurrent
+    private nonisolated func write(_ prepared: PreparedStart) async throws -> ReplyStart {
+        try Self.write(prepared, store: store)
+    }
+
+    /// Step 3: the rows and the branch the model answers, in one write transaction.
+    private static func write(_ prepared: PreparedStart, store: Store) throws -> ReplyStart {
+        do {
+            switch prepared.plan {
+            case .send(let conversationID, let placement, let content, _, _):
+                return try store.beginTurn(conversationID: conversationID, placement: placement, userContent: content,
+                                           userHTML: prepared.userHTML, model: prepared.model.id)
+            case .regenerate(let messageID, _):
+                return try store.beginSibling(ofAssistant: messageID, model: prepared.model.id)
+            case .continueReply(let messageID):
+                return try store.beginContinue(id: messageID)
+            }
+        } catch {
+            // (A pattern `catch StoreError.notFound` crashes the 6.3 compiler on typed throws.)
+            guard case .notFound(let what) = error else { throw error }
+            if what.hasPrefix("conversation") { throw GenerationError.conversationNotFound }
+            if case .send = prepared.plan {
+                throw GenerationError.invalidParent(
+                    "'parent_id' must name an assistant message of this conversation, or be null for a new root.")
+            }
+            throw GenerationError.messageNotFound
+        }
+    }
+
+    /// Step 4: registers the live generation and opens the provider stream, in one actor turn. A
+    /// reservation cancelled meanwhile (the conversation deleted, the account disabled, shutdown)
+    /// ends the new row at once instead.
+    private func register(_ token: Int, prepared: PreparedStart, owner: String,
+                          written: ReplyStart) throws -> ReplyStart {
+        guard let reservation = reservations.removeValue(forKey: token) else { return written }
+        if let ending = reservation.cancelled {
+            let shutdown = ending == .interrupted
+            let ended = try? store.finishMessage(
+                id: written.reply.id, content: written.reply.content, status: ending,
+                errorCode: shutdown ? Self.shutdownCode : nil, errorMessage: shutdown ? Self.shutdownMessage : nil,
+                html: renderer.render(written.reply.content))
+            return ReplyStart(user: written.user, reply: ended ?? written.reply, context: written.context)
+        }
+        let reply = written.reply
+        var messages = context.messages(systemPrompt: prepared.systemPrompt, branch: written.context)
         var prefill: String?
-        if provider.supportsPrefill {
-            prefill = resumed.content
-        } else {
-            messages.append(ChatMessage(role: .assistant, content: resumed.content))
-            messages.append(ChatMessage(role: .user, content: Self.continueInstruction))
+        var previousID: Int64 = 0
+        if case .continueReply = prepared.plan {
+            if prepared.model.provider.supportsPrefill {
+                prefill = reply.content
+            } else {
+                messages.append(ChatMessage(role: .assistant, content: reply.content))
+                messages.append(ChatMessage(role: .user, content: Self.continueInstruction))
+            }
+            // Ids continue above the previous run's: its last id when still in memory, and in any case
+            // above the last time the message was written (a wall clock stepped back cannot reuse ids).
+            previousID = max(retained[reply.id]?.lastEventID ?? 0,
+                             EventIDClock.ceiling(writtenAt: prepared.message?.updatedAt ?? reply.updatedAt))
+            retained[reply.id] = nil
         }
-        let request = ChatRequest(model: upstreamModel, messages: messages, prefill: prefill, maxTokens: nil)
-        // Ids continue above the previous run's: its last id when still in memory, and in any case
-        // above the last time the message was written (a wall clock stepped back cannot reuse ids).
-        let previousID = max(previousRunID, EventIDClock.ceiling(writtenAt: message.updatedAt))
-        retained[messageID] = nil
-        await start(resumed, owner: owner, model: modelID, provider: provider, request: request, after: previousID)
-        return resumed
-    }
-
-    /// Registers the live generation, then opens the provider stream. The registration comes before
-    /// the first suspension, so a caller that has just made the row `streaming` (send, regenerate,
-    /// continue) does both in one turn of this actor.
-    private func start(_ message: Message, owner: String, model: String, provider: any ChatProvider,
-                       request: ChatRequest, after previousID: Int64 = 0) async {
-        let generation = Generation(message: message, owner: owner, model: model, store: store,
-                                    limits: limits, renderer: renderer, after: previousID) { [weak self] id in
-            await self?.ended(id)
+        let request = ChatRequest(model: prepared.model.upstream, messages: messages, prefill: prefill,
+                                  settings: prepared.settings)
+        let provider = prepared.model.provider
+        let generation = Generation(message: reply, owner: owner, model: prepared.model.id, store: store,
+                                    limits: limits, renderer: renderer, after: previousID) { [weak self] id, lastID in
+            await self?.ended(id, lastEventID: lastID)
         }
-        live[message.id] = generation
+        live[reply.id] = generation
         startFlushing()
-        await generation.run { provider.stream(request) }
+        Task { await generation.run { provider.stream(request) } }
+        return written
     }
 
-    private func ended(_ messageID: String) {
+    private func ended(_ messageID: String, lastEventID: Int64) {
         guard let generation = live.removeValue(forKey: messageID) else { return }
-        retained[messageID] = generation
+        retained[messageID] = (generation, lastEventID)
         let keep = limits.retainFinished
         Task {
             try? await Task.sleep(for: keep)
@@ -152,7 +238,7 @@ public actor Generations {
     }
 
     private func release(_ messageID: String, _ generation: Generation) {
-        if retained[messageID] === generation {
+        if retained[messageID]?.generation === generation {
             retained[messageID] = nil
         }
     }
@@ -176,6 +262,9 @@ public actor Generations {
 
     /// Stops every live reply of a conversation (it is being deleted).
     public func stopAll(conversationID: String) async {
+        for (token, reservation) in reservations where reservation.conversationID == conversationID {
+            reservations[token]?.cancelled = .stopped
+        }
         for generation in live.values where generation.conversationID == conversationID {
             await generation.stop()
         }
@@ -185,17 +274,25 @@ public actor Generations {
     /// after the account is marked disabled: a reply that starts later is refused (`ownerDisabled`).
     @discardableResult
     public func stopAll(owner: String) async -> Int {
+        var reserved = 0
+        for (token, reservation) in reservations where reservation.owner == owner {
+            reservations[token]?.cancelled = .stopped
+            reserved += 1
+        }
         let theirs = live.values.filter { $0.owner == owner }
         for generation in theirs {
             await generation.stop()
         }
-        return theirs.count
+        return theirs.count + reserved
     }
 
     /// Ends every live generation as `interrupted` and writes it (graceful shutdown); no reply starts after.
     public func shutdown() async {
         shuttingDown = true
         flusher?.cancel()
+        for token in reservations.keys {
+            reservations[token]?.cancelled = .interrupted
+        }
         for generation in live.values {
             await generation.interrupt()
         }
@@ -208,7 +305,7 @@ public actor Generations {
     /// Returns a handle to detach, or nil when everything was delivered already (finished message).
     public func subscribe(messageID: String, after lastEventID: Int64?,
                           deliver: @escaping @Sendable ([GenerationEvent]) -> Bool) async throws -> Subscription? {
-        if let generation = live[messageID] ?? retained[messageID] {
+        if let generation = live[messageID] ?? retained[messageID]?.generation {
             guard let token = await generation.subscribe(after: lastEventID, deliver: deliver) else { return nil }
             return Subscription(generation: generation, token: token)
         }
@@ -271,32 +368,17 @@ public actor Generations {
     /// Number of live generations.
     public var liveCount: Int { live.count }
 
-    private func checkCapacity(owner: String) throws {
-        guard !shuttingDown else { throw GenerationError.shuttingDown }
-        // In the same actor turn that registers the reply: an account disabled before this read is
-        // refused here; one disabled after it finds the reply live, and `stopAll(owner:)` stops it.
-        // (Local mode's owner has no row.)
-        if let account = try store.user(id: owner), account.disabled { throw GenerationError.ownerDisabled }
-        guard live.count < limits.maxConcurrent else {
-            throw GenerationError.tooManyGenerations(limit: limits.maxConcurrent)
-        }
-        let mine = live.values.reduce(0) { $0 + ($1.owner == owner ? 1 : 0) }
-        guard mine < limits.maxConcurrentPerUser else {
-            throw GenerationError.tooManyGenerationsForUser(limit: limits.maxConcurrentPerUser)
-        }
-    }
-
-    private func assistantMessage(_ id: String) throws -> Message {
+    private nonisolated func assistantMessage(_ id: String) throws -> Message {
         guard let message = try store.message(id: id) else { throw GenerationError.messageNotFound }
         guard message.role == .assistant else { throw GenerationError.notAnAssistantMessage }
         return message
     }
 
-    private func resolve(_ requested: String?) async throws -> (id: String, provider: any ChatProvider, model: String) {
+    private nonisolated func resolve(_ requested: String?) async throws -> ResolvedModel {
         var id = requested ?? ""
         if id.isEmpty { id = await providers.defaultModelID() }
         guard let resolved = providers.resolve(id) else { throw GenerationError.unknownModel(id) }
-        return (id, resolved.provider, resolved.model)
+        return ResolvedModel(id: id, provider: resolved.provider, upstream: resolved.model)
     }
 }
 
@@ -308,4 +390,31 @@ public struct Subscription: Sendable {
     public func cancel() async {
         await generation.unsubscribe(token)
     }
+}
+
+/// A start admitted but not registered yet; `cancelled` is the status its row ends with instead.
+private struct Reservation {
+    let owner: String
+    let conversationID: String
+    var cancelled: MessageStatus?
+}
+
+/// A model id as Parley names it, the provider serving it and the provider's own name for it.
+struct ResolvedModel: Sendable {
+    let id: String
+    let provider: any ChatProvider
+    let upstream: String
+}
+
+/// What a start read before writing: the plan, the conversation's system prompt and settings, the model, and
+/// (send) the user message's HTML or (regenerate, continue) the message it starts from.
+struct PreparedStart: Sendable {
+    let plan: StartPlan
+    let conversationID: String
+    let systemPrompt: String?
+    /// The conversation's generation settings, with a send's own values over them.
+    let settings: GenerationSettings
+    let model: ResolvedModel
+    let userHTML: String?
+    let message: Message?
 }

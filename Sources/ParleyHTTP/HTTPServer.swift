@@ -64,6 +64,8 @@ final class ServerCore: Sendable {
     /// Every event stream's unsent bytes together (`streamBacklogTotalLimit`).
     let backlogBudget: StreamBacklogBudget<EventStreamWriter>
     let memoryTrimmer = MemoryTrimmer()
+    /// Writes event streams' bodies once their headers are sent (see `StreamSocketLoop`).
+    let streamSockets = StreamSocketLoop()
     private let lifecycle = Mutex(Lifecycle())
     /// Set when shutdown starts: the accept policy then refuses new connections. (Not
     /// `MHD_quiesce_daemon`: with epoll worker threads 0.9.75 may abort in it, "Failed to remove
@@ -166,6 +168,7 @@ final class ServerCore: Sendable {
             return Array(state.streams.values)
         }
         for stream in leftovers { stream.connectionEnded() }
+        streamSockets?.stop()
     }
 
     /// One timer for the periodic work: `: ping` on idle event streams, and closing connections whose

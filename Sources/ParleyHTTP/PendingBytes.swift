@@ -38,25 +38,48 @@ struct PendingBytes {
     /// Copies up to `maximum` bytes to `destination` and drops them from the queue.
     /// Returns the bytes copied and the size of the chunks released (fully read) on the way.
     mutating func read(into destination: UnsafeMutableRawPointer, maximum: Int) -> (copied: Int, released: Int) {
+        let copied = copy(into: destination, maximum: maximum)
+        return (copied, drop(copied))
+    }
+
+    /// Copies up to `maximum` bytes from the front to `destination` without dropping them (a socket
+    /// may take fewer); returns how many were copied.
+    func copy(into destination: UnsafeMutableRawPointer, maximum: Int) -> Int {
         var copied = 0
-        var released = 0
-        while copied < maximum, head < chunks.count {
-            let chunk = chunks[head]
-            let count = min(chunk.count - offset, maximum - copied)
+        var index = head
+        var start = offset
+        while copied < maximum, index < chunks.count {
+            let chunk = chunks[index]
+            let count = min(chunk.count - start, maximum - copied)
             chunk.withUnsafeBytes { source in
                 guard let base = source.baseAddress else { return }
-                (destination + copied).copyMemory(from: base + offset, byteCount: count)
+                (destination + copied).copyMemory(from: base + start, byteCount: count)
             }
             copied += count
-            offset += count
-            if offset == chunk.count {
-                chunks[head] = []
-                head += 1
-                offset = 0
-                released += chunk.count
-            }
+            index += 1
+            start = 0
         }
-        count -= copied
+        return copied
+    }
+
+    /// Drops `bytes` from the front (at most `count`). Returns the size of the chunks released.
+    @discardableResult
+    mutating func drop(_ bytes: Int) -> Int {
+        var left = min(bytes, count)
+        var released = 0
+        count -= left
+        while left > 0, head < chunks.count {
+            let size = chunks[head].count - offset
+            if left < size {
+                offset += left
+                break
+            }
+            left -= size
+            released += chunks[head].count
+            chunks[head] = []
+            head += 1
+            offset = 0
+        }
         if head == chunks.count {
             chunks.removeAll(keepingCapacity: chunks.capacity <= 64)
             head = 0
@@ -65,6 +88,16 @@ struct PendingBytes {
             chunks.removeFirst(head)
             head = 0
         }
-        return (copied, released)
+        return released
+    }
+
+    /// Moves every unread byte of `other` to the end of this queue, chunks shared, not copied
+    /// (except small ones merged as `append` does); `other` is left empty.
+    mutating func moveAll(from other: inout PendingBytes) {
+        for index in other.head..<other.chunks.count {
+            let chunk = other.chunks[index]
+            append(index == other.head && other.offset > 0 ? Array(chunk[other.offset...]) : chunk)
+        }
+        other = PendingBytes()
     }
 }

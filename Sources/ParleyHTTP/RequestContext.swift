@@ -9,6 +9,8 @@ import Synchronization
 final class RequestContext: @unchecked Sendable {
     /// Raw request target as sent (`/path?query`), before MHD decodes it.
     let rawTarget: String
+    /// The request line's version (`HTTP/1.1`): an event stream's body is chunked unless it is 1.0.
+    var httpVersion = ""
     var phase = Phase.awaitingHeaders
     /// The raw header fields, repeats included, read once at the first call.
     var headers: [HeaderField] = []

@@ -64,6 +64,7 @@ func accessHandler(
     else { return MHD_Result.NO }
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
     let context = Unmanaged<RequestContext>.fromOpaque(contextPointer).takeUnretainedValue()
+    if context.httpVersion.isEmpty, let version { context.httpVersion = String(cString: version) }
     return core.handle(
         connection: connection, context: context, method: String(cString: method),
         uploadData: uploadData, uploadDataSize: uploadDataSize)
@@ -279,7 +280,8 @@ extension ServerCore {
             headers += response.headers
         case .eventStream(let start):
             let writer = EventStreamWriter(
-                backlogLimit: configuration.streamBacklogLimit, budget: backlogBudget, trimmer: memoryTrimmer
+                backlogLimit: configuration.streamBacklogLimit, chunked: context.httpVersion != "HTTP/1.0",
+                sockets: streamSockets, budget: backlogBudget, trimmer: memoryTrimmer
             ) { [weak self] ended in
                 self?.forget(ended)
             }

@@ -82,6 +82,9 @@ public struct AnthropicProvider: ChatProvider {
             "stream": true,
         ]
         if !system.isEmpty { object["system"] = system }
+        // Anthropic takes temperature 0–1 (OpenAI's scale is 0–2): higher values are sent as 1.
+        if let temperature = request.temperature { object["temperature"] = min(temperature, 1) }
+        if let topP = request.topP { object["top_p"] = topP }
         return (Array((try? JSONSerialization.data(withJSONObject: object)) ?? Data()), trimmed)
     }
 }

@@ -20,11 +20,17 @@ public struct ChatRequest: Sendable, Equatable {
     /// A partial assistant answer to continue (sent as a final assistant message).
     public var prefill: String?
     public var maxTokens: Int?
+    /// Sampling settings (the conversation's, or one OpenAI-style call's); nil: the provider's default.
+    public var temperature: Double?
+    public var topP: Double?
 
-    public init(model: String, messages: [ChatMessage], prefill: String? = nil, maxTokens: Int? = nil) {
+    public init(model: String, messages: [ChatMessage], prefill: String? = nil, maxTokens: Int? = nil,
+                temperature: Double? = nil, topP: Double? = nil) {
         self.model = model
         self.messages = messages
         self.prefill = prefill
         self.maxTokens = maxTokens
+        self.temperature = temperature
+        self.topP = topP
     }
 }

@@ -24,7 +24,10 @@ public struct DemoProvider: ChatProvider {
         // Continue: skip what the prefill already holds of the deterministic text.
         let skip = request.prefill.map { $0.count } ?? 0
         let remaining = String(answer.dropFirst(min(skip, answer.count)))
-        let tokens = Self.tokens(remaining)
+        let all = Self.tokens(remaining)
+        // max_tokens cuts the answer as a model would: finish reason `length`.
+        let tokens = request.maxTokens.map { Array(all.prefix(max(0, $0))) } ?? all
+        let finish: FinishReason = tokens.count < all.count ? .length : .stop
         let interval: Duration? = tokensPerSecond > 0 ? .seconds(1.0 / tokensPerSecond) : nil
         let inputTokens = request.messages.reduce(0) { $0 + Self.tokens($1.content).count }
         return providerStream { continuation in
@@ -37,7 +40,7 @@ public struct DemoProvider: ChatProvider {
                 continuation.yield(.text(token))
             }
             continuation.yield(.usage(Usage(inputTokens: inputTokens, outputTokens: tokens.count)))
-            continuation.yield(.finish(.stop))
+            continuation.yield(.finish(finish))
         }
     }
 

@@ -69,6 +69,8 @@ public struct OpenAICompatibleProvider: ChatProvider {
             "stream_options": ["include_usage": true],
         ]
         if let maxTokens = request.maxTokens { object["max_tokens"] = maxTokens }
+        if let temperature = request.temperature { object["temperature"] = temperature }
+        if let topP = request.topP { object["top_p"] = topP }
         return Array((try? JSONSerialization.data(withJSONObject: object)) ?? Data())
     }
 }

@@ -8,6 +8,8 @@ struct APIRoutes {
     let auth: AuthHandlers
     let account: AccountHandlers
     let admin: AdminHandlers
+    let usage: UsageHandlers
+    let openAI: OpenAIHandlers
     let authenticator: Authenticator
 
     /// What a route's handler is given: the request and who sent it.
@@ -38,6 +40,18 @@ struct APIRoutes {
                 }
             }
         }
+        /// A route of the OpenAI-compatible endpoint: found and checked like `route`, but every error is
+        /// answered in OpenAI's shape (`OpenAIError`), which its clients read.
+        func openAIRoute(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
+            router.on(method, pattern) { request in
+                do {
+                    try APIErrors.requireJSON(request)
+                    return try await handler(request, try authenticator.caller(for: request))
+                } catch {
+                    return OpenAIError.from(error).response
+                }
+            }
+        }
         // Constant, so encoded once and answered without a task or a suspended connection.
         let health = HTTPResponse.json(["status": "ok"])
         router.on("GET", "/api/health", immediate: { _ in health })
@@ -60,6 +74,8 @@ struct APIRoutes {
         route("PATCH", "/api/users/:id", admin.update)
         route("GET", "/api/users/:id/usage", admin.usage)
 
+        route("GET", "/api/usage", usage.report)
+
         route("POST", "/api/conversations", conversations.create)
         route("GET", "/api/conversations", conversations.list)
         route("GET", "/api/conversations/:id", conversations.show)
@@ -77,5 +93,9 @@ struct APIRoutes {
         route("POST", "/api/messages/:id/stop", messages.stop)
         route("POST", "/api/messages/:id/regenerate", messages.regenerate)
         route("POST", "/api/messages/:id/continue", messages.continueMessage)
+
+        // OpenAI-compatible, for scripts (docs/api.md): every call is a conversation of the caller's.
+        openAIRoute("POST", "/v1/chat/completions", openAI.chatCompletions)
+        openAIRoute("GET", "/v1/models", openAI.models)
     }
 }

@@ -81,8 +81,11 @@ struct UsageResource: Encodable {
     let assistantReplies: Int
     let outputTokens: Int
     let lastActivityAt: String?
+    /// Token totals of every reply run (provider usage, or estimates), kept after deletions.
+    let tokens: TokenUsage
 
-    init(userID: String, _ usage: UserUsage) {
+    init(userID: String, _ usage: UserUsage, tokens: TokenUsage) {
+        self.tokens = tokens
         self.userID = userID
         conversations = usage.conversations
         messages = usage.messages
@@ -92,7 +95,7 @@ struct UsageResource: Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case conversations, messages
+        case conversations, messages, tokens
         case userID = "user_id"
         case assistantReplies = "assistant_replies"
         case outputTokens = "output_tokens"
@@ -107,5 +110,6 @@ struct UsageResource: Encodable {
         try container.encode(assistantReplies, forKey: .assistantReplies)
         try container.encode(outputTokens, forKey: .outputTokens)
         try container.encode(lastActivityAt, forKey: .lastActivityAt)
+        try container.encode(TokenUsageResource(tokens), forKey: .tokens)
     }
 }

@@ -87,7 +87,7 @@ struct AdminHandlers: Sendable {
         try AccountRules.requireAdmin(caller, settings)
         let id = try request.parameter("id")
         guard try store.user(id: id) != nil else { throw Self.userNotFound }
-        return .json(UsageResource(userID: id, try store.usage(userID: id)))
+        return .json(UsageResource(userID: id, try store.usage(userID: id), tokens: try store.tokenTotals(userID: id)))
     }
 
     private static let userNotFound = HTTPError(status: 404, code: "not_found", message: "No such user.")

@@ -2,7 +2,7 @@ import Foundation
 import ParleyStore
 
 /// A conversation as the export format writes it (docs/api.md "Export and import"): its settings
-/// and every message of its tree, flat, each with `id` and `parent_id`, so any tool can rebuild the
+/// (generation settings included) and every message of its tree, flat, each with `id` and `parent_id`, so any tool can rebuild the
 /// tree. `ImportDocument` reads the same shape back.
 struct ConversationExport: Encodable {
     /// The format's version, `parley_export` at the top of every export document.
@@ -13,8 +13,10 @@ struct ConversationExport: Encodable {
     let standalone: Bool
 
     enum CodingKeys: String, CodingKey {
-        case id, title, model, pinned, archived, messages
+        case id, title, model, pinned, archived, messages, temperature
         case version = "parley_export"
+        case topP = "top_p"
+        case maxTokens = "max_tokens"
         case systemPrompt = "system_prompt"
         case currentLeafID = "current_leaf_id"
         case createdAt = "created_at"
@@ -29,6 +31,9 @@ struct ConversationExport: Encodable {
         try container.encode(conversation.title, forKey: .title)
         try container.encode(conversation.model, forKey: .model)
         try container.encode(conversation.systemPrompt, forKey: .systemPrompt)
+        try container.encode(conversation.settings.temperature, forKey: .temperature)
+        try container.encode(conversation.settings.topP, forKey: .topP)
+        try container.encode(conversation.settings.maxTokens, forKey: .maxTokens)
         try container.encode(conversation.pinned, forKey: .pinned)
         try container.encode(conversation.archived, forKey: .archived)
         try container.encode(conversation.currentLeafID, forKey: .currentLeafID)
@@ -67,7 +72,7 @@ struct MessageExport: Encodable {
         try container.encode(message.status.rawValue, forKey: .status)
         try container.encode(message.finishReason, forKey: .finishReason)
         try container.encode(message.model, forKey: .model)
-        try container.encode(RawJSON(message.usage), forKey: .usage)
+        try container.encode(ReplyUsage(stored: message.usage), forKey: .usage)
         if let code = message.errorCode {
             try container.encode(MessageResource.ErrorInfo(code: code, message: message.errorMessage ?? ""),
                                  forKey: .error)

@@ -4,7 +4,8 @@ import ParleyHTTP
 import ParleyStore
 
 /// Conversation history: create, list (keyset pages, filters, full-text search), show the current branch, edit
-/// (settings, pin, archive), delete, switch branch, fork.
+/// (settings, pin, archive), delete, switch branch, fork. Every conversation answer carries its generation
+/// settings and token totals.
 struct ConversationHandlers: Sendable {
     let store: Store
     let generations: Generations
@@ -25,8 +26,9 @@ struct ConversationHandlers: Sendable {
             model = try await rules.model(requested)
             try access.require(requested, for: caller)
         }
+        let settings = GenerationSettings(try settingsFields.change(request))
         let conversation = try store.createConversation(title: title, model: model, systemPrompt: systemPrompt,
-                                                        ownedBy: caller.userID)
+                                                        ownedBy: caller.userID, settings: settings)
         return .json(ConversationResource(conversation), status: 201)
     }
 
@@ -50,7 +52,8 @@ struct ConversationHandlers: Sendable {
         }
         let page = try store.listConversations(ownedBy: caller.userID, limit: limit, cursor: request.query["cursor"],
                                                pinned: pinned, archived: archived)
-        return .json(ConversationPageResource(items: page.items.map { ConversationResource($0) },
+        let usage = try store.usage(conversationIDs: page.items.map(\.id))
+        return .json(ConversationPageResource(items: page.items.map { ConversationResource($0, usage: usage[$0.id] ?? .init()) },
                                               nextCursor: page.nextCursor))
     }
 
@@ -80,7 +83,9 @@ struct ConversationHandlers: Sendable {
             }
             throw error
         }
-        return .json(SearchPageResource(items: results.hits.map(SearchHitResource.init), order: results.order))
+        let usage = try store.usage(conversationIDs: results.hits.map(\.conversation.id))
+        return .json(SearchPageResource(items: results.hits.map { SearchHitResource($0, usage: usage[$0.conversation.id] ?? .init()) },
+                                        order: results.order))
     }
 
     func show(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
@@ -89,7 +94,7 @@ struct ConversationHandlers: Sendable {
         let messages = branch.map { item in
             MessageResource(item.message, siblings: item.siblings)
         }
-        return .json(ConversationResource(conversation, messages: messages))
+        return .json(ConversationResource(conversation, messages: messages, usage: try usage(of: conversation.id)))
     }
 
     func update(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
@@ -117,6 +122,12 @@ struct ConversationHandlers: Sendable {
                 model = .some(nil)
             }
         }
+        let settings = try settingsFields.change(request)
+        if !settings.isEmpty {
+            guard try store.updateGenerationSettings(id: id, ownedBy: caller.userID, settings) != nil else {
+                throw APIErrors.conversationNotFound
+            }
+        }
         let pinned = try body.bool("pinned")
         let archived = try body.bool("archived")
         guard let conversation = try store.updateConversation(id: id, ownedBy: caller.userID, title: title,
@@ -124,7 +135,7 @@ struct ConversationHandlers: Sendable {
                                                               pinned: pinned, archived: archived) else {
             throw APIErrors.conversationNotFound
         }
-        return .json(ConversationResource(conversation))
+        return .json(ConversationResource(conversation, usage: try usage(of: id)))
     }
 
     func delete(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
@@ -170,7 +181,8 @@ struct ConversationHandlers: Sendable {
             throw error
         }
         let branch = try store.currentBranch(conversationID: forked.id)
-        return .json(ConversationResource(forked, messages: branch.map { MessageResource($0.message, siblings: $0.siblings) }),
+        return .json(ConversationResource(forked, messages: branch.map { MessageResource($0.message, siblings: $0.siblings) },
+                                          usage: try usage(of: forked.id)),
                      status: 201)
     }
 
@@ -183,6 +195,14 @@ struct ConversationHandlers: Sendable {
         default:
             throw HTTPError(status: 400, code: "invalid_request", message: "'\(name)' must be true or false.")
         }
+    }
+
+    /// `temperature`, `top_p` and `max_tokens`, checked against PARLEY_MAX_TOKENS_LIMIT.
+    private var settingsFields: SettingsFields { SettingsFields(maxTokensLimit: rules.limits.maxTokensLimit) }
+
+    /// The token totals of a conversation already read as the caller's.
+    private func usage(of conversationID: String) throws -> TokenUsage {
+        try store.usage(conversationIDs: [conversationID])[conversationID] ?? TokenUsage()
     }
 
     /// The caller's conversation named in the path; another user's answers 404 like a missing one.

@@ -51,6 +51,11 @@ struct ImportDocument {
         let systemPrompt = try field(place + "system_prompt") { () throws(HTTPError) in
             try file.systemPrompt.map(rules.systemPrompt)
         }
+        let ranges = SettingsFields(maxTokensLimit: rules.limits.maxTokensLimit)
+        let settings = GenerationSettings(
+            temperature: try field(place + "temperature") { () throws(HTTPError) in try file.temperature.map(ranges.temperature) },
+            topP: try field(place + "top_p") { () throws(HTTPError) in try file.topP.map(ranges.topP) },
+            maxTokens: try field(place + "max_tokens") { () throws(HTTPError) in try file.maxTokens.map(ranges.maxTokens) })
         var messages: [Message] = []
         for (index, message) in file.messages.enumerated() {
             let at = "\(place)messages[\(index)]."
@@ -63,12 +68,7 @@ struct ImportDocument {
             guard status != .streaming else {
                 throw invalid("\(at)status: a message that is 'streaming' cannot be imported (nothing would finish it).")
             }
-            var usage: String?
-            if let counts = message.usage {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = .sortedKeys
-                usage = (try? encoder.encode(counts)).map { String(decoding: $0, as: UTF8.self) }
-            }
+            let usage = message.usage.flatMap(Self.storedUsage)
             messages.append(Message(
                 id: message.id, conversationID: "", parentID: message.parentID, role: role, content: message.content,
                 reasoning: message.reasoning ?? "", status: status, finishReason: message.finishReason,
@@ -80,9 +80,20 @@ struct ImportDocument {
         let conversation = Conversation(
             id: file.id ?? "", title: title, model: file.model, systemPrompt: systemPrompt,
             currentLeafID: file.currentLeafID, createdAt: try date(file.createdAt, place + "created_at", now: now),
-            updatedAt: try date(file.updatedAt, place + "updated_at", now: now), pinned: file.pinned ?? false,
-            archived: file.archived ?? false)
+            updatedAt: try date(file.updatedAt, place + "updated_at", now: now), settings: settings,
+            pinned: file.pinned ?? false, archived: file.archived ?? false)
         return ConversationArchive(conversation: conversation, messages: messages)
+    }
+
+    /// A reply's usage as the store keeps it (`{"estimated","input_tokens","output_tokens"}`, what
+    /// `ReplyUsage` reads back), or nil when the file gives neither count.
+    private static func storedUsage(_ usage: FileMessage.Usage) -> String? {
+        guard usage.inputTokens != nil || usage.outputTokens != nil else { return nil }
+        var fields: [String] = []
+        if usage.estimated == true { fields.append("\"estimated\":true") }
+        if let input = usage.inputTokens { fields.append("\"input_tokens\":\(input)") }
+        if let output = usage.outputTokens { fields.append("\"output_tokens\":\(output)") }
+        return "{" + fields.joined(separator: ",") + "}"
     }
 
     /// How far past the import's time a timestamp may be: the clocks of two servers differ, and a
@@ -148,6 +159,7 @@ struct ImportDocument {
         case is String.Type: "a string"
         case is Bool.Type: "true or false"
         case is Int.Type: "an integer"
+        case is Double.Type: "a number"
         case is [Any].Type: "an array"
         default: "an object"
         }
@@ -186,6 +198,9 @@ private struct FileConversation: Decodable {
     let title: String
     let model: String?
     let systemPrompt: String?
+    let temperature: Double?
+    let topP: Double?
+    let maxTokens: Int?
     let pinned: Bool?
     let archived: Bool?
     let currentLeafID: String?
@@ -194,7 +209,9 @@ private struct FileConversation: Decodable {
     let messages: [FileMessage]
 
     enum CodingKeys: String, CodingKey {
-        case id, title, model, pinned, archived, messages
+        case id, title, model, pinned, archived, messages, temperature
+        case topP = "top_p"
+        case maxTokens = "max_tokens"
         case systemPrompt = "system_prompt"
         case currentLeafID = "current_leaf_id"
         case createdAt = "created_at"
@@ -208,6 +225,18 @@ private struct FileMessage: Decodable {
         let message: String
     }
 
+    struct Usage: Decodable {
+        let inputTokens: Int?
+        let outputTokens: Int?
+        let estimated: Bool?
+
+        enum CodingKeys: String, CodingKey {
+            case estimated
+            case inputTokens = "input_tokens"
+            case outputTokens = "output_tokens"
+        }
+    }
+
     let id: String
     let parentID: String?
     let role: String
@@ -216,7 +245,7 @@ private struct FileMessage: Decodable {
     let status: String
     let finishReason: String?
     let model: String?
-    let usage: [String: Int]?
+    let usage: Usage?
     let error: Failure?
     let createdAt: String
     let updatedAt: String

@@ -8,6 +8,10 @@ public struct InputLimits: Sendable {
     public var maxTitleCharacters = 200
     /// Largest system prompt in UTF-8 bytes; it is sent upstream with every reply of the conversation.
     public var maxSystemPromptBytes = 64 << 10
+    /// Highest `max_tokens` a conversation or an OpenAI-style call may ask for (`PARLEY_MAX_TOKENS_LIMIT`).
+    public var maxTokensLimit = 32_768
+    /// Most days one `GET /api/usage` may cover (`PARLEY_USAGE_MAX_DAYS`): rows are days × models.
+    public var maxUsageDays = 366
     /// Longest search query (`GET /api/conversations?q=`), in code points: every term of a query is
     /// looked up in the index, so its length bounds a search's work.
     public var maxSearchQueryCharacters = 256

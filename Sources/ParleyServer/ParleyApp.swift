@@ -61,6 +61,10 @@ public final class ParleyApp: Sendable {
                                            limiter: limiter),
                   admin: AdminHandlers(store: store, generations: generations, passwords: passwords,
                                        settings: accounts),
+                  usage: UsageHandlers(store: store, maxDays: configuration.input.maxUsageDays),
+                  openAI: OpenAIHandlers(store: store, generations: generations, rules: rules, access: access,
+                                         quotas: quotas, renderer: renderer,
+                                         keepAlive: configuration.openAIKeepAlive),
                   authenticator: authenticator)
             .register(in: &router)
         server = HTTPServer(configuration: configuration.http, router: router)

@@ -14,6 +14,9 @@ public struct ParleyConfiguration: Sendable {
     public var http = HTTPServerConfiguration()
     public var generation = GenerationLimits()
     public var input = InputLimits()
+    /// How often an OpenAI-style stream with nothing new writes `: keep-alive` (PARLEY_OPENAI_KEEPALIVE_MS):
+    /// a write is how a client that left is noticed (and its reply stopped) while the model is quiet.
+    public var openAIKeepAlive: Duration = .seconds(1)
     /// Local mode (one implicit user) or team mode (accounts); see `AccountSettings`.
     public var accounts = AccountSettings()
     /// Per-user quotas and the members' models; see `UsagePolicy`.
@@ -113,6 +116,10 @@ public struct ParleyConfiguration: Sendable {
                                                     range: 1...100_000)
         input.maxSystemPromptBytes = try read.integer("PARLEY_MAX_SYSTEM_PROMPT_BYTES",
                                                       default: input.maxSystemPromptBytes, range: 1...(64 << 20))
+        input.maxTokensLimit = try read.integer("PARLEY_MAX_TOKENS_LIMIT", default: input.maxTokensLimit,
+                                                range: 1...100_000_000)
+        input.maxUsageDays = try read.integer("PARLEY_USAGE_MAX_DAYS", default: input.maxUsageDays, range: 1...100_000)
+        openAIKeepAlive = try read.milliseconds("PARLEY_OPENAI_KEEPALIVE_MS", default: openAIKeepAlive)
         input.maxSearchQueryCharacters = try read.integer("PARLEY_MAX_SEARCH_QUERY_CHARS",
                                                           default: input.maxSearchQueryCharacters, range: 3...10_000)
         input.searchCandidates = try read.integer("PARLEY_SEARCH_CANDIDATES", default: input.searchCandidates,

@@ -10,11 +10,16 @@ struct ConversationResource: Encodable {
     let currentLeafID: String?
     let createdAt: String
     let updatedAt: String
+    let settings: GenerationSettings
+    /// Tokens of every finished reply run of the conversation (all branches).
+    let usage: TokenUsage
     let pinned: Bool
     let archived: Bool
     var messages: [MessageResource]?
 
-    init(_ conversation: Conversation, messages: [MessageResource]? = nil) {
+    init(_ conversation: Conversation, messages: [MessageResource]? = nil, usage: TokenUsage = TokenUsage()) {
+        settings = conversation.settings
+        self.usage = usage
         id = conversation.id
         title = conversation.title
         model = conversation.model
@@ -28,7 +33,9 @@ struct ConversationResource: Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, title, model, messages, pinned, archived
+        case id, title, model, messages, temperature, usage, pinned, archived
+        case topP = "top_p"
+        case maxTokens = "max_tokens"
         case systemPrompt = "system_prompt"
         case currentLeafID = "current_leaf_id"
         case createdAt = "created_at"
@@ -45,13 +52,17 @@ struct ConversationResource: Encodable {
         try container.encode(currentLeafID, forKey: .currentLeafID)
         try container.encode(createdAt, forKey: .createdAt)
         try container.encode(updatedAt, forKey: .updatedAt)
+        try container.encode(settings.temperature, forKey: .temperature)
+        try container.encode(settings.topP, forKey: .topP)
+        try container.encode(settings.maxTokens, forKey: .maxTokens)
+        try container.encode(TokenUsageResource(usage), forKey: .usage)
         try container.encode(pinned, forKey: .pinned)
         try container.encode(archived, forKey: .archived)
         try container.encodeIfPresent(messages, forKey: .messages)
     }
 }
 
-/// The JSON shape of a message in the API. `usage` is the stored JSON object, passed through;
+/// The JSON shape of a message in the API. `usage` is the stored usage (`ReplyUsage`);
 /// `html` is the HTML stored when the message was written (user) or finished (assistant), so
 /// history never renders Markdown again.
 struct MessageResource: Encodable {
@@ -96,7 +107,7 @@ struct MessageResource: Encodable {
         try container.encode(message.status.rawValue, forKey: .status)
         try container.encode(message.finishReason, forKey: .finishReason)
         try container.encode(message.model, forKey: .model)
-        try container.encode(RawJSON(message.usage), forKey: .usage)
+        try container.encode(ReplyUsage(stored: message.usage), forKey: .usage)
         try container.encode(Timestamp.format(message.createdAt), forKey: .createdAt)
         try container.encode(Timestamp.format(message.updatedAt), forKey: .updatedAt)
         if let siblings {
@@ -112,37 +123,42 @@ struct MessageResource: Encodable {
     }
 }
 
-/// Stored JSON text (usage) re-emitted as JSON, or null.
-struct RawJSON: Encodable {
-    let value: Any?
-
-    init(_ text: String?) {
-        value = text.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) }
-    }
-
-    func encode(to encoder: Encoder) throws {
-        var container = encoder.singleValueContainer()
-        guard let object = value as? [String: Any] else {
-            try container.encodeNil()
-            return
-        }
-        var ints: [String: Int] = [:]
-        for (key, number) in object {
-            if let number = number as? Int { ints[key] = number }
-        }
-        try container.encode(ints)
-    }
-}
-
 /// ISO-8601 timestamps with milliseconds, in UTC (`2026-11-29T14:20:00.123Z`).
 enum Timestamp {
     static func format(_ date: Date) -> String {
-        let millis = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        // Nearest, not down: a stamp stored as whole milliseconds comes back as a Double a hair below them.
+        let millis = Int64((date.timeIntervalSince1970 * 1000).rounded())
         var seconds = time_t(millis / 1000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900,
-                      Int(parts.tm_mon) + 1, Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min),
-                      Int(parts.tm_sec), Int(millis % 1000))
+        // Written digit by digit: `String(format:)` cost 4% of a start's CPU (every message
+        // resource carries two stamps).
+        var text = ""
+        text.reserveCapacity(24)
+        func append(_ value: Int, digits: Int) {
+            var divisor = 1
+            for _ in 1..<digits { divisor *= 10 }
+            var rest = value
+            while divisor > 0 {
+                text.unicodeScalars.append(Unicode.Scalar(UInt8(48 + rest / divisor % 10)))
+                rest %= divisor
+                divisor /= 10
+            }
+        }
+        append(Int(parts.tm_year) + 1900, digits: 4)
+        text += "-"
+        append(Int(parts.tm_mon) + 1, digits: 2)
+        text += "-"
+        append(Int(parts.tm_mday), digits: 2)
+        text += "T"
+        append(Int(parts.tm_hour), digits: 2)
+        text += ":"
+        append(Int(parts.tm_min), digits: 2)
+        text += ":"
+        append(Int(parts.tm_sec), digits: 2)
+        text += "."
+        append(Int(millis % 1000), digits: 3)
+        text += "Z"
+        return text
     }
 }

@@ -7,8 +7,8 @@ struct SearchHitResource: Encodable {
     let messageID: String?
     let snippet: String
 
-    init(_ hit: SearchHit) {
-        conversation = ConversationResource(hit.conversation)
+    init(_ hit: SearchHit, usage: TokenUsage) {
+        conversation = ConversationResource(hit.conversation, usage: usage)
         messageID = hit.messageID
         snippet = SnippetHTML.render(hit.snippet)
     }

@@ -2,11 +2,35 @@ import Foundation
 
 /// URL-safe base64 without padding (RFC 4648 §5), for ids and cursors that travel in URLs.
 enum Base64URL {
+    /// The 64 characters of the URL-safe alphabet, in value order.
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// Encoded directly into the result: every record id is made here, so it is on each start's path
+    /// (Foundation's base64 plus three `replacingOccurrences` cost 5% of a start's CPU).
     static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        let input = Array(bytes)
+        let length = (input.count * 4 + 2) / 3
+        return String(unsafeUninitializedCapacity: length) { output in
+            var out = 0
+            var index = 0
+            while index + 3 <= input.count {
+                let value = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+                for shift in [18, 12, 6, 0] as [UInt32] {
+                    output[out] = alphabet[Int(value >> shift & 63)]
+                    out += 1
+                }
+                index += 3
+            }
+            let rest = input.count - index
+            if rest > 0 {
+                let value = UInt32(input[index]) << 16 | (rest == 2 ? UInt32(input[index + 1]) << 8 : 0)
+                for shift in ([18, 12, 6] as [UInt32]).prefix(rest + 1) {
+                    output[out] = alphabet[Int(value >> shift & 63)]
+                    out += 1
+                }
+            }
+            return out
+        }
     }
 
     /// nil for anything that is not unpadded base64url.

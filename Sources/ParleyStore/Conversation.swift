@@ -8,6 +8,8 @@ public struct Conversation: Sendable, Equatable {
     public var title: String
     public var model: String?
     public var systemPrompt: String?
+    /// Temperature, top_p and max_tokens sent with its replies (migration 7).
+    public var settings: GenerationSettings
     /// The last message of the current branch; nil while the conversation is empty.
     public var currentLeafID: String?
     public let createdAt: Date
@@ -20,13 +22,15 @@ public struct Conversation: Sendable, Equatable {
 
     public init(
         id: String, ownerID: String = User.localID, title: String, model: String?, systemPrompt: String?,
-        currentLeafID: String?, createdAt: Date, updatedAt: Date, pinned: Bool = false, archived: Bool = false
+        currentLeafID: String?, createdAt: Date, updatedAt: Date, settings: GenerationSettings = GenerationSettings(),
+        pinned: Bool = false, archived: Bool = false
     ) {
         self.id = id
         self.ownerID = ownerID
         self.title = title
         self.model = model
         self.systemPrompt = systemPrompt
+        self.settings = settings
         self.currentLeafID = currentLeafID
         self.createdAt = createdAt
         self.updatedAt = updatedAt
@@ -37,15 +41,17 @@ public struct Conversation: Sendable, Equatable {
     // MARK: - Row decoding
 
     /// The column list every conversation query selects, in the order `init(row:)` reads.
-    static let columns =
-        "id, title, model, system_prompt, current_leaf_id, created_at, updated_at, owner_id, pinned, archived"
+    static let columns = "id, title, model, system_prompt, current_leaf_id, created_at, updated_at, owner_id, "
+        + "temperature, top_p, max_tokens, pinned, archived"
 
     init(row: Row) {
         self.init(
             id: row.text(0), ownerID: row.text(7), title: row.text(1), model: row.optionalText(2),
             systemPrompt: row.optionalText(3), currentLeafID: row.optionalText(4),
             createdAt: Date(millisecondsSince1970: row.int64(5)),
-            updatedAt: Date(millisecondsSince1970: row.int64(6)), pinned: row.int64(8) != 0,
-            archived: row.int64(9) != 0)
+            updatedAt: Date(millisecondsSince1970: row.int64(6)),
+            settings: GenerationSettings(temperature: row.optionalDouble(8), topP: row.optionalDouble(9),
+                                         maxTokens: row.optionalInt64(10).map { Int($0) }),
+            pinned: row.int64(11) != 0, archived: row.int64(12) != 0)
     }
 }

@@ -185,6 +185,108 @@ struct Migration: Sendable {
             LEFT JOIN messages m ON m.id = d.message_id
             LEFT JOIN conversations c ON c.id = d.conversation_id AND d.message_id IS NULL;
             """),
+        Migration(name: "v7_generation_settings_and_usage", sql: """
+            -- per-conversation sampling settings sent to the provider; NULL: the provider's default
+            ALTER TABLE conversations ADD COLUMN temperature REAL;
+            ALTER TABLE conversations ADD COLUMN top_p REAL;
+            ALTER TABLE conversations ADD COLUMN max_tokens INTEGER;
+            -- tokens per user, UTC day and model, for GET /api/usage and the admin's totals: a day's
+            -- rows are read by the primary key, however many messages there are. Like daily_output,
+            -- deleting a conversation later does not take its usage back.
+            CREATE TABLE usage_daily (
+                user_id           TEXT NOT NULL,
+                day               INTEGER NOT NULL,   -- days since 1970 (UTC)
+                model             TEXT NOT NULL,      -- '' when the reply had none
+                input_tokens      INTEGER NOT NULL,
+                output_tokens     INTEGER NOT NULL,
+                replies           INTEGER NOT NULL,   -- reply runs (a continue is a run of its own)
+                estimated_replies INTEGER NOT NULL,   -- runs whose provider gave no usage
+                PRIMARY KEY (user_id, day, model)
+            ) WITHOUT ROWID;
+            -- the same totals per conversation, shown in its JSON; gone with the conversation
+            CREATE TABLE conversation_usage (
+                conversation_id   TEXT PRIMARY KEY NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+                input_tokens      INTEGER NOT NULL,
+                output_tokens     INTEGER NOT NULL,
+                replies           INTEGER NOT NULL,
+                estimated_replies INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            -- When a reply run stops streaming: a reply whose provider reported no usage (or only half
+            -- of it, as a stopped Anthropic stream does) gets an estimate, UTF-8 bytes / 4 (input: the
+            -- system prompt and the branch above the reply, before context trimming), marked
+            -- "estimated" (other fields of a usage object are kept); then the run is added to both
+            -- totals. Same transaction as the final write.
+            CREATE TRIGGER usage_on_finish AFTER UPDATE OF status ON messages
+            WHEN old.status = 'streaming' AND new.status != 'streaming' AND new.role = 'assistant'
+            BEGIN
+                UPDATE messages SET usage = json_set(
+                    CASE WHEN json_type(CASE WHEN json_valid(new.usage) THEN new.usage END) = 'object'
+                         THEN new.usage ELSE '{}' END,
+                    '$.input_tokens', coalesce(
+                        CASE WHEN json_valid(new.usage) THEN json_extract(new.usage, '$.input_tokens') END,
+                        ((SELECT coalesce(length(CAST(system_prompt AS BLOB)), 0) FROM conversations
+                          WHERE id = new.conversation_id)
+                         + (WITH RECURSIVE branch (id, parent_id, bytes) AS (
+                                SELECT id, parent_id, length(CAST(content AS BLOB)) FROM messages
+                                WHERE id = new.parent_id
+                                UNION ALL
+                                SELECT m.id, m.parent_id, length(CAST(m.content AS BLOB))
+                                FROM messages m JOIN branch ON m.id = branch.parent_id)
+                            SELECT coalesce(sum(bytes), 0) FROM branch)) / 4),
+                    '$.output_tokens', coalesce(
+                        CASE WHEN json_valid(new.usage) THEN json_extract(new.usage, '$.output_tokens') END,
+                        length(CAST(new.content AS BLOB)) / 4),
+                    '$.estimated', json('true'))
+                -- (CASE, not AND: only CASE is sure not to run json_type on text that is not JSON)
+                WHERE id = new.id AND NOT coalesce(CASE WHEN json_valid(new.usage) THEN
+                    json_type(new.usage, '$.input_tokens') = 'integer'
+                    AND json_type(new.usage, '$.output_tokens') = 'integer' END, 0);
+                INSERT INTO usage_daily (user_id, day, model, input_tokens, output_tokens, replies, estimated_replies)
+                SELECT c.owner_id, m.updated_at / 86400000, coalesce(m.model, ''),
+                       coalesce(json_extract(m.usage, '$.input_tokens'), 0),
+                       coalesce(json_extract(m.usage, '$.output_tokens'), 0), 1,
+                       coalesce(json_extract(m.usage, '$.estimated'), 0)
+                FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE m.id = new.id
+                ON CONFLICT (user_id, day, model) DO UPDATE SET
+                    input_tokens = input_tokens + excluded.input_tokens,
+                    output_tokens = output_tokens + excluded.output_tokens,
+                    replies = replies + 1, estimated_replies = estimated_replies + excluded.estimated_replies;
+                INSERT INTO conversation_usage (conversation_id, input_tokens, output_tokens, replies, estimated_replies)
+                SELECT m.conversation_id, coalesce(json_extract(m.usage, '$.input_tokens'), 0),
+                       coalesce(json_extract(m.usage, '$.output_tokens'), 0), 1,
+                       coalesce(json_extract(m.usage, '$.estimated'), 0)
+                FROM messages m WHERE m.id = new.id
+                ON CONFLICT (conversation_id) DO UPDATE SET
+                    input_tokens = input_tokens + excluded.input_tokens,
+                    output_tokens = output_tokens + excluded.output_tokens,
+                    replies = replies + 1, estimated_replies = estimated_replies + excluded.estimated_replies;
+            END;
+            -- replies finished before this version: their stored usage where it has both counts, else
+            -- an estimate of the output alone (0 input: the branches are not walked for old rows)
+            INSERT INTO usage_daily (user_id, day, model, input_tokens, output_tokens, replies, estimated_replies)
+            SELECT c.owner_id, m.updated_at / 86400000, coalesce(m.model, ''),
+                   sum(coalesce(CASE WHEN json_valid(m.usage) THEN json_extract(m.usage, '$.input_tokens') END, 0)),
+                   sum(coalesce(CASE WHEN json_valid(m.usage) THEN json_extract(m.usage, '$.output_tokens') END,
+                                length(CAST(m.content AS BLOB)) / 4)),
+                   count(*),
+                   count(CASE WHEN NOT coalesce(CASE WHEN json_valid(m.usage)
+                                                     THEN json_type(m.usage, '$.output_tokens') = 'integer' END, 0)
+                              THEN 1 END)
+            FROM messages m JOIN conversations c ON c.id = m.conversation_id
+            WHERE m.role = 'assistant' AND m.status != 'streaming'
+            GROUP BY c.owner_id, m.updated_at / 86400000, coalesce(m.model, '');
+            INSERT INTO conversation_usage (conversation_id, input_tokens, output_tokens, replies, estimated_replies)
+            SELECT m.conversation_id,
+                   sum(coalesce(CASE WHEN json_valid(m.usage) THEN json_extract(m.usage, '$.input_tokens') END, 0)),
+                   sum(coalesce(CASE WHEN json_valid(m.usage) THEN json_extract(m.usage, '$.output_tokens') END,
+                                length(CAST(m.content AS BLOB)) / 4)),
+                   count(*),
+                   count(CASE WHEN NOT coalesce(CASE WHEN json_valid(m.usage)
+                                                     THEN json_type(m.usage, '$.output_tokens') = 'integer' END, 0)
+                              THEN 1 END)
+            FROM messages m WHERE m.role = 'assistant' AND m.status != 'streaming'
+            GROUP BY m.conversation_id;
+            """),
     ]
 
     /// Applies every migration past the file's `user_version`, each in its own transaction with

@@ -18,6 +18,10 @@ struct Row {
         isNull(column) ? nil : int64(column)
     }
 
+    func optionalDouble(_ column: Int32) -> Double? {
+        isNull(column) ? nil : sqlite3_column_double(statement, column)
+    }
+
     /// The column as text; NULL reads as "".
     func text(_ column: Int32) -> String {
         optionalText(column) ?? ""

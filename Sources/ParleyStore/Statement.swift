@@ -37,6 +37,8 @@ final class Statement {
                 rc = sqlite3_bind_int64(handle, index, number)
             case .text(let string):
                 rc = Self.bindText(string, handle: handle, index: index)
+            case .real(let number):
+                rc = sqlite3_bind_double(handle, index, number)
             }
             guard rc == SQLITE_OK else { throw StoreError.from(connection: connection, code: rc) }
         }

@@ -38,10 +38,11 @@ extension Store {
         }
     }
 
-    /// Every account, oldest first. Read transaction.
+    /// Every account, oldest first (in the order they were added when created in the same
+    /// millisecond: ids are random, rowids are not). Read transaction.
     public func users() throws(StoreError) -> [User] {
         try read { (database) throws(StoreError) in
-            try database.query("SELECT \(User.columns) FROM users ORDER BY created_at, id", [], { User(row: $0) })
+            try database.query("SELECT \(User.columns) FROM users ORDER BY created_at, rowid", [], { User(row: $0) })
         }
     }
 

@@ -74,6 +74,7 @@ extension Store {
                     try insertCopy(writer.database, message, id: id, conversationID: conversationID,
                                    parentID: message.parentID.flatMap { newIDs[$0] })
                 }
+                try countUsage(writer.database, of: conversationID)
                 let leaf = source.currentLeafID ?? Self.newestLeaf(tree.ordered)
                 let conversation = try writer.database.queryFirst(
                     "UPDATE conversations SET current_leaf_id = ? WHERE id = ? RETURNING \(Conversation.columns)",
@@ -86,7 +87,7 @@ extension Store {
     }
 
     /// A new conversation of `owner` holding copies of the branch from the root to `messageID` (which
-    /// becomes its current leaf), with the source's title, model and system prompt; the copies keep
+    /// becomes its current leaf), with the source's title, model, system prompt and generation settings; the copies keep
     /// content, reasoning, status, usage and timestamps. Throws `notFound` when the conversation is not
     /// the owner's or the message is not in it, `conflict` when a message on the branch is still
     /// streaming. Write transaction.
@@ -119,6 +120,7 @@ extension Store {
                 try insertCopy(database, message, id: newID, conversationID: conversationID, parentID: parentID)
                 parentID = newID
             }
+            try countUsage(database, of: conversationID)
             let forked = try database.queryFirst(
                 "UPDATE conversations SET current_leaf_id = ? WHERE id = ? RETURNING \(Conversation.columns)",
                 [.optionalText(parentID), .text(conversationID)], Conversation.init(row:))
@@ -135,11 +137,31 @@ extension Store {
         try database.run(
             """
             INSERT INTO conversations (id, title, model, system_prompt, current_leaf_id, created_at, updated_at,
-                                       owner_id, pinned, archived)
-            VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?, ?)
+                                       owner_id, temperature, top_p, max_tokens, pinned, archived)
+            VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [.text(id), .text(source.title), .optionalText(source.model), .optionalText(source.systemPrompt),
-             .integer(createdAt), .integer(updatedAt), .text(owner), .bool(source.pinned), .bool(source.archived)])
+             .integer(createdAt), .integer(updatedAt), .text(owner), .optionalReal(source.settings.temperature),
+             .optionalReal(source.settings.topP), .optionalInteger(source.settings.maxTokens),
+             .bool(source.pinned), .bool(source.archived)])
+    }
+
+    /// The conversation's token totals (`conversation_usage`) from the usage its copied replies carry,
+    /// one run each. Only the conversation's totals: nothing was spent here, so the owner's daily
+    /// usage and budget are left alone.
+    private func countUsage(_ database: Database, of conversationID: String) throws(StoreError) {
+        try database.run(
+            """
+            INSERT INTO conversation_usage (conversation_id, input_tokens, output_tokens, replies, estimated_replies)
+            SELECT ?1, coalesce(sum(json_extract(usage, '$.input_tokens')), 0),
+                   coalesce(sum(json_extract(usage, '$.output_tokens')), 0), count(*),
+                   coalesce(sum(json_extract(usage, '$.estimated')), 0)
+            FROM messages
+            WHERE conversation_id = ?1 AND role = 'assistant' AND CASE WHEN json_valid(usage)
+                  THEN json_type(usage) = 'object' END
+            HAVING count(*) > 0
+            """,
+            [.text(conversationID)])
     }
 
     /// Inserts `message` under a new id, conversation and parent, every other field as it is.

@@ -5,19 +5,21 @@ extension Store {
 
     /// Creates an empty conversation (title defaults to `Store.defaultTitle`). Write transaction.
     public func createConversation(
-        title: String? = nil, model: String? = nil, systemPrompt: String? = nil, ownedBy owner: String = User.localID
+        title: String? = nil, model: String? = nil, systemPrompt: String? = nil, ownedBy owner: String = User.localID,
+        settings: GenerationSettings = GenerationSettings()
     ) throws(StoreError) -> Conversation {
         try write { (writer, now) throws(StoreError) in
             let stamp = writer.nextConversationMilliseconds(now: now)
             let created = try writer.database.queryFirst(
                 """
                 INSERT INTO conversations (id, title, model, system_prompt, current_leaf_id, created_at, updated_at,
-                                           owner_id)
-                VALUES (?, ?, ?, ?, NULL, ?, ?, ?)
+                                           owner_id, temperature, top_p, max_tokens)
+                VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?)
                 RETURNING \(Conversation.columns)
                 """,
                 [.text(RecordID.make()), .text(title ?? Store.defaultTitle), .optionalText(model),
-                 .optionalText(systemPrompt), .integer(stamp), .integer(stamp), .text(owner)],
+                 .optionalText(systemPrompt), .integer(stamp), .integer(stamp), .text(owner),
+                 .optionalReal(settings.temperature), .optionalReal(settings.topP), .optionalInteger(settings.maxTokens)],
                 Conversation.init(row:))
             guard let created else { throw StoreError.corrupt("INSERT returned no conversation") }
             return created

@@ -28,38 +28,67 @@ extension Store {
         model: String?
     ) throws(StoreError) -> (user: Message, assistant: Message) {
         try write { (writer, now) throws(StoreError) in
-            let database = writer.database
-            let found = try database.queryFirst(
-                "SELECT current_leaf_id, model FROM conversations WHERE id = ?", [.text(conversationID)]
-            ) { row in (leaf: row.optionalText(0), model: row.optionalText(1)) }
-            guard let found else { throw StoreError.notFound("conversation \(conversationID)") }
-            let parentID: String?
-            switch placement {
-            case .afterCurrentLeaf:
-                parentID = found.leaf
-            case .root:
-                parentID = nil
-            case .under(let messageID):
-                try requireAssistantMessage(messageID, in: conversationID, database: database)
-                parentID = messageID
-            }
-            let user = try insertMessage(
-                database, conversationID: conversationID, parentID: parentID, role: .user,
-                content: userContent, html: userHTML, status: .complete, model: nil,
-                createdAt: writer.nextMessageMilliseconds(now: now))
-            let assistant = try insertMessage(
-                database, conversationID: conversationID, parentID: user.id, role: .assistant,
-                content: "", status: .streaming, model: model ?? found.model,
-                createdAt: writer.nextMessageMilliseconds(now: now))
-            try moveLeaf(of: conversationID, to: assistant.id, at: writer.nextConversationMilliseconds(now: now), database: database)
-            return (user, assistant)
+            try insertTurn(writer, now: now, conversationID: conversationID, placement: placement,
+                           userContent: userContent, userHTML: userHTML, model: model)
         }
+    }
+
+    /// `appendTurn` for a reply about to be generated: the same write, plus the branch the model
+    /// answers (root to the new user message), read in the same transaction.
+    public func beginTurn(
+        conversationID: String, placement: TurnPlacement, userContent: String, userHTML: String?,
+        model: String?
+    ) throws(StoreError) -> ReplyStart {
+        try write { (writer, now) throws(StoreError) in
+            let turn = try insertTurn(writer, now: now, conversationID: conversationID, placement: placement,
+                                      userContent: userContent, userHTML: userHTML, model: model)
+            return ReplyStart(user: turn.user, reply: turn.assistant,
+                              context: try Self.path(to: turn.user.id, database: writer.database))
+        }
+    }
+
+    private func insertTurn(
+        _ writer: Writer, now: Int64, conversationID: String, placement: TurnPlacement, userContent: String,
+        userHTML: String?, model: String?
+    ) throws(StoreError) -> (user: Message, assistant: Message) {
+        let database = writer.database
+        let found = try database.queryFirst(
+            "SELECT current_leaf_id, model FROM conversations WHERE id = ?", [.text(conversationID)]
+        ) { row in (leaf: row.optionalText(0), model: row.optionalText(1)) }
+        guard let found else { throw StoreError.notFound("conversation \(conversationID)") }
+        let parentID: String?
+        switch placement {
+        case .afterCurrentLeaf:
+            parentID = found.leaf
+        case .root:
+            parentID = nil
+        case .under(let messageID):
+            try requireAssistantMessage(messageID, in: conversationID, database: database)
+            parentID = messageID
+        }
+        let user = try insertMessage(
+            database, conversationID: conversationID, parentID: parentID, role: .user,
+            content: userContent, html: userHTML, status: .complete, model: nil,
+            createdAt: writer.nextMessageMilliseconds(now: now))
+        let assistant = try insertMessage(
+            database, conversationID: conversationID, parentID: user.id, role: .assistant,
+            content: "", status: .streaming, model: model ?? found.model,
+            createdAt: writer.nextMessageMilliseconds(now: now))
+        try moveLeaf(of: conversationID, to: assistant.id, at: writer.nextConversationMilliseconds(now: now),
+                     database: database)
+        return (user, assistant)
     }
 
     /// Regenerate: a new `streaming` assistant message beside `id` (same parent), which becomes
     /// the current leaf. `model` nil keeps the original's model. Throws `notFound` for an unknown
     /// id, `conflict` if it is not an assistant message. Write transaction.
     public func createSibling(ofAssistant id: String, model: String?) throws(StoreError) -> Message {
+        try beginSibling(ofAssistant: id, model: model).reply
+    }
+
+    /// `createSibling` for a reply about to be generated, with the branch the model answers (root to
+    /// the user message both answer), read in the same transaction.
+    public func beginSibling(ofAssistant id: String, model: String?) throws(StoreError) -> ReplyStart {
         try write { (writer, now) throws(StoreError) in
             let database = writer.database
             let original = try requireMessage(id, database: database)
@@ -71,7 +100,10 @@ extension Store {
                 role: .assistant, content: "", status: .streaming, model: model ?? original.model,
                 createdAt: writer.nextMessageMilliseconds(now: now))
             try moveLeaf(of: original.conversationID, to: sibling.id, at: writer.nextConversationMilliseconds(now: now), database: database)
-            return sibling
+            let context = try original.parentID.map { (parent) throws(StoreError) in
+                try Self.path(to: parent, database: database)
+            } ?? []
+            return ReplyStart(user: nil, reply: sibling, context: context)
         }
     }
 
@@ -128,7 +160,8 @@ extension Store {
             try database.run(
                 "UPDATE conversations SET updated_at = ? WHERE id = ?",
                 [.integer(writer.nextConversationMilliseconds(now: now)), .text(finished.conversationID)])
-            return finished
+            // Read again: the `usage_on_finish` trigger may have completed the usage (RETURNING does not see it).
+            return try requireMessage(id, database: database)
         }
     }
 
@@ -138,6 +171,12 @@ extension Store {
     /// streaming, not an assistant message, or has replies (continuing it would change their
     /// context). Write transaction.
     public func resumeStreaming(id: String) throws(StoreError) -> Message {
+        try beginContinue(id: id).reply
+    }
+
+    /// `resumeStreaming` for a reply about to be generated, with the branch the model answers (root
+    /// to the user message the reply answers), read in the same transaction.
+    public func beginContinue(id: String) throws(StoreError) -> ReplyStart {
         try write { (writer, now) throws(StoreError) in
             let database = writer.database
             let message = try requireMessage(id, database: database)
@@ -160,7 +199,10 @@ extension Store {
                 [.integer(now), .text(id)], Message.init(row:))
             guard let resumed else { throw StoreError.notFound("message \(id)") }
             try moveLeaf(of: message.conversationID, to: id, at: writer.nextConversationMilliseconds(now: now), database: database)
-            return resumed
+            let context = try message.parentID.map { (parent) throws(StoreError) in
+                try Self.path(to: parent, database: database)
+            } ?? []
+            return ReplyStart(user: nil, reply: resumed, context: context)
         }
     }
 
@@ -195,7 +237,7 @@ extension Store {
 
     // MARK: - Write helpers (inside a write transaction)
 
-    private func insertMessage(
+    func insertMessage(
         _ database: Database, conversationID: String, parentID: String?, role: Role, content: String,
         html: String? = nil, status: MessageStatus, model: String?, createdAt: Int64
     ) throws(StoreError) -> Message {
@@ -213,7 +255,7 @@ extension Store {
         return inserted
     }
 
-    private func moveLeaf(
+    func moveLeaf(
         of conversationID: String, to leafID: String, at stamp: Int64, database: Database
     ) throws(StoreError) {
         try database.run(

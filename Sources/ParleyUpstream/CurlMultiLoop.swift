@@ -1,9 +1,15 @@
 import CCurl
 import Foundation
+import Glibc
 import Synchronization
 
 /// The thread that owns the curl multi handle. Other threads talk to it only through `submit`
-/// (a locked command queue plus `curl_multi_wakeup`, which libcurl documents as thread-safe).
+/// (a locked command queue plus an eventfd that wakes the loop).
+///
+/// Event-driven (`curl_multi_socket_action` on an epoll set that libcurl's socket callback keeps):
+/// a wakeup costs the sockets that are ready, not every transfer. The earlier `curl_multi_perform`
+/// + `curl_multi_poll` loop walked and polled all transfers on every chunk of any of them, which
+/// made the relay's CPU per chunk grow with the number of streams.
 final class CurlMultiLoop: @unchecked Sendable {
     enum Command: Sendable {
         case add(CurlTransfer)
@@ -25,13 +31,47 @@ final class CurlMultiLoop: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer?
     private let proxy: String?
     private let queue = Mutex(Queue())
-    /// Confined to the loop thread.
+    /// The epoll set of libcurl's sockets and `wake`; -1 when it could not be made.
+    private let epoll: Int32
+    /// Written by `submit` and `stop` to wake the loop (eventfd).
+    private let wake: Int32
+
+    // MARK: Confined to the loop thread
     private var transfers: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    /// When libcurl wants `CURL_SOCKET_TIMEOUT` handled (its timer callback), or nil for never.
+    private var curlDeadline: ContinuousClock.Instant?
+    /// No transfer can reach its idle deadline before this (deadlines only move later), so the
+    /// transfers are walked for idle timeouts only then, not on every wakeup.
+    private var nextIdleCheck: ContinuousClock.Instant = .now
 
     init(proxy: String?) {
         _ = Self.globalInit
         self.proxy = proxy
         multi = curl_multi_init()
+        epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        wake = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        if epoll >= 0, wake >= 0 {
+            var event = epoll_event()
+            event.events = EPOLLIN.rawValue
+            event.data.fd = wake
+            _ = epoll_ctl(epoll, EPOLL_CTL_ADD, wake, &event)
+        }
+        if let multi {
+            let me = Unmanaged.passUnretained(self).toOpaque()
+            _ = parley_curl_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, me)
+            _ = parley_curl_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, me)
+            _ = parley_curl_multi_setopt_socket_callback(multi) { _, socket, what, context, _ in
+                guard let context else { return 0 }
+                Unmanaged<CurlMultiLoop>.fromOpaque(context).takeUnretainedValue().watch(socket, what: what)
+                return 0
+            }
+            _ = parley_curl_multi_setopt_timer_callback(multi) { _, milliseconds, context in
+                guard let context else { return 0 }
+                let loop = Unmanaged<CurlMultiLoop>.fromOpaque(context).takeUnretainedValue()
+                loop.curlDeadline = milliseconds < 0 ? nil : .now + .milliseconds(milliseconds)
+                return 0
+            }
+        }
         let thread = Thread { [self] in run() }
         thread.name = "parley-upstream"
         thread.start()
@@ -48,7 +88,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             if queue.stopping, case .add = command { return false }
             guard !queue.closed else { return false }
             queue.commands.append(command)
-            if let multi { curl_multi_wakeup(multi) }
+            wakeLoop()
             return true
         }
     }
@@ -57,17 +97,24 @@ final class CurlMultiLoop: @unchecked Sendable {
     func stop() {
         queue.withLock { queue in
             queue.stopping = true
-            if !queue.closed, let multi { curl_multi_wakeup(multi) }
+            if !queue.closed { wakeLoop() }
         }
     }
 
     // MARK: - Loop thread
 
+    private func wakeLoop() {
+        var one: UInt64 = 1
+        _ = Glibc.write(wake, &one, 8)
+    }
+
     private func run() {
-        guard let multi else {
+        guard let multi, epoll >= 0, wake >= 0 else {
             drainAfterStop()
+            closeDescriptors()
             return
         }
+        var ready = [epoll_event](repeating: epoll_event(), count: 256)
         while true {
             let (commands, stopping) = queue.withLock { queue in
                 defer { queue.commands.removeAll() }
@@ -77,21 +124,79 @@ final class CurlMultiLoop: @unchecked Sendable {
             if stopping, transfers.isEmpty { break }
 
             var running: Int32 = 0
-            curl_multi_perform(multi, &running)
-            var remaining: Int32 = 0
-            while let message = curl_multi_info_read(multi, &remaining) {
-                guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
-                let code = message.pointee.data.result
-                remove(easy, multi: multi)?.complete(code: code)
+            if let due = curlDeadline, due <= .now {
+                curlDeadline = nil
+                curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running)
             }
+            finishDone(multi)
             let now = ContinuousClock.now
-            for (easy, transfer) in transfers where transfer.idleDeadline <= now {
-                remove(easy, multi: multi)?.complete(code: CURLE_OK, override: .idleTimeout)
+            if nextIdleCheck <= now { checkIdle(now: now, multi: multi) }
+
+            let count = epoll_wait(epoll, &ready, Int32(ready.count), Int32(waitMilliseconds(now: .now)))
+            for index in 0..<max(0, Int(count)) {
+                let event = ready[index]
+                let socket = event.data.fd
+                if socket == wake {
+                    var value: UInt64 = 0
+                    _ = Glibc.read(wake, &value, 8)
+                    continue
+                }
+                var flags: Int32 = 0
+                if event.events & EPOLLIN.rawValue != 0 { flags |= CURL_CSELECT_IN }
+                if event.events & EPOLLOUT.rawValue != 0 { flags |= CURL_CSELECT_OUT }
+                if event.events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 { flags |= CURL_CSELECT_ERR }
+                curl_multi_socket_action(multi, socket, flags, &running)
             }
-            curl_multi_poll(multi, nil, 0, Int32(pollTimeout(now: .now)), nil)
+            finishDone(multi)
         }
         drainAfterStop()
         curl_multi_cleanup(multi)
+        closeDescriptors()
+    }
+
+    /// libcurl's socket callback: keeps the epoll set equal to the sockets and directions it wants.
+    private func watch(_ socket: curl_socket_t, what: Int32) {
+        if what == CURL_POLL_REMOVE {
+            _ = epoll_ctl(epoll, EPOLL_CTL_DEL, socket, nil)
+            return
+        }
+        var event = epoll_event()
+        if what & CURL_POLL_IN != 0 { event.events |= EPOLLIN.rawValue }
+        if what & CURL_POLL_OUT != 0 { event.events |= EPOLLOUT.rawValue }
+        event.data.fd = socket
+        if epoll_ctl(epoll, EPOLL_CTL_MOD, socket, &event) != 0 {
+            _ = epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &event)
+        }
+    }
+
+    /// Completes the transfers libcurl reports done.
+    private func finishDone(_ multi: UnsafeMutableRawPointer) {
+        var remaining: Int32 = 0
+        while let message = curl_multi_info_read(multi, &remaining) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+            let code = message.pointee.data.result
+            remove(easy, multi: multi)?.complete(code: code)
+        }
+    }
+
+    /// Ends the transfers past their idle deadline and sets when to look again: the earliest
+    /// deadline left, which later bytes can only push back.
+    private func checkIdle(now: ContinuousClock.Instant, multi: UnsafeMutableRawPointer) {
+        var next = now + .milliseconds(Self.maxPollMilliseconds)
+        for (easy, transfer) in transfers {
+            let deadline = transfer.idleDeadline
+            if deadline <= now {
+                remove(easy, multi: multi)?.complete(code: CURLE_OK, override: .idleTimeout)
+            } else {
+                next = min(next, deadline)
+            }
+        }
+        nextIdleCheck = next
+    }
+
+    private func closeDescriptors() {
+        if epoll >= 0 { close(epoll) }
+        if wake >= 0 { close(wake) }
     }
 
     /// Closes the queue (no wakeup may reach the multi handle after this) and fails queued adds.
@@ -122,6 +227,7 @@ final class CurlMultiLoop: @unchecked Sendable {
                 return
             }
             transfers[easy] = transfer
+            nextIdleCheck = min(nextIdleCheck, transfer.idleDeadline)
         case .cancel(let transfer):
             // Removing an unfinished transfer makes libcurl close its connection immediately.
             guard let easy = transfer.easy, transfers[easy] === transfer else { return }
@@ -135,13 +241,14 @@ final class CurlMultiLoop: @unchecked Sendable {
         return transfer
     }
 
-    private func pollTimeout(now: ContinuousClock.Instant) -> Int {
-        var timeout = Self.maxPollMilliseconds
-        for transfer in transfers.values {
-            let left = transfer.idleDeadline - now
-            let ms = Int(left.components.seconds) * 1000 + Int(left.components.attoseconds / 1_000_000_000_000_000) + 1
-            timeout = min(timeout, max(0, ms))
-        }
-        return timeout
+    /// How long epoll may sleep: until libcurl's timer or the next idle check, whichever is first.
+    private func waitMilliseconds(now: ContinuousClock.Instant) -> Int {
+        var until = nextIdleCheck
+        if let curlDeadline { until = min(until, curlDeadline) }
+        let left = until - now
+        guard left > .zero else { return 0 }
+        let milliseconds = Int(left.components.seconds) * 1000
+            + Int(left.components.attoseconds / 1_000_000_000_000_000) + 1
+        return min(Self.maxPollMilliseconds, milliseconds)
     }
 }

@@ -245,7 +245,7 @@ final class AdminAPITests: XCTestCase {
         let usage = try await team.call("GET", "/api/users/\(bobID)/usage", cookie: ada)
         XCTAssertEqual(usage.status, 200, usage.text)
         XCTAssertEqual(Set(usage.json.keys), ["user_id", "conversations", "messages", "assistant_replies",
-                                               "output_tokens", "last_activity_at"])
+                                               "output_tokens", "last_activity_at", "tokens"])
         XCTAssertEqual(usage.json["user_id"] as? String, bobID)
         XCTAssertEqual(usage.json["conversations"] as? Int, 1)
         XCTAssertEqual(usage.json["messages"] as? Int, 4)

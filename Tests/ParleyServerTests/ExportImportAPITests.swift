@@ -11,7 +11,8 @@ final class ExportImportAPITests: XCTestCase {
                                   as auth: (String, String)? = nil) async throws -> String {
         let headers = auth.map { [$0] } ?? []
         let created = try await parley.call("POST", "/api/conversations", json: ["title": title, "model": "demo",
-                                                                                  "system_prompt": "Be exact."],
+                                                                                  "system_prompt": "Be exact.",
+                                                                                  "temperature": 0.5, "max_tokens": 300],
                                             headers: headers)
         let id = try XCTUnwrap(created.json["id"] as? String)
         for content in ["first question with **bold**", "second question \u{FEFF}日本語 👍🏽"] {
@@ -87,6 +88,8 @@ final class ExportImportAPITests: XCTestCase {
         XCTAssertNotNil(messages.last?["usage"]?["output_tokens"], "\(messages.last ?? .null)")
         XCTAssertEqual(messages[2]["content"]?.string, "second question \u{FEFF}日本語 👍🏽")
         XCTAssertEqual(document["pinned"], .bool(true))
+        XCTAssertEqual(document["temperature"], .number(0.5))
+        XCTAssertEqual(document["max_tokens"], .number(300))
 
         let imported = try await parley.call("POST", "/api/import", body: Array(exported.text.utf8))
         XCTAssertEqual(imported.status, 201, imported.text)
@@ -97,8 +100,11 @@ final class ExportImportAPITests: XCTestCase {
         XCTAssertEqual(normalized(again.exact), normalized(document))
         XCTAssertTrue(Set(again.exact["messages"]?.array?.compactMap { $0["id"]?.string } ?? [])
             .isDisjoint(with: messages.compactMap { $0["id"]?.string }), "every id is new")
-        // The imported conversation shows and continues like any other.
+        // The imported conversation shows and continues like any other, with the token totals its replies carry.
         let shown = try await parley.call("GET", "/api/conversations/\(newID)")
+        let source = try await parley.call("GET", "/api/conversations/\(id)")
+        XCTAssertEqual(shown.exact["usage"], source.exact["usage"])
+        XCTAssertNotEqual(shown.exact["usage"]?["output_tokens"], .number(0))
         let branch = try XCTUnwrap(shown.json["messages"] as? [[String: Any]])
         XCTAssertEqual(branch.count, 4)
         XCTAssertEqual(branch[0]["html"] as? String, "<p>first question with <strong>bold</strong></p>\n")
@@ -198,6 +204,8 @@ final class ExportImportAPITests: XCTestCase {
              "messages[0].content: must be a string"),
             ("usage text", try json(document([message("a", parent: nil, extra: ["usage": ["output_tokens": "many"]])])),
              "messages[0].usage.output_tokens: must be an integer"),
+            ("temperature high", try json(document([]).merging(["temperature": 3]) { $1 }), "temperature"),
+            ("max_tokens text", try json(document([]).merging(["max_tokens": "lots"]) { $1 }), "max_tokens: must be an integer"),
             ("missing id", try json(document([message("a", parent: nil, extra: ["id": NSNull()])])), "messages[0].id"),
             ("messages object", try json(document([]).merging(["messages": ["a": 1]]) { $1 }), "messages: must be an array"),
             ("title null", try json(document([]).merging(["title": NSNull()]) { $1 }), "title"),

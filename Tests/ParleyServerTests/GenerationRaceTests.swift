@@ -145,4 +145,30 @@ final class GenerationRaceTests: XCTestCase {
         let live = await parley.app.generations.liveCount
         XCTAssertEqual(live, 0, "a generation started after shutdown")
     }
+
+    // F. Starts write their rows off the Generations actor, between admission and registration. A
+    //    delete that comes in that window must still end them: no reply of a deleted conversation is
+    //    left live holding its upstream call and cap slot (the upstream here never ends by itself).
+    func testSendsRacingADeleteLeaveNothingLive() async throws {
+        let upstream = try startUpstream { _ in UpstreamStreams.stalling(after: ["x"]) }
+        let parley = try startParley(["PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1",
+                                     "PARLEY_OPENAI_MODELS": "fake", "PARLEY_MAX_GENERATIONS_PER_USER": "100",
+                                     "PARLEY_USER_MESSAGES_PER_MINUTE": "1000"])
+        for round in 0..<3 {
+            let id = try await parley.conversation(["model": "openai:fake"])
+            let sends = (0..<12).map { index in
+                Task { try await parley.call("POST", "/api/conversations/\(id)/messages",
+                                             json: ["content": "send \(round).\(index)"]) }
+            }
+            let deleted = try await parley.call("DELETE", "/api/conversations/\(id)")
+            XCTAssertEqual(deleted.status, 204, deleted.text)
+            for send in sends {
+                let status = try await send.value.status
+                XCTAssertTrue([201, 404].contains(status), "send answered \(status)")
+            }
+            // Stops are awaited by the delete, so by now every reply it could see has ended.
+            let live = await parley.app.generations.liveCount
+            XCTAssertEqual(live, 0, "round \(round): a reply of the deleted conversation is still live")
+        }
+    }
 }

@@ -51,7 +51,8 @@ final class OrganiseAPITests: XCTestCase {
 
     func testForkCopiesTheBranchUpToTheMessage() async throws {
         let parley = try startParley()
-        let id = try await parley.conversation(["title": "Source", "system_prompt": "Be brief.", "model": "demo"])
+        let id = try await parley.conversation(["title": "Source", "system_prompt": "Be brief.", "model": "demo",
+                                                "temperature": 0.25])
         let (firstUser, firstReply) = try await parley.send(id, "first question")
         _ = try await parley.finished(firstReply)
         let (_, secondReply) = try await parley.send(id, "second question")
@@ -64,6 +65,7 @@ final class OrganiseAPITests: XCTestCase {
         XCTAssertEqual(fork.json["title"] as? String, "Source")
         XCTAssertEqual(fork.json["system_prompt"] as? String, "Be brief.")
         XCTAssertEqual(fork.json["model"] as? String, "demo")
+        XCTAssertEqual(fork.json["temperature"] as? Double, 0.25, "generation settings are copied")
         let messages = try XCTUnwrap(fork.json["messages"] as? [[String: Any]])
         XCTAssertEqual(messages.map { $0["role"] as? String }, ["user", "assistant"])
         XCTAssertEqual(messages[0]["content"] as? String, "first question")

@@ -125,7 +125,9 @@ final class QuotaTests: XCTestCase {
         let bob = try Team.bearer(parley, "bob")
         let sent = try await parley.send(as: bob, try await parley.conversation(as: bob, ["model": "openai:fake"]))
         let finished = try await parley.finished(try XCTUnwrap(sent.assistantID), headers: [bob])
-        XCTAssertTrue(finished["usage"] is NSNull, "\(finished)")
+        let usage = try XCTUnwrap(finished["usage"] as? [String: Any], "\(finished)")
+        XCTAssertEqual(usage["estimated"] as? Bool, true, "no usage from the provider: an estimate, marked")
+        XCTAssertEqual(usage["output_tokens"] as? Int, 5)
         let bobID = try XCTUnwrap(try parley.app.store.user(username: "bob")).id
         XCTAssertEqual(try parley.app.store.outputTokens(userID: bobID, on: Date()), 5)
         XCTAssertEqual(try parley.app.store.outputTokens(userID: bobID, on: Date().addingTimeInterval(86_400)), 0,

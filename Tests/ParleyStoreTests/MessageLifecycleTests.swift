@@ -39,10 +39,10 @@ final class MessageLifecycleTests: StoreTestCase {
         let assistant = try startTurn()
         let finished = try store.finishMessage(
             id: assistant.id, content: "**hi**", status: .complete, finishReason: "stop",
-            usage: #"{"prompt_tokens":3}"#, model: "resolved-model", html: "<p><strong>hi</strong></p>")
+            usage: #"{"input_tokens":3,"output_tokens":1}"#, model: "resolved-model", html: "<p><strong>hi</strong></p>")
         XCTAssertEqual(finished.status, .complete)
         XCTAssertEqual(finished.finishReason, "stop")
-        XCTAssertEqual(finished.usage, #"{"prompt_tokens":3}"#)
+        XCTAssertEqual(finished.usage, #"{"input_tokens":3,"output_tokens":1}"#, "a whole usage is stored as given")
         XCTAssertEqual(finished.model, "resolved-model")
         XCTAssertEqual(finished.html, "<p><strong>hi</strong></p>")
         XCTAssertEqual(try store.message(id: assistant.id), finished)

@@ -1,0 +1,10 @@
+import ParleyProviders
+import ParleyStore
+
+extension ChatRequest {
+    /// A request carrying a conversation's generation settings (temperature, top_p, max_tokens).
+    init(model: String, messages: [ChatMessage], prefill: String? = nil, settings: GenerationSettings) {
+        self.init(model: model, messages: messages, prefill: prefill, maxTokens: settings.maxTokens,
+                  temperature: settings.temperature, topP: settings.topP)
+    }
+}
