@@ -38,7 +38,7 @@ let package = Package(
                                "ParleyGeneration", "ParleyMarkdown", "ParleyUpstream", "ParleyAuth"]),
         .executableTarget(name: "parley", dependencies: ["ParleyServer"]),
         // `make bench`: the cost of streaming Markdown against one full render.
-        .executableTarget(name: "parley-markdown-bench", dependencies: ["ParleyMarkdown"]),
+        .executableTarget(name: "parley-markdown-bench", dependencies: ["ParleyMarkdown", "ParleyTestSupport"]),
 
         // MARK: - Tests: real servers on loopback, a real fake upstream, real SQLite files.
         .target(name: "ParleyTestSupport", dependencies: ["CCurl"], path: "Sources/ParleyTestSupport"),

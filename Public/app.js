@@ -6,7 +6,7 @@ import { copyText } from './clipboard.js';
 import { startAccount } from './account.js';
 import { ConversationList } from './sidebar.js';
 import {
-  createMessageElement, updateMeta, setHTML, setBlocks, putBlock, setTail, applyPatch, shownHTML,
+  createMessageElement, updateMeta, setHTML, setBlocks, putBlock, setTail, appendTail, applyPatch, shownHTML,
   blockCount, showError, clearError, errorText, setStatusText, setReasoning, appendReasoning, shownReasoning,
   syncReasoning,
 } from './view.js';
@@ -465,6 +465,10 @@ function sinkFor(messageId) {
           break;
         case 'tail':
           setTail(el, data.text || '');
+          syncReasoning(el);
+          break;
+        case 'tail_append':
+          appendTail(el, data.text || '');
           syncReasoning(el);
           break;
         case 'error':

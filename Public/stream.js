@@ -3,7 +3,7 @@
 // (hidden tab) and resumed without a gap: the server replays from that id or starts with a snapshot.
 import { Api, Session } from './api.js';
 
-const EVENTS = ['snapshot', 'reasoning', 'block', 'tail', 'done'];
+const EVENTS = ['snapshot', 'reasoning', 'block', 'tail', 'tail_append', 'done'];
 
 export class LiveStream {
   constructor() {
@@ -20,7 +20,8 @@ export class LiveStream {
   get connected() { return this.source !== null; }
 
   /**
-   * Follows `messageId`; `sink.onEvent(name, data)` gets snapshot, reasoning, block, tail, error and done,
+   * Follows `messageId`; `sink.onEvent(name, data)` gets snapshot, reasoning, block, tail,
+   * tail_append, error and done;
    * `sink.onConnection(state)` gets 'open', 'reconnecting' and 'lost'.
    */
   open(messageId, sink, resumeFrom = null) {

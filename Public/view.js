@@ -1,5 +1,6 @@
 // Message elements. Server HTML is inserted once per block and never re-rendered unless it changed;
-// the raw tail is plain text. All presentation is classes and the `hidden` attribute (strict CSP).
+// the raw tail is plain text, and an open code fence at its start is shown as a code block while it
+// streams. All presentation is classes and the `hidden` attribute (strict CSP).
 
 const template = document.getElementById('message-template');
 
@@ -17,6 +18,26 @@ function fragmentFrom(html) {
   return holder.content;
 }
 
+/** The frame of a code block: its head (language label, copy button); the `<pre>` goes after it. */
+function codeBox(language) {
+  const box = document.createElement('div');
+  box.className = 'codeblock';
+  const head = document.createElement('div');
+  head.className = 'codeblock-head';
+  const label = document.createElement('span');
+  label.className = 'codeblock-language';
+  label.textContent = language || 'text';
+  const copy = document.createElement('button');
+  copy.type = 'button';
+  copy.className = 'button small';
+  copy.dataset.action = 'copy-code';
+  copy.textContent = 'Copy code';
+  copy.setAttribute('aria-label', language ? `Copy ${language} code` : 'Copy code');
+  head.append(label, copy);
+  box.append(head);
+  return box;
+}
+
 /** Adds a language label and a copy button to code blocks, and makes links open outside the app. */
 export function enhance(root) {
   for (const pre of root.querySelectorAll('pre')) {
@@ -28,22 +49,9 @@ export function enhance(root) {
         if (name.startsWith('language-')) language = name.slice('language-'.length);
       }
     }
-    const box = document.createElement('div');
-    box.className = 'codeblock';
-    const head = document.createElement('div');
-    head.className = 'codeblock-head';
-    const label = document.createElement('span');
-    label.className = 'codeblock-language';
-    label.textContent = language || 'text';
-    const copy = document.createElement('button');
-    copy.type = 'button';
-    copy.className = 'button small';
-    copy.dataset.action = 'copy-code';
-    copy.textContent = 'Copy code';
-    copy.setAttribute('aria-label', language ? `Copy ${language} code` : 'Copy code');
-    head.append(label, copy);
+    const box = codeBox(language);
     pre.replaceWith(box);
-    box.append(head, pre);
+    box.append(pre);
   }
   for (const link of root.querySelectorAll('a[href^="http://"], a[href^="https://"]')) {
     link.target = '_blank';
@@ -87,21 +95,19 @@ export function createMessageElement(message) {
 
 /** Whole finished body (from GET): one parse, no block wrappers. */
 export function setHTML(el, html) {
-  const { blocks, tail } = parts(el);
+  const { blocks } = parts(el);
   const fragment = fragmentFrom(html);
   enhance(fragment);
   blocks.replaceChildren(fragment);
   blocks.sourceHTML = html;
-  tail.textContent = '';
-  tail.hidden = true;
+  setTail(el, '');
 }
 
 function setPlainText(el, text) {
-  const { blocks, tail } = parts(el);
+  const { blocks } = parts(el);
   blocks.replaceChildren();
   blocks.sourceHTML = null;
-  tail.textContent = text;
-  tail.hidden = text === '';
+  setTail(el, text);
 }
 
 /** `snapshot`: replaces the whole body. */
@@ -118,6 +124,10 @@ export function setBlocks(el, htmlBlocks, tailText) {
 export function putBlock(el, index, html) {
   const { blocks } = parts(el);
   blocks.sourceHTML = null;
+  // A commit moves the tail's start: the `tail` that follows replaces it. An open fence shown as
+  // code was this block, which now takes its place (same frame, same spot: no jump).
+  const state = el.tailState;
+  if (state && state.code) setTail(el, '');
   const existing = blocks.children[index];
   if (existing && existing.classList.contains('block') && existing.dataset.index === String(index)) {
     if (existing.sourceHTML !== html) existing.replaceWith(blockElement(index, html));
@@ -126,11 +136,129 @@ export function putBlock(el, index, html) {
   blocks.append(blockElement(index, html));
 }
 
-/** `tail`: the raw open end, replaced as a whole. */
+// MARK: - Tail: the raw open end of a streaming answer.
+// Kept as text on the element (`el.tailState`); shown raw in `.message-tail`, one text node that
+// grows with appendData, except an open code fence at its start, which is shown as a code block:
+// its complete lines go into the `<pre>` as text, in chunks of CODE_CHUNK_LINES lines, each a block
+// holding a `<code>` (so an append lays out one chunk, not the whole block, and every line box is
+// built as in the committed `<pre><code>`: same height, no jump when it replaces the view).
+
+const CODE_CHUNK_LINES = 64;
+/** Blank lines, then an opening fence: up to 3 spaces, 3+ backticks or tildes, the info string. */
+const OPENING_FENCE = /^(?:[ \t]*\n)*( {0,3})(`{3,}|~{3,})([^\n]*)\n/;
+/** Blank lines, then one complete line: enough to know whether the tail opens a fence. */
+const FIRST_LINE = /^(?:[ \t]*\n)*[^\n]*\n/;
+
+function tailState(el) {
+  if (!el.tailState) el.tailState = { text: '', raw: null, code: null, decided: false };
+  return el.tailState;
+}
+
+/** `tail`, snapshot and reconcile: the raw open end, replaced as a whole. */
 export function setTail(el, text) {
+  const state = tailState(el);
+  state.text = text;
+  state.decided = false;
+  state.code = null;
   const { tail } = parts(el);
-  if (tail.textContent !== text) tail.textContent = text;
-  tail.hidden = text === '';
+  state.raw = document.createTextNode(text);
+  tail.replaceChildren(state.raw);
+  decideTail(el, state);
+}
+
+/** `tail_append`: raw text added to the end of the tail. */
+export function appendTail(el, text) {
+  if (typeof text !== 'string' || text === '') return;
+  const state = tailState(el);
+  state.text += text;
+  if (state.code) {
+    appendCode(el, state, text);
+  } else {
+    state.raw.appendData(text);
+    if (!state.decided) decideTail(el, state);
+  }
+  showTail(el, state);
+}
+
+/** Whether the tail opens a code fence (once its first line is complete) and shows it accordingly. */
+function decideTail(el, state) {
+  const fence = OPENING_FENCE.exec(state.text);
+  // A backtick fence's info string has no backtick (` ``` a`b ` is inline code, not a fence).
+  if (fence && !(fence[2][0] === '`' && fence[3].includes('`'))) {
+    state.decided = true;
+    openCode(el, state, fence);
+  } else {
+    state.decided = FIRST_LINE.test(state.text);
+  }
+  showTail(el, state);
+}
+
+function openCode(el, state, fence) {
+  const language = fence[3].trim().split(/\s/)[0] || '';
+  const box = codeBox(language);
+  box.classList.add('message-tail-code');
+  const pre = document.createElement('pre');
+  box.append(pre);
+  const old = el.querySelector('.message-tail-code');
+  if (old) old.replaceWith(box);
+  else parts(el).tail.before(box);
+  state.code = {
+    box, pre, language, chunk: null, lines: CODE_CHUNK_LINES, partial: '',
+    indent: fence[1].length ? new RegExp(`^ {1,${fence[1].length}}`) : null,
+    closing: new RegExp(`^ {0,3}\\${fence[2][0]}{${fence[2].length},}[ \t]*$`),
+  };
+  appendCode(el, state, state.text.slice(fence[0].length));
+}
+
+/** Adds the complete lines of `text` to the open fence's code, as text; a closing fence line (the
+ *  server commits the block at once) turns the view back to raw text. */
+function appendCode(el, state, text) {
+  const view = state.code;
+  const joined = view.partial + text;
+  const end = joined.lastIndexOf('\n');
+  if (end < 0) {
+    view.partial = joined;
+    return;
+  }
+  view.partial = joined.slice(end + 1);
+  let lines = joined.slice(0, end + 1).replace(/\r\n?/g, '\n').split('\n');
+  lines.pop();
+  if (lines.some((line) => view.closing.test(line))) {
+    // Back to raw text: the server commits the block with this line, and its `tail` follows.
+    state.code = null;
+    state.decided = true;
+    state.raw.data = state.text;
+    view.box.remove();
+    return;
+  }
+  // The fence's own indentation is taken off each line, as cmark does.
+  if (view.indent) lines = lines.map((line) => line.replace(view.indent, ''));
+  let rest = lines;
+  while (rest.length > 0) {
+    if (view.lines >= CODE_CHUNK_LINES) {
+      view.chunk = document.createTextNode('');
+      const span = document.createElement('span');
+      span.className = 'code-chunk';
+      const code = document.createElement('code');
+      if (view.language) code.className = `language-${view.language}`;
+      code.append(view.chunk);
+      span.append(code);
+      view.pre.append(span);
+      view.lines = 0;
+    }
+    const take = rest.slice(0, CODE_CHUNK_LINES - view.lines);
+    view.chunk.appendData(take.join('\n') + '\n');
+    view.lines += take.length;
+    rest = rest.slice(take.length);
+  }
+}
+
+function showTail(el, state) {
+  if (!state.code) {
+    const box = el.querySelector('.message-tail-code');
+    if (box) box.remove();
+  }
+  parts(el).tail.hidden = state.code !== null || state.text === '';
 }
 
 // MARK: - Reasoning ("thinking"): plain text above the answer, never parsed as HTML or Markdown.
@@ -192,7 +320,7 @@ export function shownReasoning(el) {
 
 function hasAnswerText(el) {
   const { blocks, tail } = parts(el);
-  return blocks.firstChild !== null || !tail.hidden;
+  return blocks.firstChild !== null || !tail.hidden || (el.tailState && el.tailState.code !== null);
 }
 
 /**

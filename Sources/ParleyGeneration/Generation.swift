@@ -9,7 +9,8 @@ import ParleyStore
 ///
 /// The jobs are value types it composes and orders: `ReplyText` (answer, reasoning, byte budget,
 /// Markdown, what is stored), `FrameClock` (one frame per interval), `EventLog` (exact replay) and
-/// `Subscribers` (fan-out). Each is tested on its own, without a server.
+/// `Subscribers` (fan-out). Each is tested on its own, without a server. Frame timers are entries in
+/// the shared `FrameTicker`, not a sleeping task each.
 ///
 /// Concurrency: an actor; every provider event, frame, subscription and stop is serialised on it, so
 /// `stop` sees exactly the text that was received before it and nothing after.
@@ -20,6 +21,7 @@ public actor Generation {
     private let model: String
     private let store: Store
     private let limits: GenerationLimits
+    private let ticker: FrameTicker
 
     // MARK: - Parts
     /// The answer, the reasoning, the frame being gathered and the byte budget.
@@ -48,7 +50,7 @@ public actor Generation {
     ///   - onEnd: runs once, after the final state is stored, with the message id and the last event id.
     ///   - after: ids start above this (the previous run's last id, when it is still known).
     init(message: Message, owner: String, model: String, store: Store, limits: GenerationLimits,
-         renderer: MarkdownRenderer, after previousID: Int64 = 0,
+         renderer: MarkdownRenderer, ticker: FrameTicker, after previousID: Int64 = 0,
          onEnd: @escaping @Sendable (String, Int64) async -> Void) {
         self.onEnd = onEnd
         self.messageID = message.id
@@ -57,6 +59,7 @@ public actor Generation {
         self.model = model
         self.store = store
         self.limits = limits
+        self.ticker = ticker
         self.text = ReplyText(content: message.content, reasoning: message.reasoning, renderer: renderer,
                               room: limits.maxReplyBytes)
         self.clock = FrameClock(interval: limits.frameInterval)
@@ -140,23 +143,22 @@ public actor Generation {
         case .emitNow:
             emitFrame()
         case .schedule(let due):
-            Task {
-                try? await Task.sleep(until: due, clock: .continuous)
-                self.frameTimerFired()
-            }
+            ticker.schedule(self, after: due - .now)
         case .wait:
             break
         }
         return true
     }
 
-    private func frameTimerFired() {
+    /// The frame timer armed in `receive` fired (called by the `FrameTicker`).
+    func frameTimerFired() {
         clock.timerFired()
         guard outcome == nil else { return }
         emitFrame()
     }
 
-    /// Sends the gathered reasoning and answer as one batch: reasoning, block, tail and delta events.
+    /// Sends the gathered reasoning and answer as one batch: reasoning, block, tail (or tail_append)
+    /// and delta events.
     private func emitFrame() {
         guard let frame = text.takeFrame() else { return }
         clock.emitted(at: .now)
@@ -167,8 +169,10 @@ public actor Generation {
         for block in frame.blocks {
             batch.append(event(.block(index: block.index, html: block.html)))
         }
-        if let tail = frame.tail {
-            batch.append(event(.tail(tail)))
+        switch frame.tail {
+        case .unchanged: break
+        case .replaced(let tail): batch.append(event(.tail(tail)))
+        case .appended(let text): batch.append(event(.tailAppend(text)))
         }
         if let answer = frame.answer {
             batch.append(event(.delta(answer)))

@@ -14,8 +14,11 @@ public struct GenerationEvent: Sendable {
         case snapshot(GenerationSnapshot)
         /// A Markdown block that can no longer change, as HTML (sent once).
         case block(index: Int, html: String)
-        /// The raw, still-open tail; replaces the previous tail.
+        /// The raw, still-open tail; replaces the previous tail (sent when blocks were committed).
         case tail(String)
+        /// Raw text appended to the current tail (sent while the open block only grows, so a long
+        /// code block costs its length once instead of once per frame).
+        case tailAppend(String)
         /// Raw source text appended since the previous delta (text-mode clients).
         case delta(String)
         /// Reasoning appended since the previous reasoning event (plain text, both modes).

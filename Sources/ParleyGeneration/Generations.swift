@@ -24,6 +24,8 @@ public actor Generations {
     private var reservations: [Int: Reservation] = [:]
     private var nextReservation = 0
     private var flusher: Task<Void, Never>?
+    /// Every live reply's frame timer.
+    private let ticker = FrameTicker()
     /// Set by `shutdown`: no reply starts after it.
     private var shuttingDown = false
 
@@ -34,6 +36,10 @@ public actor Generations {
     /// The hidden turn used to continue an answer with a provider that cannot take a prefill.
     static let continueInstruction =
         "Continue your previous answer exactly where it stopped. Do not repeat anything you already wrote."
+
+    deinit {
+        ticker.stop()
+    }
 
     public init(store: Store, providers: ProviderRegistry, limits: GenerationLimits,
                 renderer: MarkdownRenderer = MarkdownRenderer()) {
@@ -218,7 +224,8 @@ public actor Generations {
                                   settings: prepared.settings)
         let provider = prepared.model.provider
         let generation = Generation(message: reply, owner: owner, model: prepared.model.id, store: store,
-                                    limits: limits, renderer: renderer, after: previousID) { [weak self] id, lastID in
+                                    limits: limits, renderer: renderer, ticker: ticker,
+                                    after: previousID) { [weak self] id, lastID in
             await self?.ended(id, lastEventID: lastID)
         }
         live[reply.id] = generation

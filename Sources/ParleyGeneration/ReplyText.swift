@@ -11,12 +11,13 @@ struct ReplyText: Sendable {
         case reasoning
     }
 
-    /// What one frame sends, in order: reasoning, then the blocks the answer closed, the raw tail
-    /// when it changed, and the answer text itself (the `delta` of text mode).
+    /// What one frame sends, in order: reasoning, then the blocks the answer closed, what happened
+    /// to the raw tail (replaced, or appended to: `tail` or `tail_append`), and the answer text
+    /// itself (the `delta` of text mode).
     struct Frame: Sendable, Equatable {
         var reasoning: String?
         var blocks: [MarkdownBlock] = []
-        var tail: String?
+        var tail: TailChange = .unchanged
         var answer: String?
     }
 
@@ -27,7 +28,6 @@ struct ReplyText: Sendable {
     /// Answer and reasoning received but not yet sent: gathered until the end of the current frame.
     private var pending = ""
     private var pendingReasoning = ""
-    private var lastTail: String
     /// Bytes this run may still add before the reply is cut (`maxReplyBytes` per run, so a reply cut
     /// for length can be continued). Reasoning shares it: a model that only thinks is cut too.
     private var room: Int
@@ -40,7 +40,7 @@ struct ReplyText: Sendable {
     ///   - room: bytes this run may add.
     init(content: String, reasoning: String, renderer: MarkdownRenderer, room: Int) {
         var markdown = StableMarkdown(renderer: renderer)
-        lastTail = content.isEmpty ? "" : markdown.append(content).tail
+        if !content.isEmpty { _ = markdown.append(content) }
         self.markdown = markdown
         self.reasoning = reasoning
         self.room = room
@@ -83,10 +83,7 @@ struct ReplyText: Sendable {
             pending = ""
             let update = markdown.append(text)
             frame.blocks = update.blocks
-            if update.tail != lastTail {
-                lastTail = update.tail
-                frame.tail = update.tail
-            }
+            frame.tail = update.tail
             frame.answer = text
         }
         return frame

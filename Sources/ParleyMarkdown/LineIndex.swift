@@ -56,6 +56,55 @@ struct LineIndex {
         return rest.dropFirst(run).allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
     }
 
+    /// Whether any of `lines` is a closing fence of `length` or more `character`s.
+    func containsClosingFence(_ lines: Range<Int>, character: UInt8, length: Int) -> Bool {
+        lines.contains { isClosingFence(line: $0, character: character, length: length) }
+    }
+
+    /// Whether any line of `text` (which starts at a line start) is a closing fence: the same rule
+    /// as `isClosingFence`, scanned in place with no line table, for the bytes of each new piece.
+    static func containsClosingFence(_ text: ArraySlice<UInt8>, character: UInt8, length: Int) -> Bool {
+        let end = text.endIndex
+        var index = text.startIndex
+        while index < end {
+            var indent = 0
+            while indent < 3, index < end, text[index] == 0x20 { index += 1; indent += 1 }
+            var run = 0
+            while index < end, text[index] == character { index += 1; run += 1 }
+            if run >= length {
+                while index < end, text[index] == 0x20 || text[index] == 0x09 { index += 1 }
+                if index == end || text[index] == 0x0A || text[index] == 0x0D { return true }
+            }
+            // On to the next line ("\n", "\r\n" or a lone "\r").
+            while index < end, text[index] != 0x0A, text[index] != 0x0D { index += 1 }
+            if index < end {
+                let crlf = text[index] == 0x0D && index + 1 < end && text[index + 1] == 0x0A
+                index += crlf ? 2 : 1
+            }
+        }
+        return false
+    }
+
+    /// The class of the first character that is not a space, tab or line ending (digits are one
+    /// class: `1.` and `2.` open the same list); 0 when there is none.
+    func firstCharacterClass() -> UInt8 {
+        guard let byte = text.first(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) else { return 0 }
+        return Self.characterClass(byte)
+    }
+
+    /// Whether `line` starts at the margin with a character of another class than `opener`: after a
+    /// blank line, such a line ends a list, quote or table.
+    func startsNewKindOfBlock(line: Int, unlike opener: UInt8) -> Bool {
+        guard let byte = bytes(ofLine: line).first, byte != 0x20, byte != 0x09, byte != 0x0A, byte != 0x0D else {
+            return false
+        }
+        return Self.characterClass(byte) != opener
+    }
+
+    private static func characterClass(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) ? UInt8(ascii: "0") : byte
+    }
+
     /// Whether any line in `lines` may hold a link reference or footnote definition: after container
     /// markers ("> ", list bullets, ordered markers) it starts with "[" and has "]:". Loose on purpose:
     /// a false positive only grows the prelude.

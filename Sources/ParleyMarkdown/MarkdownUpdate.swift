@@ -1,12 +1,12 @@
 /// What one `StableMarkdown.append` produced: blocks that can no longer change, each sent once,
-/// and the raw Markdown still open, which replaces the previous tail.
+/// and what happened to the raw Markdown still open (the tail).
 public struct MarkdownUpdate: Sendable, Hashable, Codable {
     /// Newly committed blocks, indexes consecutive after the previously committed ones.
     public let blocks: [MarkdownBlock]
-    /// The uncommitted rest of the text, raw Markdown (it replaces the previous tail).
-    public let tail: String
+    /// How the uncommitted rest of the text changed; `StableMarkdown.tail` is the whole of it.
+    public let tail: TailChange
 
-    public init(blocks: [MarkdownBlock], tail: String) {
+    public init(blocks: [MarkdownBlock], tail: TailChange) {
         self.blocks = blocks
         self.tail = tail
     }

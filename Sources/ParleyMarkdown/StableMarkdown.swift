@@ -1,13 +1,16 @@
 /// Streams a Markdown reply as HTML: each top-level block is sent once, as soon as no later text can
-/// change it, the still-open rest is sent raw, and `finish()` reconciles the rare block that a later
-/// definition changed.
+/// change it, the still-open rest is sent raw (as appends while it only grows), and `finish()`
+/// reconciles the rare block that a later definition changed.
 ///
 /// Why it holds: cmark's block parser never reopens a block once a later line has started a new one,
 /// so every top-level block that starts before the last one is closed. Only complete lines are parsed
 /// (`> quote\n#` is a heading until the next character makes it a lazy continuation). Each parse
-/// covers the uncommitted text plus a prelude of the link reference definitions already committed, so
-/// the work per reply is linear in its length as long as its blocks are bounded (one huge list or
-/// code block is re-parsed on each of its lines until it closes).
+/// covers the uncommitted text plus a prelude of the link reference definitions already committed.
+///
+/// Why it is linear: an open fenced code block is not parsed again while it streams (its content is
+/// literal; new lines are only scanned for its closing fence), and any other long open block is
+/// parsed again only after it grew by a fraction or a delay passed (`ReparsePolicy`). Skipping a
+/// parse only delays commits: the next parse, or `finish()`, sees the same lines.
 ///
 /// A definition that comes after its use (`[x]` then `[x]: /url`, footnotes defined at the end)
 /// can change a committed block; `finish()` returns those as a patch.
@@ -15,6 +18,8 @@
 /// Thread-safety: a value type; use one per reply from one task.
 public struct StableMarkdown: Sendable {
     public let renderer: MarkdownRenderer
+    /// When a long open block other than a code fence is parsed again.
+    public let policy: ReparsePolicy
 
     /// The whole text so far, UTF-8.
     private var bytes: [UInt8] = []
@@ -29,12 +34,34 @@ public struct StableMarkdown: Sendable {
     /// The HTML of the committed blocks (after `finish()`: of all blocks, patched).
     public private(set) var blocks: [String] = []
     private var final: MarkdownFinal?
+    /// What the last parse found the open (last, uncommitted) block to be.
+    private var open: OpenBlock = .unknown
+    /// Whether the parse under way was triggered by a line unlike the open block (see `OpenBlock`).
+    private var triggeredByLine = false
+
+    /// Decides whether a new complete line needs a parse.
+    private enum OpenBlock {
+        /// Parse on the next complete line.
+        case unknown
+        /// A top-level fenced code block without its closing fence: only a line of at least `length`
+        /// `character`s (up to three spaces before, only spaces and tabs after) can end it. Lines
+        /// before `scanned` (a byte offset) hold none.
+        case fence(character: UInt8, length: Int, scanned: Int)
+        /// Another block, last parsed when the uncommitted region had `parsedSize` bytes; lines before
+        /// `scanned` were looked at. `opener` is the class of the region's first character (see
+        /// `LineIndex.startsNewKindOfBlock`); `afterBlank` says whether the last scanned line was blank.
+        /// `armed`: whether such a line may trigger a parse (not again after one that committed
+        /// nothing, until the next growth: an HTML `<pre>` block goes on across blank lines).
+        case growing(parsedSize: Int, at: ContinuousClock.Instant, scanned: Int, opener: UInt8, afterBlank: Bool,
+                     armed: Bool)
+    }
 
     /// Ends each definition-holding piece of the prelude; its paragraph is never output.
     static let preludeSeparator = Array("\n\nparley-prelude-end\n\n".utf8)
 
-    public init(renderer: MarkdownRenderer = MarkdownRenderer()) {
+    public init(renderer: MarkdownRenderer = MarkdownRenderer(), policy: ReparsePolicy = ReparsePolicy()) {
         self.renderer = renderer
+        self.policy = policy
     }
 
     /// The raw uncommitted Markdown (empty after `finish()`).
@@ -56,18 +83,51 @@ public struct StableMarkdown: Sendable {
 
     // MARK: - Streaming
 
-    /// Adds a piece of the reply; returns the blocks it closed and the new raw tail.
+    /// Adds a piece of the reply; returns the blocks it closed and what happened to the raw tail.
     public mutating func append(_ piece: String) -> MarkdownUpdate {
-        guard final == nil else { return MarkdownUpdate(blocks: [], tail: "") }
+        guard final == nil, !piece.isEmpty else { return MarkdownUpdate(blocks: [], tail: .unchanged) }
         let start = bytes.count
+        let previousBase = base
         bytes.append(contentsOf: piece.utf8)
         var committed: [MarkdownBlock] = []
         // Only complete lines count; a trailing "\r" may be half of "\r\n".
         if let newline = bytes[start...].lastIndex(of: UInt8(ascii: "\n")) {
             complete = newline + 1
-            committed = commitClosedBlocks()
+            if needsParse() { committed = commitClosedBlocks() }
         }
-        return MarkdownUpdate(blocks: committed, tail: tail)
+        // Committing moves the tail's start; otherwise the tail grew by exactly the piece.
+        return MarkdownUpdate(blocks: committed, tail: base == previousBase ? .appended(piece) : .replaced(tail))
+    }
+
+    /// Whether the lines completed since the last parse may have closed the open block or grown it
+    /// enough to parse it again.
+    private mutating func needsParse() -> Bool {
+        switch open {
+        case .unknown:
+            return true
+        case .fence(let character, let length, let scanned):
+            if LineIndex.containsClosingFence(bytes[scanned..<complete], character: character, length: length) {
+                return true
+            }
+            open = .fence(character: character, length: length, scanned: complete)
+            return false
+        case .growing(let parsedSize, let at, let scanned, let opener, var afterBlank, let armed):
+            triggeredByLine = false
+            if policy.shouldParse(size: complete - base, parsedSize: parsedSize, elapsed: .now - at) { return true }
+            // A line unlike the block's own after a blank line most likely starts the next block
+            // (`After` below a list, anything below a table): parse now rather than after more growth.
+            let lines = LineIndex(bytes[scanned..<complete])
+            for line in 1..<(lines.count + 1) {
+                if armed, afterBlank, lines.startsNewKindOfBlock(line: line, unlike: opener) {
+                    triggeredByLine = true
+                    return true
+                }
+                afterBlank = lines.isBlank(line: line)
+            }
+            open = .growing(parsedSize: parsedSize, at: at, scanned: complete, opener: opener, afterBlank: afterBlank,
+                            armed: armed)
+            return false
+        }
     }
 
     /// Renders the whole text once and reconciles it with the committed blocks (see `MarkdownFinal`).
@@ -113,7 +173,7 @@ public struct StableMarkdown: Sendable {
         let preludeLines = self.preludeLines
         let firstIndex = blocks.count
 
-        let outcome: (html: [String], cutLine: Int, segments: [Range<Int>])? = renderer.withDocument(source) { document in
+        let parse: Parse? = renderer.withDocument(source) { document in
             let nodes = document.topLevelBlocks().filter { $0.kind != .footnoteDefinition }
             var candidates: [Candidate] = []
             for (position, node) in nodes.enumerated() {
@@ -133,6 +193,7 @@ public struct StableMarkdown: Sendable {
             if count == candidates.count - 1, isProvablyClosed(last, document: document, lines: lines) {
                 count = candidates.count
             }
+            let openFence = count < candidates.count ? Self.openFence(last, lines: lines) : nil
             // Where the uncommitted text starts: the first uncommitted block's line, or right after the
             // last committed block when that line is unknown.
             var cutLine: Int?
@@ -145,7 +206,9 @@ public struct StableMarkdown: Sendable {
                     count -= 1
                 }
             }
-            guard let cutLine, count > 0, cutLine > 1, cutLine <= lines.count + 1 else { return nil }
+            guard let cutLine, count > 0, cutLine > 1, cutLine <= lines.count + 1 else {
+                return Parse(committed: nil, openFence: openFence)
+            }
 
             let committed = candidates.prefix(count)
             let html = committed.map { document.html(of: $0.block.node) }
@@ -159,9 +222,10 @@ public struct StableMarkdown: Sendable {
                 }
             }
             segments.append(segmentStart..<cutLine)
-            return (html, cutLine, segments)
+            return Parse(committed: (html, cutLine, segments), openFence: openFence)
         }
-        guard let outcome else { return [] }
+        defer { watchOpenBlock(fence: parse?.openFence, committed: parse?.committed != nil) }
+        guard let outcome = parse?.committed else { return [] }
 
         let definitionSegments = outcome.segments.filter { lines.containsDefinition($0) }
         if !definitionSegments.isEmpty {
@@ -174,6 +238,37 @@ public struct StableMarkdown: Sendable {
         base += lines.offset(ofLine: outcome.cutLine)
         blocks.append(contentsOf: outcome.html)
         return outcome.html.enumerated().map { MarkdownBlock(index: firstIndex + $0.offset, html: $0.element) }
+    }
+
+    /// What one parse found: the blocks to commit (nil when none) and, when the open block is a
+    /// top-level fenced code block still waiting for its closing fence, that fence.
+    private struct Parse {
+        let committed: (html: [String], cutLine: Int, segments: [Range<Int>])?
+        let openFence: (character: UInt8, length: Int)?
+    }
+
+    /// The fence of `candidate` when it is a fenced code block with no closing fence in `lines` yet.
+    /// Top-level, so nothing but that fence can end it (no container around it can close).
+    private static func openFence(_ candidate: Candidate, lines: LineIndex) -> (character: UInt8, length: Int)? {
+        guard candidate.block.kind == .codeBlock, let fence = candidate.block.fence,
+              let start = candidate.reportedStart, start <= lines.count else { return nil }
+        let body = (start + 1)..<(lines.count + 1)
+        guard !lines.containsClosingFence(body, character: fence.character, length: fence.length) else { return nil }
+        return fence
+    }
+
+    /// After a parse: how to tell whether the next lines need another one.
+    private mutating func watchOpenBlock(fence: (character: UInt8, length: Int)?, committed: Bool) {
+        if let fence {
+            open = .fence(character: fence.character, length: fence.length, scanned: complete)
+        } else if complete - base > policy.smallRegionBytes {
+            let region = LineIndex(bytes[base..<complete])
+            open = .growing(parsedSize: complete - base, at: .now, scanned: complete,
+                            opener: region.firstCharacterClass(), afterBlank: region.isBlank(line: region.count),
+                            armed: committed || !triggeredByLine)
+        } else {
+            open = .unknown
+        }
     }
 
     /// Whether the last block can no longer change: a heading, a thematic break, a fenced code block

@@ -3,7 +3,7 @@ import ParleyGeneration
 import ParleyHTTP
 
 /// Turns generation events into the bytes of a `text/event-stream`, in one of the two modes the
-/// stream endpoint offers: `html` (snapshot, reasoning, block, tail, error, done: for the page) and
+/// stream endpoint offers: `html` (snapshot, reasoning, block, tail, tail_append, error, done: for the page) and
 /// `text` (snapshot, reasoning, delta, error, done: raw source text for API clients). Each event
 /// carries its `id:` so EventSource resumes with Last-Event-ID.
 struct EventStreamEncoder: Sendable {
@@ -82,6 +82,10 @@ struct EventStreamEncoder: Sendable {
             guard mode == .html else { return nil }
             json.object { $0.field("text", text) }
             return ("tail", json.text)
+        case .tailAppend(let text):
+            guard mode == .html else { return nil }
+            json.object { $0.field("text", text) }
+            return ("tail_append", json.text)
         case .delta(let text):
             guard mode == .text else { return nil }
             json.object { $0.field("text", text) }

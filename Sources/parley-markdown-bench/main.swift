@@ -1,9 +1,13 @@
 import Foundation
 import ParleyMarkdown
+import ParleyTestSupport
 
 // parley-markdown-bench: what streaming Markdown costs on the server (run by `make bench`).
 // Streams a ~50 KB realistic answer through StableMarkdown in 4-byte pieces and compares the total
-// with one full render of the same text; also reports how large the raw tail gets.
+// with one full render of the same text; also reports how large the raw tail gets. Then streams
+// replies made of one long block (issue 11: code fence, list, table, and prose for comparison) in
+// 12-byte pieces, one update per piece as with frame interval 0, and reports CPU against one full
+// render and the bytes an html-mode client is sent against the final HTML.
 
 /// A realistic long answer: headings, prose, nested lists, fences, tables, quotes, CJK and emoji.
 func answer(bytes target: Int) -> String {
@@ -101,7 +105,7 @@ for run in 0..<7 {
     streamed.append(seconds {
         for piece in stream {
             let update = markdown.append(piece)
-            if run == 0 { sizes.append(update.tail.utf8.count) }
+            if run == 0, update.tail != .unchanged { sizes.append(markdown.tail.utf8.count) }
         }
         _ = markdown.finish()
     })
@@ -129,4 +133,94 @@ print("""
 | re-render everything per piece (estimated) | \(String(format: "%.0f", naive * 1000)) | \(String(format: "%.0f", naive / fullMedian))× |
 
 Raw tail sent with each piece: median \(percentile(tails, 0.5)) bytes, p95 \(percentile(tails, 0.95)) bytes, max \(tails.max() ?? 0) bytes.
+""")
+
+// MARK: - Long blocks (issue 11)
+
+/// What an html-mode client is sent for one streamed reply: the text of every `block`, `tail` and
+/// `tail_append` event (JSON escaping and SSE framing not counted; `events` says how many frames of
+/// overhead come on top), and the same with the whole tail re-sent whenever it changed (before
+/// issue 11).
+struct SentBytes {
+    var payload = 0
+    var events = 0
+    var replaceOnly = 0
+}
+
+/// Streams `pieces` once, untimed, counting what an html-mode client is sent.
+func sentBytes(_ pieces: [String]) -> (sent: SentBytes, html: Int) {
+    var markdown = StableMarkdown(renderer: renderer)
+    var sent = SentBytes()
+    var previousTail = 0
+    for piece in pieces {
+        let update = markdown.append(piece)
+        for block in update.blocks {
+            sent.payload += block.html.utf8.count
+            sent.replaceOnly += block.html.utf8.count
+            sent.events += 1
+        }
+        switch update.tail {
+        case .unchanged: break
+        case .replaced(let tail): sent.payload += tail.utf8.count; sent.events += 1
+        case .appended(let text): sent.payload += text.utf8.count; sent.events += 1
+        }
+        if update.tail != .unchanged {
+            let size = markdown.tail.utf8.count
+            if !update.blocks.isEmpty || size != previousTail { sent.replaceOnly += size }
+            previousTail = size
+        }
+    }
+    for block in markdown.finish().blocks {
+        sent.payload += block.html.utf8.count
+        sent.replaceOnly += block.html.utf8.count
+        sent.events += 1
+    }
+    return (sent, markdown.blocks.joined().utf8.count)
+}
+
+/// The time to stream `pieces` and reconcile, as a generation does it (no snapshot taken).
+func streamLong(_ pieces: [String]) -> Double {
+    var markdown = StableMarkdown(renderer: renderer)
+    return seconds {
+        for piece in pieces { _ = markdown.append(piece) }
+        _ = markdown.finish()
+    }
+}
+
+let shapes: [(String, String)] = [
+    ("2,000-line code block", LongReplies.codeBlock(lines: 2000)),
+    ("1,000-item list", LongReplies.list(items: 1000)),
+    ("500-row table", LongReplies.table(rows: 500)),
+    ("prose", LongReplies.prose(bytes: 60_000)),
+]
+var rows: [String] = []
+for (name, reply) in shapes {
+    let longPieces = pieces(of: reply, size: 12)
+    // Interleaved, so that a busy machine weighs on both alike; a render is short (a code block's
+    // well under a millisecond), so each sample is the mean of five.
+    var renders: [Double] = []
+    var runs: [Double] = []
+    for _ in 0..<11 {
+        renders.append(seconds { for _ in 0..<5 { _ = renderer.render(reply) } } / 5)
+        runs.append(streamLong(longPieces))
+    }
+    let (sent, html) = sentBytes(longPieces)
+    let render = median(renders)
+    let streamedLong = median(runs)
+    rows.append("| \(name) | \(reply.utf8.count / 1000) KB / \(html / 1000) KB | \(longPieces.count) "
+        + "| \(String(format: "%.2f", render * 1000)) | \(String(format: "%.1f", streamedLong * 1000)) "
+        + "(\(String(format: "%.1f", streamedLong / render))×) "
+        + "| \(sent.payload / 1000) KB (\(String(format: "%.1f", Double(sent.payload) / Double(html)))×), \(sent.events) events "
+        + "| \(sent.replaceOnly / 1000) KB (\(String(format: "%.0f", Double(sent.replaceOnly) / Double(html)))×) |")
+}
+print("""
+
+## Long blocks (issue 11), 12-byte pieces, one update per piece (frame interval 0)
+
+| reply | text / final HTML | pieces | one full render, ms | streamed + reconcile, ms (× one render) | html-mode payload sent (× final HTML) | same, whole tail per frame (before) |
+|---|---|---|---|---|---|---|
+\(rows.joined(separator: "\n"))
+
+Payload: the text of the `block`, `tail` and `tail_append` events, before JSON escaping and SSE
+framing (about 60 bytes per event).
 """)

@@ -17,6 +17,7 @@ final class EventLogTests: XCTestCase {
             case .snapshot: "snapshot"
             case .block(let index, _): "block\(index)"
             case .tail(let text): "tail:\(text)"
+            case .tailAppend(let text): "append:\(text)"
             case .delta(let text): "delta:\(text)"
             case .reasoning(let text): "reasoning:\(text)"
             case .error: "error"

@@ -19,7 +19,7 @@ final class ReplyTextTests: XCTestCase {
         XCTAssertEqual(frame?.reasoning, "think")
         XCTAssertEqual(frame?.answer, "Hello world.\n\nNext")
         XCTAssertEqual(frame?.blocks.map(\.html), ["<p>Hello world.</p>\n"])
-        XCTAssertEqual(frame?.tail, "\nNext", "the blank line before the open block is part of the tail")
+        XCTAssertEqual(frame?.tail, .replaced("\nNext"), "the blank line before the open block is part of the tail")
         XCTAssertNil(reply.takeFrame(), "nothing gathered since")
         XCTAssertEqual(reply.answer, "Hello world.\n\nNext")
         XCTAssertEqual(reply.reasoning, "think")
@@ -28,14 +28,14 @@ final class ReplyTextTests: XCTestCase {
     func testAnUnchangedTailIsNotSentAgain() {
         var reply = text()
         _ = reply.receive("a", as: .answer)
-        XCTAssertEqual(reply.takeFrame()?.tail, "a")
+        XCTAssertEqual(reply.takeFrame()?.tail, .appended("a"))
         _ = reply.receive("a", as: .reasoning)
-        XCTAssertNil(reply.takeFrame()?.tail, "no answer text: the tail did not change")
+        XCTAssertEqual(reply.takeFrame()?.tail, .unchanged, "no answer text: the tail did not change")
         _ = reply.receive("\n\nb", as: .answer)
-        XCTAssertEqual(reply.takeFrame()?.tail, "\nb")
+        XCTAssertEqual(reply.takeFrame()?.tail, .replaced("\nb"), "a block was committed: the tail's start moved")
         _ = reply.receive("think", as: .reasoning)
         let frame = reply.takeFrame()
-        XCTAssertNil(frame?.tail)
+        XCTAssertEqual(frame?.tail, .unchanged)
         XCTAssertNil(frame?.answer)
     }
 

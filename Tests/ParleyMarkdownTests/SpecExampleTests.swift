@@ -110,4 +110,14 @@ final class SpecExampleTests: XCTestCase {
             }
         }
     }
+
+    func testInvariantHoldsForEverySplitWhenOpenBlocksAreParsedLate() {
+        let lazy = StreamingHarness(policy: ReparsePolicy(smallRegionBytes: 0, growth: 0.25, interval: .seconds(3600)))
+        for (number, example) in Self.examples.enumerated() {
+            for (cut, pieces) in StreamingHarness.twoPieceSplits(example).enumerated() {
+                lazy.run(pieces, label: "late parse, example \(number) cut \(cut)")
+            }
+            lazy.run(StreamingHarness.scalarPieces(example), label: "late parse, example \(number) by scalars")
+        }
+    }
 }

@@ -60,4 +60,36 @@ final class StableMarkdownInvariantTests: XCTestCase {
             }
         }
     }
+
+    /// The deferred parses of long blocks (`ReparsePolicy`), forced onto these short documents: a
+    /// parse only after the open region grew by a quarter, or doubled.
+    func testInvariantHoldsWhenOpenBlocksAreParsedLate() {
+        for growth in [0.25, 1.0] {
+            let lazy = StreamingHarness(policy: ReparsePolicy(smallRegionBytes: 0, growth: growth, interval: .seconds(3600)))
+            for document in SampleDocuments.all {
+                for (cut, pieces) in StreamingHarness.twoPieceSplits(document.text).enumerated() {
+                    let outcome = lazy.run(pieces, label: "\(document.name) cut \(cut) growth \(growth)")
+                    if !document.lateDefinitions {
+                        XCTAssertEqual(outcome.final.patch, [], "\(document.name) cut \(cut): unexpected patch")
+                    }
+                }
+                for size in [1, 3, 8, 21] {
+                    let outcome = lazy.run(StreamingHarness.bytePieces(document.text, size: size),
+                                           label: "\(document.name) \(size)-byte chunks growth \(growth)")
+                    if !document.lateDefinitions {
+                        XCTAssertEqual(outcome.final.patch, [], "\(document.name) \(size): unexpected patch")
+                    }
+                }
+            }
+        }
+    }
+
+    func testInvariantHoldsParsingOnEveryLine() {
+        let eager = StreamingHarness(policy: .everyLine)
+        for document in SampleDocuments.all {
+            for seed in UInt64(1)...5 {
+                eager.run(StreamingHarness.randomPieces(document.text, seed: seed), label: "\(document.name) seed \(seed)")
+            }
+        }
+    }
 }

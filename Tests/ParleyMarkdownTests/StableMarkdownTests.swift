@@ -11,7 +11,8 @@ final class StableMarkdownTests: XCTestCase {
         // "#" alone would be an empty heading; the next character makes it a lazy continuation.
         let first = markdown.append("> quote\n#")
         XCTAssertEqual(first.blocks, [])
-        XCTAssertEqual(first.tail, "> quote\n#")
+        XCTAssertEqual(first.tail, .appended("> quote\n#"))
+        XCTAssertEqual(markdown.tail, "> quote\n#")
         _ = markdown.append("hashtag\n\nNext\n\n# End\n")
         XCTAssertEqual(markdown.blocks.first, "<blockquote>\n<p>quote\n#hashtag</p>\n</blockquote>\n")
         XCTAssertFalse(markdown.blocks.contains("<h1></h1>\n"))
@@ -29,7 +30,7 @@ final class StableMarkdownTests: XCTestCase {
         XCTAssertEqual(markdown.append("Some *text*\n").blocks, [])
         let update = markdown.append("\n")
         XCTAssertEqual(update.blocks, [MarkdownBlock(index: 0, html: "<p>Some <em>text</em></p>\n")])
-        XCTAssertEqual(update.tail, "\n")
+        XCTAssertEqual(update.tail, .replaced("\n"))
     }
 
     func testFencedCodeIsCommittedAtItsClosingFence() {
@@ -39,14 +40,14 @@ final class StableMarkdownTests: XCTestCase {
         let update = markdown.append("```\n")
         XCTAssertEqual(update.blocks.map(\.html),
                        ["<pre><code class=\"language-js\">let a = b[0]\n``\n</code></pre>\n"])
-        XCTAssertEqual(update.tail, "")
+        XCTAssertEqual(update.tail, .replaced(""))
     }
 
     func testUnclosedFenceStaysInTheTail() {
         var markdown = StableMarkdown()
         let update = markdown.append("Intro\n\n```\ncode\n")
         XCTAssertEqual(update.blocks.map(\.html), ["<p>Intro</p>\n"])
-        XCTAssertEqual(update.tail, "```\ncode\n")
+        XCTAssertEqual(update.tail, .replaced("```\ncode\n"))
         let final = markdown.finish()
         XCTAssertEqual(final.blocks, [MarkdownBlock(index: 1, html: "<pre><code>code\n</code></pre>\n")])
         XCTAssertEqual(final.blockCount, 2)
@@ -96,11 +97,13 @@ final class StableMarkdownTests: XCTestCase {
         XCTAssertTrue(final.blocks.last?.html.hasPrefix("<section class=\"footnotes\" data-footnotes>") ?? false)
     }
 
-    func testTailIsReplacedByEachUpdate() {
+    func testTailGrowsByAppendsUntilACommitReplacesIt() {
         var markdown = StableMarkdown()
-        XCTAssertEqual(markdown.append("Hel").tail, "Hel")
-        XCTAssertEqual(markdown.append("lo\n").tail, "Hello\n")
-        XCTAssertEqual(markdown.append("\nWor").tail, "\nWor")
+        XCTAssertEqual(markdown.append("Hel").tail, .appended("Hel"))
+        XCTAssertEqual(markdown.append("lo\n").tail, .appended("lo\n"))
+        XCTAssertEqual(markdown.tail, "Hello\n")
+        XCTAssertEqual(markdown.append("").tail, .unchanged)
+        XCTAssertEqual(markdown.append("\nWor").tail, .replaced("\nWor"))
         XCTAssertEqual(markdown.blocks, ["<p>Hello</p>\n"])
         XCTAssertEqual(markdown.text, "Hello\n\nWor")
     }
@@ -115,7 +118,7 @@ final class StableMarkdownTests: XCTestCase {
         var markdown = StableMarkdown()
         _ = markdown.append("One\n\nTwo")
         let first = markdown.finish()
-        XCTAssertEqual(markdown.append("\n\nThree\n\n"), MarkdownUpdate(blocks: [], tail: ""))
+        XCTAssertEqual(markdown.append("\n\nThree\n\n"), MarkdownUpdate(blocks: [], tail: .unchanged))
         XCTAssertEqual(markdown.finish(), first)
         XCTAssertTrue(markdown.isFinished)
         XCTAssertEqual(markdown.blocks, ["<p>One</p>\n", "<p>Two</p>\n"])

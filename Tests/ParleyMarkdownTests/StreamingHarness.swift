@@ -5,6 +5,9 @@ import ParleyTestSupport
 /// Streams pieces through StableMarkdown and checks the contract at every step and at the end.
 struct StreamingHarness {
     let renderer = MarkdownRenderer()
+    /// `.everyLine` parses on each new line as before issue 11; a small `smallRegionBytes` makes the
+    /// short test documents take the deferred-parse path of long blocks.
+    var policy = ReparsePolicy()
 
     struct Outcome {
         var committed: [String] = []
@@ -13,13 +16,15 @@ struct StreamingHarness {
     }
 
     /// Feeds `pieces`, asserting: block indexes are consecutive (a committed block is never sent
-    /// again), the tail is the text after the committed part, and committed + patch + final blocks
-    /// equal `render(whole)` byte for byte.
+    /// again), the tail is the text after the committed part, a client that applies each tail change
+    /// (replace or append) holds exactly that tail, and committed + patch + final blocks equal
+    /// `render(whole)` byte for byte.
     @discardableResult
     func run(_ pieces: [String], label: String, file: StaticString = #filePath, line: UInt = #line) -> Outcome {
-        var markdown = StableMarkdown(renderer: renderer)
+        var markdown = StableMarkdown(renderer: renderer, policy: policy)
         var outcome = Outcome()
         var sent = ""
+        var shownTail = ""
         for piece in pieces {
             sent += piece
             let update = markdown.append(piece)
@@ -28,7 +33,16 @@ struct StreamingHarness {
                 outcome.committed.append(block.html)
             }
             XCTAssertTrue(sent.utf8.elementsEqual(markdown.text.utf8), "\(label): text", file: file, line: line)
-            XCTAssertTrue(sent.utf8.reversed().starts(with: update.tail.utf8.reversed()),
+            switch update.tail {
+            case .unchanged: break
+            case .replaced(let tail): shownTail = tail
+            case .appended(let text):
+                XCTAssertTrue(update.blocks.isEmpty, "\(label): a commit must replace the tail", file: file, line: line)
+                shownTail += text
+            }
+            XCTAssertTrue(shownTail.utf8.elementsEqual(markdown.tail.utf8), "\(label): tail rebuilt from changes",
+                          file: file, line: line)
+            XCTAssertTrue(sent.utf8.reversed().starts(with: markdown.tail.utf8.reversed()),
                           "\(label): tail is not a suffix", file: file, line: line)
         }
         XCTAssertEqual(markdown.blocks, outcome.committed, "\(label): snapshot", file: file, line: line)

@@ -273,6 +273,8 @@ struct StreamRead: Sendable {
                 else { blocks.append("<!-- gap at \(index) -->" + html) }
             case "tail":
                 tail = fields["text"] as? String ?? ""
+            case "tail_append":
+                tail += fields["text"] as? String ?? ""
             case "done":
                 for patch in fields["patch"] as? [[String: Any]] ?? [] {
                     if let index = patch["index"] as? Int, index < blocks.count {

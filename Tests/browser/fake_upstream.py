@@ -4,8 +4,12 @@
 body, "ok" -> a streamed SSE answer in a few chunks, "reasoning" -> first a few `reasoning_content`
 chunks (as DeepSeek R1 or Qwen3 send them), then the same answer. With `reasoning_gate` set to a
 threading.Event, a "reasoning" reply waits for it between its reasoning and its answer, so a test can
-look at the page while the model is still thinking. Thread-safe enough for one test at a time.
+look at the page while the model is still thinking. `answer` replaces the answer's chunks,
+`chunk_delay` (seconds) spaces them, and with `answer_gate` set the answer waits for it before chunk
+`answer_gate_index` (a code block's closing fence, say). Thread-safe enough for one test at a time;
+a test that sets these puts them back with `reset()`.
 """
+import time
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -21,6 +25,7 @@ class FakeUpstream:
         self.mode = "fail"
         self.requests = 0
         self.reasoning_gate = None
+        self.reset()
         upstream = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -69,7 +74,11 @@ class FakeUpstream:
                     gate = upstream.reasoning_gate
                     if gate is not None:
                         gate.wait(GATE_TIMEOUT_S)
-                for piece in ANSWER_CHUNKS:
+                for index, piece in enumerate(upstream.answer or ANSWER_CHUNKS):
+                    if upstream.answer_gate is not None and index == upstream.answer_gate_index:
+                        upstream.answer_gate.wait(GATE_TIMEOUT_S)
+                    if upstream.chunk_delay and index > 0:
+                        time.sleep(upstream.chunk_delay)
                     self._chunk({"content": piece})
                 final = {"id": "c1", "object": "chat.completion.chunk", "model": "fake",
                          "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
@@ -81,6 +90,13 @@ class FakeUpstream:
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def reset(self):
+        """The answer back to ANSWER_CHUNKS, sent at once with no gate."""
+        self.answer = None
+        self.chunk_delay = 0
+        self.answer_gate = None
+        self.answer_gate_index = None
 
     @property
     def base_url(self):
