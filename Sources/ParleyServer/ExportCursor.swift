@@ -9,8 +9,8 @@ final class ExportCursor: Sendable {
     private struct State {
         var started = false
         var finished = false
-        var ids: [String] = []
-        var lastID: String?
+        var keys: [ExportKey] = []
+        var last: ExportKey?
         var exhausted = false
         var written = 0
     }
@@ -35,18 +35,18 @@ final class ExportCursor: Sendable {
                 return Array("{\"parley_export\":\(ConversationExport.version),\"conversations\":[".utf8)
             }
             while true {
-                if state.ids.isEmpty {
+                if state.keys.isEmpty {
                     if !state.exhausted {
-                        state.ids = try store.conversationIDs(ownedBy: owner, after: state.lastID, limit: batch)
-                        state.exhausted = state.ids.count < batch
-                        state.lastID = state.ids.last ?? state.lastID
+                        state.keys = try store.conversationKeys(ownedBy: owner, after: state.last, limit: batch)
+                        state.exhausted = state.keys.count < batch
+                        state.last = state.keys.last ?? state.last
                     }
-                    if state.ids.isEmpty {
+                    if state.keys.isEmpty {
                         state.finished = true
                         return Array("]}".utf8)
                     }
                 }
-                let id = state.ids.removeFirst()
+                let id = state.keys.removeFirst().id
                 // Deleted since its id was read: left out.
                 guard let archive = try store.archive(conversationID: id, ownedBy: owner) else { continue }
                 var piece = state.written > 0 ? [UInt8(ascii: ",")] : []

@@ -18,23 +18,21 @@ extension Store {
         }
     }
 
-    /// A page of the owner's conversation ids in creation order, after `after` (a previous page's
-    /// last id; nil for the first page). For exports that read one conversation at a time.
-    /// Read transaction.
-    public func conversationIDs(ownedBy owner: String, after: String?, limit: Int) throws(StoreError) -> [String] {
+    /// A page of the owner's conversations in creation order, as keys (`ExportKey`: creation time and
+    /// id), after `after` (a previous page's last key; nil for the first page). A key, not an id,
+    /// marks the place: the conversation it names may be deleted before the next page is read.
+    /// For exports that read one conversation at a time. Read transaction.
+    public func conversationKeys(ownedBy owner: String, after: ExportKey?, limit: Int) throws(StoreError) -> [ExportKey] {
         try read { (database) throws(StoreError) in
-            guard let after else {
-                return try database.query(
-                    "SELECT id FROM conversations WHERE owner_id = ? ORDER BY created_at, id LIMIT ?",
-                    [.text(owner), .integer(Int64(max(limit, 1)))]) { row in row.text(0) }
-            }
-            return try database.query(
+            try database.query(
                 """
-                SELECT id FROM conversations
-                WHERE owner_id = ?1 AND (created_at, id) > (SELECT created_at, id FROM conversations WHERE id = ?2)
-                ORDER BY created_at, id LIMIT ?3
+                SELECT created_at, id FROM conversations
+                WHERE owner_id = ?1 AND (?2 IS NULL OR (created_at, id) > (?2, ?3))
+                ORDER BY created_at, id LIMIT ?4
                 """,
-                [.text(owner), .text(after), .integer(Int64(max(limit, 1)))]) { row in row.text(0) }
+                [.text(owner), after.map { .integer($0.createdAtMilliseconds) } ?? .null, .optionalText(after?.id),
+                 .integer(Int64(max(limit, 1)))]
+            ) { row in ExportKey(createdAtMilliseconds: row.int64(0), id: row.text(1)) }
         }
     }
 

@@ -73,6 +73,17 @@ final class ArchiveTests: StoreTestCase {
         XCTAssertEqual(try store.listConversations(archived: nil).items.count, 0, "not even the good one")
     }
 
+    func testExportPagesGoOnPastADeletedConversation() throws {
+        let store = try makeStore()
+        let ids = try (0..<5).map { try store.createConversation(title: "c\($0)", ownedBy: "alice").id }
+        _ = try store.createConversation(ownedBy: "bob")
+        let first = try store.conversationKeys(ownedBy: "alice", after: nil, limit: 2)
+        XCTAssertEqual(first.map(\.id), Array(ids.prefix(2)))
+        try store.deleteConversation(id: ids[1], ownedBy: "alice")
+        let rest = try store.conversationKeys(ownedBy: "alice", after: first.last, limit: 10)
+        XCTAssertEqual(rest.map(\.id), Array(ids.suffix(3)), "the page after a deleted conversation's key")
+    }
+
     func testForkCopiesThePathToTheMessage() throws {
         let store = try makeStore()
         let source = try store.createConversation(title: "Source", model: "demo", systemPrompt: "sys", ownedBy: "alice")
