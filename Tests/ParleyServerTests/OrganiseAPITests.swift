@@ -139,5 +139,10 @@ final class OrganiseAPITests: XCTestCase {
         XCTAssertEqual(bobsList.items.count, 0)
         let own = try await parley.call("POST", "/api/conversations/\(id)/fork", as: alice, json: ["message_id": assistant])
         XCTAssertEqual(own.status, 201)
+        for (method, path, body) in [("POST", "/api/conversations/\(id)/fork", ["message_id": assistant]),
+                                     ("PATCH", "/api/conversations/\(id)", ["pinned": true])] as [(String, String, [String: Any])] {
+            let anonymous = try await parley.call(method, path, json: body)
+            XCTAssertEqual(anonymous.status, 401, "\(method) \(path)")
+        }
     }
 }
