@@ -50,8 +50,8 @@ run: build
 # Time limits (seconds): one Swift test, all Swift tests, the browser tests. A run past a limit is
 # killed and fails with the name of the test that hung (Tests/run-swift-tests.sh); XCTest on Linux
 # has no per-test time allowance of its own.
-PARLEY_TEST_TIME_LIMIT ?= 60
-PARLEY_SUITE_TIME_LIMIT ?= 600
+PARLEY_TEST_TIME_LIMIT ?= 120
+PARLEY_SUITE_TIME_LIMIT ?= 900
 BROWSER_TIME_LIMIT ?= 600
 OPENAI_TIME_LIMIT ?= 300
 # The OpenAI-compatible endpoint is tested with the official `openai` package (PyPI) as the client,

@@ -12,7 +12,8 @@ function describe(error) {
   return error instanceof ApiError ? error.describe() : 'Something went wrong.';
 }
 
-/** Asks the server who is calling; sets up sign-in (every 401 shows it) and, in team mode, the menu. */
+/** Asks the server who is calling; sets up sign-in (every 401 shows it) and, in team mode, the menu.
+ *  Resolves to the caller (`GET /api/auth/me`), or null when nobody is signed in. */
 export async function startAccount({ app, announce }) {
   const signIn = new SignInForm({
     section: $('signin'), form: $('signin-form'), username: $('signin-username'),
@@ -23,11 +24,12 @@ export async function startAccount({ app, announce }) {
   try {
     me = await Api.me();
   } catch {
-    return; // a 401 has shown the form; a network failure shows on the chat's own calls
+    return null; // a 401 has shown the form; a network failure shows on the chat's own calls
   }
-  if (me.mode !== 'team') return;
+  if (me.mode !== 'team') return me;
   Session.team = true;
   new AccountMenu(me.user, announce);
+  return me;
 }
 
 // MARK: - The user menu

@@ -1,7 +1,8 @@
 // Parley's chat page: wiring of the conversation list, the message view, the composer and the
-// tab's single live stream. The server renders Markdown and holds all state; this page shows it.
+// tab's single live stream (live.js: the user's notifications and the followed reply). The server
+// renders Markdown and holds all state; this page shows it.
 import { Api, ApiError } from './api.js';
-import { LiveStream } from './stream.js';
+import { UserStream, applyNotifications } from './live.js';
 import { copyText } from './clipboard.js';
 import { startAccount } from './account.js';
 import { ConversationList } from './sidebar.js';
@@ -62,7 +63,7 @@ const state = {
   localSequence: 0,
 };
 
-const live = new LiveStream();
+const live = new UserStream((name, data) => applyChange(name, data));
 const modelsReady = loadModels();
 let hiddenTimer = null;
 
@@ -929,9 +930,57 @@ async function refreshIfChanged() {
   }
 }
 
+// MARK: - Changes made in other tabs and on other devices (live.js)
+
+const applyChange = applyNotifications({
+  conversations,
+  openId: () => (state.conversation ? state.conversation.id : null),
+  hasMessage: (id) => state.messages.has(id),
+  refresh: scheduleRefresh,
+  updated(summary) {
+    const current = state.conversation;
+    const branchChanged = summary.current_leaf_id !== current.current_leaf_id;
+    Object.assign(current, { title: summary.title, model: summary.model, updated_at: summary.updated_at });
+    ui.title.textContent = current.title || 'Untitled';
+    document.title = `${current.title || 'Untitled'} · Parley`;
+    if (current.model) selectModel(current.model);
+    if (branchChanged) scheduleRefresh();
+  },
+  deleted() {
+    showFresh();
+    history.replaceState(null, '', '#/');
+    ui.notice.textContent = 'This conversation was deleted.';
+    ui.notice.hidden = false;
+    announce(ui.notice.textContent);
+  },
+});
+
+let refreshing = false;
+let refreshAgain = false;
+
+/** One `refreshIfChanged` at a time; a change told meanwhile reads once more after it. */
+async function scheduleRefresh() {
+  if (refreshing) {
+    refreshAgain = true;
+    return;
+  }
+  refreshing = true;
+  try {
+    await refreshIfChanged();
+  } finally {
+    refreshing = false;
+    if (refreshAgain) {
+      refreshAgain = false;
+      scheduleRefresh();
+    }
+  }
+}
+
 // MARK: - Start
 
-startAccount({ app: ui.app, announce });
+startAccount({ app: ui.app, announce }).then((me) => {
+  if (me) live.start();
+});
 fitComposer();
 conversations.loadMore();
 openRoute();

@@ -87,6 +87,23 @@ export class ConversationList {
     this.applyFilter();
   }
 
+  /** Moves a listed conversation to the top (a turn in another tab); false when it is not listed. */
+  bump(id) {
+    const li = this.items.get(id);
+    if (!li) return false;
+    this.list.prepend(li);
+    return true;
+  }
+
+  /** Loads the list again from the first page (this tab missed changes). */
+  reload() {
+    this.items.clear();
+    this.list.replaceChildren();
+    this.cursor = null;
+    this.exhausted = false;
+    this.loadMore();
+  }
+
   rename(id, title) {
     const li = this.items.get(id);
     if (!li) return;

@@ -5,6 +5,7 @@ struct APIRoutes {
     let conversations: ConversationHandlers
     let messages: MessageHandlers
     let exports: ExportHandlers
+    let events: UserEventHandlers
     let auth: AuthHandlers
     let account: AccountHandlers
     let admin: AdminHandlers
@@ -97,5 +98,7 @@ struct APIRoutes {
         // OpenAI-compatible, for scripts (docs/api.md): every call is a conversation of the caller's.
         openAIRoute("POST", "/v1/chat/completions", openAI.chatCompletions)
         openAIRoute("GET", "/v1/models", openAI.models)
+
+        route("GET", "/api/events", events.events)
     }
 }

@@ -11,6 +11,8 @@ struct AuthHandlers: Sendable {
     let authenticator: Authenticator
     let passwords: PasswordWork
     let limiter: AttemptLimiter
+    /// The user event streams a sign-out ends.
+    let userEvents: UserEventHub
 
     /// `POST /api/auth/login`: public (no caller yet).
     func login(_ request: HTTPRequest) async throws -> HTTPResponse {
@@ -64,6 +66,7 @@ struct AuthHandlers: Sendable {
     func logout(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         if case .session(let id) = caller.credential {
             try store.deleteSession(id: id, userID: caller.userID)
+            userEvents.finishStreams(of: caller.userID) { $0 == .session(id: id) }
             Audit.record("sign_out", ["username": caller.user.username, "address": request.remoteAddress])
         }
         var response = HTTPResponse.noContent()

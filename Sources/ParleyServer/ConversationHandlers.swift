@@ -11,6 +11,8 @@ struct ConversationHandlers: Sendable {
     let generations: Generations
     let rules: FieldRules
     let access: ModelAccess
+    /// Tells the caller's other tabs of each change.
+    let feed: UserEventFeed
 
     /// Page size bounds for `GET /api/conversations`.
     static let defaultPageSize = 50
@@ -29,6 +31,7 @@ struct ConversationHandlers: Sendable {
         let settings = GenerationSettings(try settingsFields.change(request))
         let conversation = try store.createConversation(title: title, model: model, systemPrompt: systemPrompt,
                                                         ownedBy: caller.userID, settings: settings)
+        feed.conversationCreated(conversation)
         return .json(ConversationResource(conversation), status: 201)
     }
 
@@ -135,6 +138,7 @@ struct ConversationHandlers: Sendable {
                                                               pinned: pinned, archived: archived) else {
             throw APIErrors.conversationNotFound
         }
+        feed.conversationUpdated(conversation)
         return .json(ConversationResource(conversation, usage: try usage(of: id)))
     }
 
@@ -146,6 +150,7 @@ struct ConversationHandlers: Sendable {
         let deleted = try store.deleteConversation(id: id, ownedBy: caller.userID)
         await generations.stopAll(conversationID: id)
         guard deleted else { throw APIErrors.conversationNotFound }
+        feed.conversationDeleted(id: id, owner: caller.userID)
         return .noContent()
     }
 
@@ -153,7 +158,9 @@ struct ConversationHandlers: Sendable {
         let conversation = try existing(request, caller)
         let messageID = try JSONBody(request).requiredString("message_id")
         do {
-            _ = try store.setCurrent(conversationID: conversation.id, messageID: messageID)
+            var switched = conversation
+            switched.currentLeafID = try store.setCurrent(conversationID: conversation.id, messageID: messageID)
+            feed.conversationUpdated(switched)
         } catch {
             if case .notFound = error {
                 throw HTTPError(status: 404, code: "not_found", message: "No message \(messageID) in this conversation.")
@@ -180,6 +187,7 @@ struct ConversationHandlers: Sendable {
             }
             throw error
         }
+        feed.conversationCreated(forked)
         let branch = try store.currentBranch(conversationID: forked.id)
         return .json(ConversationResource(forked, messages: branch.map { MessageResource($0.message, siblings: $0.siblings) },
                                           usage: try usage(of: forked.id)),

@@ -14,12 +14,14 @@ struct EventStreamEncoder: Sendable {
 
     let mode: Mode
 
-    /// The SSE frames for `events`; empty when none of them belongs to this mode.
-    func encode(_ events: [GenerationEvent]) -> [UInt8] {
+    /// The SSE frames for `events`; empty when none of them belongs to this mode. `id` writes an event's
+    /// `id:` (the user event stream's ids also carry its notification position); it is called once
+    /// per event written, in order.
+    func encode(_ events: [GenerationEvent], id: (GenerationEvent) -> String = { String($0.id) }) -> [UInt8] {
         var out: [UInt8] = []
         for event in events {
             guard let (name, data) = payload(event.payload) else { continue }
-            out.append(contentsOf: "id: \(event.id)\n".utf8)
+            out.append(contentsOf: "id: \(id(event))\n".utf8)
             Self.appendFrame(name: name, data: data, to: &out)
         }
         return out
@@ -27,12 +29,13 @@ struct EventStreamEncoder: Sendable {
 
     /// The same bytes as `encode`, in pieces to write in order: each snapshot's frame is a piece of its
     /// own, taken from `snapshots` so that subscribers getting the same snapshot share its bytes.
-    func pieces(_ events: [GenerationEvent], sharing snapshots: SnapshotFrameCache) -> [[UInt8]] {
+    func pieces(_ events: [GenerationEvent], sharing snapshots: SnapshotFrameCache,
+                id: (GenerationEvent) -> String = { String($0.id) }) -> [[UInt8]] {
         var pieces: [[UInt8]] = []
         var out: [UInt8] = []
         for event in events {
             if case .snapshot(let snapshot) = event.payload {
-                out.append(contentsOf: "id: \(event.id)\n".utf8)
+                out.append(contentsOf: "id: \(id(event))\n".utf8)
                 pieces.append(out)
                 out = []
                 pieces.append(snapshots.frame(for: snapshot, mode: mode) {
@@ -43,7 +46,7 @@ struct EventStreamEncoder: Sendable {
                 continue
             }
             guard let (name, data) = payload(event.payload) else { continue }
-            out.append(contentsOf: "id: \(event.id)\n".utf8)
+            out.append(contentsOf: "id: \(id(event))\n".utf8)
             Self.appendFrame(name: name, data: data, to: &out)
         }
         if !out.isEmpty { pieces.append(out) }

@@ -11,6 +11,8 @@ struct ExportHandlers: Sendable {
     let rules: FieldRules
     let access: ModelAccess
     let renderer: MarkdownRenderer
+    /// Tells the caller's tabs of the conversations an import made.
+    let feed: UserEventFeed
 
     /// Conversations read per store call while streaming `GET /api/export`.
     static let exportBatch = 50
@@ -70,7 +72,10 @@ struct ExportHandlers: Sendable {
             if case .invalidImport(let why) = error { throw ImportDocument.invalid(why) }
             throw error
         }
-        return .json(ImportResource(items: imported.map { ConversationResource($0) }), status: 201)
+        for conversation in imported { feed.conversationCreated(conversation) }
+        let usage = try store.usage(conversationIDs: imported.map(\.id))
+        return .json(ImportResource(items: imported.map { ConversationResource($0, usage: usage[$0.id] ?? .init()) }),
+                     status: 201)
     }
 
     private static func attachment(_ filename: String) -> (String, String) {

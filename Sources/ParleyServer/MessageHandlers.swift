@@ -12,6 +12,8 @@ struct MessageHandlers: Sendable {
     let rules: FieldRules
     let access: ModelAccess
     let quotas: Quotas
+    /// Tells the caller's other tabs of turns and replies.
+    let feed: UserEventFeed
     /// Snapshot frames shared by the streams that get the same snapshot.
     let snapshotFrames = SnapshotFrameCache()
     /// One subscription at a time per message, so snapshots built from the store do not pile up.
@@ -42,6 +44,7 @@ struct MessageHandlers: Sendable {
         try quotas.admit(caller)
         let turn = try await generations.send(conversationID: conversationID, placement: placement,
                                               content: content, model: model, owner: caller.userID)
+        feed.turnStarted(user: turn.user, assistant: turn.assistant, owner: caller.userID)
         return .json(TurnResource(userMessage: MessageResource(turn.user),
                                   assistantMessage: MessageResource(turn.assistant)), status: 201)
     }
@@ -62,6 +65,7 @@ struct MessageHandlers: Sendable {
                                                 stored: storedModel(target, caller), for: caller)
         try quotas.admit(caller)
         let message = try await generations.regenerate(messageID: target.id, model: model, owner: caller.userID)
+        feed.replyStarted(message, owner: caller.userID)
         return .json(MessageResource(message), status: 201)
     }
 
@@ -71,6 +75,7 @@ struct MessageHandlers: Sendable {
         _ = try await access.replyModel(requested: nil, stored: storedModel(target, caller), for: caller)
         try quotas.admit(caller)
         let message = try await generations.continueMessage(messageID: target.id, owner: caller.userID)
+        feed.replyStarted(message, owner: caller.userID)
         return .json(MessageResource(message))
     }
 

@@ -27,6 +27,8 @@ struct OpenAIHandlers: Sendable {
     let renderer: MarkdownRenderer
     /// PARLEY_OPENAI_KEEPALIVE_MS (zero: none).
     let keepAlive: Duration
+    /// Tells the caller's tabs of the conversation and turn a call makes.
+    let feed: UserEventFeed
 
     static let conversationHeader = "X-Parley-Conversation"
 
@@ -83,6 +85,10 @@ struct OpenAIHandlers: Sendable {
             if existing == nil { _ = try? store.deleteConversation(id: conversationID, ownedBy: caller.userID) }
             throw error
         }
+        if existing == nil, let conversation = try store.conversation(id: conversationID) {
+            feed.conversationCreated(conversation)
+        }
+        feed.turnStarted(user: turn.user, assistant: turn.assistant, owner: caller.userID)
         let assistant = turn.assistant
         let encoder = OpenAIChunkEncoder(id: "chatcmpl-" + assistant.id,
                                          created: Int(assistant.createdAt.timeIntervalSince1970),

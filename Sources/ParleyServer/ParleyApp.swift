@@ -13,6 +13,8 @@ public final class ParleyApp: Sendable {
     public let store: Store
     public let generations: Generations
     private let server: HTTPServer
+    /// Every user's notifications and open user event streams (`GET /api/events`).
+    let userEvents: UserEventHub
 
     /// Opens the store (marking replies cut by a crash as `interrupted`) and builds the server.
     public init(configuration: ParleyConfiguration) throws {
@@ -44,27 +46,33 @@ public final class ParleyApp: Sendable {
             Log.info("warning: PARLEY_AUTH_HEADER=\(header) is ignored in local mode (PARLEY_AUTH=on enables accounts)")
         }
         var router = Router()
+        userEvents = UserEventHub(logCapacity: configuration.userEventLogSize)
+        let feed = UserEventFeed(hub: userEvents, generations: generations)
         let rules = FieldRules(limits: configuration.input, providers: providers)
         let limiter = AttemptLimiter(limit: accounts.loginAttempts, window: accounts.loginWindow)
         let authenticator = Authenticator(store: store, settings: accounts,
                                           trustedProxies: configuration.http.trustedProxies)
         let access = ModelAccess(memberModels: configuration.usage.memberModels, providers: providers)
         let quotas = Quotas(store: store, policy: configuration.usage, mode: accounts.mode)
+        let messages = MessageHandlers(store: store, generations: generations, providers: providers,
+                                       rules: rules, access: access, quotas: quotas, feed: feed)
         APIRoutes(conversations: ConversationHandlers(store: store, generations: generations, rules: rules,
-                                                      access: access),
-                  messages: MessageHandlers(store: store, generations: generations, providers: providers,
-                                            rules: rules, access: access, quotas: quotas),
-                  exports: ExportHandlers(store: store, rules: rules, access: access, renderer: renderer),
+                                                      access: access, feed: feed),
+                  messages: messages,
+                  exports: ExportHandlers(store: store, rules: rules, access: access, renderer: renderer, feed: feed),
+                  events: UserEventHandlers(store: store, generations: generations, hub: feed.hub,
+                                            snapshotFrames: messages.snapshotFrames,
+                                            subscriptions: messages.subscriptions),
                   auth: AuthHandlers(store: store, authenticator: authenticator, passwords: passwords,
-                                     limiter: limiter),
+                                     limiter: limiter, userEvents: feed.hub),
                   account: AccountHandlers(store: store, authenticator: authenticator, passwords: passwords,
-                                           limiter: limiter),
+                                           limiter: limiter, userEvents: feed.hub),
                   admin: AdminHandlers(store: store, generations: generations, passwords: passwords,
-                                       settings: accounts),
+                                       settings: accounts, userEvents: feed.hub),
                   usage: UsageHandlers(store: store, maxDays: configuration.input.maxUsageDays),
                   openAI: OpenAIHandlers(store: store, generations: generations, rules: rules, access: access,
                                          quotas: quotas, renderer: renderer,
-                                         keepAlive: configuration.openAIKeepAlive),
+                                         keepAlive: configuration.openAIKeepAlive, feed: feed),
                   authenticator: authenticator)
             .register(in: &router)
         server = HTTPServer(configuration: configuration.http, router: router)

@@ -21,6 +21,9 @@ public struct ParleyConfiguration: Sendable {
     public var accounts = AccountSettings()
     /// Per-user quotas and the members' models; see `UsagePolicy`.
     public var usage = UsagePolicy()
+    /// Notifications kept per user for tabs that reconnect (`GET /api/events`); one further behind
+    /// gets `resync`.
+    public var userEventLogSize = 256
     /// The merged environment and flags, for the providers' own settings.
     public var settings: [String: String] = [:]
 
@@ -116,6 +119,7 @@ public struct ParleyConfiguration: Sendable {
                                                     range: 1...100_000)
         input.maxSystemPromptBytes = try read.integer("PARLEY_MAX_SYSTEM_PROMPT_BYTES",
                                                       default: input.maxSystemPromptBytes, range: 1...(64 << 20))
+        userEventLogSize = try read.integer("PARLEY_USER_EVENT_LOG", default: userEventLogSize, range: 1...100_000)
         input.maxTokensLimit = try read.integer("PARLEY_MAX_TOKENS_LIMIT", default: input.maxTokensLimit,
                                                 range: 1...100_000_000)
         input.maxUsageDays = try read.integer("PARLEY_USAGE_MAX_DAYS", default: input.maxUsageDays, range: 1...100_000)

@@ -82,6 +82,7 @@ final class ConfigurationTests: XCTestCase {
             "PARLEY_USER_DAILY_OUTPUT_TOKENS": "\(server.usage.dailyOutputTokens)",
             "PARLEY_MEMBER_MODELS": server.usage.memberModels?.joined(separator: ",") ?? "",
             "PARLEY_AUTH_HEADER": server.accounts.proxyHeader ?? "",
+            "PARLEY_USER_EVENT_LOG": "\(server.userEventLogSize)",
         ]
         for (name, documented) in rows {
             guard let value = actual[name] else {

@@ -1,0 +1,56 @@
+/// The notifications one user's streams can still replay: the last `capacity` of them, so a tab that
+/// reconnects with a Last-Event-ID gets exactly what it missed, and a tab that was away for longer is
+/// told to reload its lists (`resync`) instead.
+///
+/// Ids only grow: each is the larger of the previous id + 1 and the clock in microseconds, so a
+/// restarted server never reissues an id a browser still holds (the log of a new run starts above it,
+/// and that browser gets a resync). Invariant: every notification with an id in `(floorID, lastID]` is
+/// held; a stream whose last id lies in `[floorID, lastID]` can be replayed exactly, any other cannot.
+struct UserEventLog: Sendable {
+    /// One notification: its id and its SSE frame without the `id:` line (shared by every stream).
+    struct Entry: Sendable {
+        let id: Int64
+        let frame: [UInt8]
+    }
+
+    let capacity: Int
+    /// Notifications with ids above this are all held.
+    private(set) var floorID: Int64
+    private(set) var lastID: Int64
+    /// A ring: once full, `start` is the oldest entry.
+    private var entries: [Entry] = []
+    private var start = 0
+
+    /// An empty log whose ids start above `id` (the clock when the log is made).
+    init(capacity: Int, after id: Int64) {
+        precondition(capacity > 0, "a log holds at least one notification")
+        self.capacity = capacity
+        floorID = id
+        lastID = id
+    }
+
+    /// Appends a notification; `now` is the clock in microseconds. The oldest falls out when full.
+    @discardableResult
+    mutating func append(_ frame: [UInt8], now: Int64) -> Entry {
+        lastID = max(lastID + 1, now)
+        let entry = Entry(id: lastID, frame: frame)
+        if entries.count < capacity {
+            entries.append(entry)
+        } else {
+            floorID = entries[start].id
+            entries[start] = entry
+            start = (start + 1) % capacity
+        }
+        return entry
+    }
+
+    /// The notifications after `id` in order, or nil when `id` is outside what the log can replay
+    /// (older than what it still holds, or never issued by it).
+    func entries(after id: Int64) -> [Entry]? {
+        guard id >= floorID, id <= lastID else { return nil }
+        let ordered = entries[start...] + entries[..<start]
+        return ordered.filter { $0.id > id }
+    }
+
+    var count: Int { entries.count }
+}
