@@ -286,7 +286,10 @@ extension ServerCore {
                 self?.forget(ended)
             }
             let retained = Unmanaged.passRetained(writer).toOpaque()
-            mhdResponse = MHD_create_response_from_callback(UInt64.max, 16 * 1024, streamRead, retained, streamFreed)
+            // A 4 KiB block, not 16: the body goes to the socket directly (`StreamSocketLoop`), so MHD's
+            // buffer only carries the last chunk, and each open stream holds it (10,000 idle streams:
+            // 31.3 KiB of RSS each with 16 KiB blocks, 27.4 KiB with 4 KiB).
+            mhdResponse = MHD_create_response_from_callback(UInt64.max, 4 * 1024, streamRead, retained, streamFreed)
             if mhdResponse == nil {
                 Unmanaged<EventStreamWriter>.fromOpaque(retained).release()
                 writer.connectionEnded()  // leaves the backlog budget

@@ -66,25 +66,21 @@ public struct AnthropicProvider: ChatProvider {
     /// The JSON body, and whether trailing whitespace was trimmed from the prefill.
     static func body(for request: ChatRequest, defaultMaxTokens: Int) -> (body: [UInt8], prefillTrimmed: Bool) {
         let system = request.messages.filter { $0.role == .system }.map(\.content).joined(separator: "\n\n")
-        var messages: [[String: Any]] = request.messages.filter { $0.role != .system }
-            .map { ["role": $0.role.rawValue, "content": $0.content] }
+        var messages = request.messages.filter { $0.role != .system }
+            .map { ChatRequestBody.Message(role: $0.role.rawValue, content: $0.content) }
         var trimmed = false
         if let prefill = request.prefill {
             var kept = prefill
             while let last = kept.last, last.isWhitespace { kept.removeLast() }
             trimmed = kept.count != prefill.count
-            if !kept.isEmpty { messages.append(["role": "assistant", "content": kept]) }
+            if !kept.isEmpty { messages.append(ChatRequestBody.Message(role: "assistant", content: kept)) }
         }
-        var object: [String: Any] = [
-            "model": request.model,
-            "messages": messages,
-            "max_tokens": request.maxTokens ?? defaultMaxTokens,
-            "stream": true,
-        ]
-        if !system.isEmpty { object["system"] = system }
+        var body = ChatRequestBody(model: request.model, messages: messages)
+        body.maxTokens = request.maxTokens ?? defaultMaxTokens
+        if !system.isEmpty { body.system = system }
         // Anthropic takes temperature 0–1 (OpenAI's scale is 0–2): higher values are sent as 1.
-        if let temperature = request.temperature { object["temperature"] = min(temperature, 1) }
-        if let topP = request.topP { object["top_p"] = topP }
-        return (Array((try? JSONSerialization.data(withJSONObject: object)) ?? Data()), trimmed)
+        body.temperature = request.temperature.map { min($0, 1) }
+        body.topP = request.topP
+        return (body.bytes, trimmed)
     }
 }

@@ -58,19 +58,15 @@ public struct OpenAICompatibleProvider: ChatProvider {
     }
 
     static func body(for request: ChatRequest) -> [UInt8] {
-        var messages: [[String: Any]] = request.messages.map { ["role": $0.role.rawValue, "content": $0.content] }
+        var messages = request.messages.map { ChatRequestBody.Message(role: $0.role.rawValue, content: $0.content) }
         if let prefill = request.prefill, !prefill.isEmpty {
-            messages.append(["role": "assistant", "content": prefill])
+            messages.append(ChatRequestBody.Message(role: "assistant", content: prefill))
         }
-        var object: [String: Any] = [
-            "model": request.model,
-            "messages": messages,
-            "stream": true,
-            "stream_options": ["include_usage": true],
-        ]
-        if let maxTokens = request.maxTokens { object["max_tokens"] = maxTokens }
-        if let temperature = request.temperature { object["temperature"] = temperature }
-        if let topP = request.topP { object["top_p"] = topP }
-        return Array((try? JSONSerialization.data(withJSONObject: object)) ?? Data())
+        var body = ChatRequestBody(model: request.model, messages: messages)
+        body.streamOptions = ChatRequestBody.StreamOptions(includeUsage: true)
+        body.maxTokens = request.maxTokens
+        body.temperature = request.temperature
+        body.topP = request.topP
+        return body.bytes
     }
 }

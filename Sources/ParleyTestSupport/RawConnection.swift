@@ -92,20 +92,7 @@ public final class RawConnection {
 
     /// Reads until the peer closes or `timeout` seconds pass, whichever is first.
     public func readUntilClosed(timeout: TimeInterval) -> Received {
-        let deadline = Date().addingTimeInterval(timeout)
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let left = deadline.timeIntervalSinceNow
-            guard left > 0 else { return Received(bytes: received, closed: false) }
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, Int32(min(left, 1) * 1000))
-            if ready < 0 && errno != EINTR { return Received(bytes: received, closed: true) }
-            guard ready > 0 else { continue }
-            let count = recv(fd, &buffer, buffer.count, 0)
-            if count <= 0 { return Received(bytes: received, closed: true) }
-            received += buffer[..<count]
-        }
+        readUntil(timeout: timeout) { _ in false }
     }
 
     /// Reads until `done` says the bytes so far are enough, the peer closes, or `timeout` seconds pass.
@@ -130,21 +117,7 @@ public final class RawConnection {
     /// Reads one response: until its headers and `Content-Length` body have arrived, the peer closes, or
     /// `timeout` seconds pass.
     public func readResponse(timeout: TimeInterval) -> Received {
-        let deadline = Date().addingTimeInterval(timeout)
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        while !RawConnection.holdsOneResponse(received) {
-            let left = deadline.timeIntervalSinceNow
-            guard left > 0 else { return Received(bytes: received, closed: false) }
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, Int32(max(1, min(left, 1) * 1000)))
-            if ready < 0 && errno != EINTR { return Received(bytes: received, closed: true) }
-            guard ready > 0 else { continue }
-            let count = recv(fd, &buffer, buffer.count, 0)
-            if count <= 0 { return Received(bytes: received, closed: true) }
-            received += buffer[..<count]
-        }
-        return Received(bytes: received, closed: false)
+        readUntil(timeout: timeout, RawConnection.holdsOneResponse)
     }
 
     private static func holdsOneResponse(_ bytes: [UInt8]) -> Bool {
