@@ -26,4 +26,5 @@ if [ ! -x "$PARLEY_BIN" ]; then
 fi
 
 export PYTHONDONTWRITEBYTECODE=1
+timeout -k 10 300 "$python" "$root/bench/search.py" || echo "bench: the search figures (bench/search.py) failed" >&2
 exec timeout -k 10 600 "$python" "$root/bench/bench.py" "$@"

@@ -8,6 +8,9 @@ public struct HTTPResponse: Sendable {
         /// Called once, on a server thread, right after the headers are queued. It must return quickly:
         /// start a task that writes, keep the writer, and call `finish()` when done.
         case eventStream(@Sendable (EventStreamWriter) -> Void)
+        /// A chunked body made piece by piece as the client reads (see `PulledBody`): `next` returns the
+        /// next bytes, nil at the end; a throw cuts the response off. Runs on a server thread: keep it short.
+        case pulled(@Sendable () throws -> [UInt8]?)
     }
 
     public var status: Int

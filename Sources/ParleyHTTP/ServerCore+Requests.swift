@@ -273,6 +273,11 @@ extension ServerCore {
                     buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
             }
             headers += response.headers
+        case .pulled(let next):
+            let retained = Unmanaged.passRetained(PulledBody(next)).toOpaque()
+            mhdResponse = MHD_create_response_from_callback(UInt64.max, 64 * 1024, pulledRead, retained, pulledFreed)
+            if mhdResponse == nil { Unmanaged<PulledBody>.fromOpaque(retained).release() }
+            headers += response.headers
         case .eventStream(let start):
             let writer = EventStreamWriter(
                 backlogLimit: configuration.streamBacklogLimit, chunked: context.httpVersion != "HTTP/1.0",

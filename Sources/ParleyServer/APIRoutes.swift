@@ -4,6 +4,7 @@ import ParleyHTTP
 struct APIRoutes {
     let conversations: ConversationHandlers
     let messages: MessageHandlers
+    let exports: ExportHandlers
     let events: UserEventHandlers
     let auth: AuthHandlers
     let account: AccountHandlers
@@ -82,6 +83,10 @@ struct APIRoutes {
         route("PATCH", "/api/conversations/:id", conversations.update)
         route("DELETE", "/api/conversations/:id", conversations.delete)
         route("PUT", "/api/conversations/:id/current", conversations.switchBranch)
+        route("POST", "/api/conversations/:id/fork", conversations.fork)
+        route("GET", "/api/conversations/:id/export", exports.exportConversation)
+        route("GET", "/api/export", exports.exportAll)
+        route("POST", "/api/import", exports.importDocument)
 
         route("POST", "/api/conversations/:id/messages", messages.send)
         route("GET", "/api/messages/:id", messages.show)

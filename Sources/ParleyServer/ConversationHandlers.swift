@@ -1,9 +1,11 @@
+import Foundation
 import ParleyGeneration
 import ParleyHTTP
 import ParleyStore
 
-/// Conversation history: create, list (keyset pages), show the current branch, edit, delete, switch branch.
-/// Every conversation answer carries its generation settings and token totals.
+/// Conversation history: create, list (keyset pages, filters, full-text search), show the current branch, edit
+/// (settings, pin, archive), delete, switch branch, fork. Every conversation answer carries its generation
+/// settings and token totals.
 struct ConversationHandlers: Sendable {
     let store: Store
     let generations: Generations
@@ -33,6 +35,9 @@ struct ConversationHandlers: Sendable {
         return .json(ConversationResource(conversation), status: 201)
     }
 
+    /// The list, newest activity first; `?q=` searches instead (best match first, one page).
+    /// `?pinned=` and `?archived=` (true/false) filter both; archived conversations are left out
+    /// unless `archived=true`.
     func list(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         var limit = Self.defaultPageSize
         if let raw = request.query["limit"] {
@@ -42,10 +47,48 @@ struct ConversationHandlers: Sendable {
             }
             limit = value
         }
-        let page = try store.listConversations(ownedBy: caller.userID, limit: limit, cursor: request.query["cursor"])
+        let pinned = try Self.flag(request, "pinned")
+        let archived = try Self.flag(request, "archived") ?? false
+        if let query = request.query["q"], query.contains(where: { !$0.isWhitespace }) {
+            return try search(query, caller: caller, limit: limit, pinned: pinned, archived: archived,
+                              hasCursor: request.query["cursor"] != nil)
+        }
+        let page = try store.listConversations(ownedBy: caller.userID, limit: limit, cursor: request.query["cursor"],
+                                               pinned: pinned, archived: archived)
         let usage = try store.usage(conversationIDs: page.items.map(\.id))
         return .json(ConversationPageResource(items: page.items.map { ConversationResource($0, usage: usage[$0.id] ?? .init()) },
                                               nextCursor: page.nextCursor))
+    }
+
+    /// Full-text search (FTS5, trigram tokens: see docs/api.md). The query is FTS5 syntax; one that
+    /// FTS5 refuses is a 400 `invalid_query`. A query under 3 characters, too short for a trigram
+    /// index, is looked for as plain text (`Store.search`).
+    private func search(_ query: String, caller: Caller, limit: Int, pinned: Bool?, archived: Bool,
+                        hasCursor: Bool) throws -> HTTPResponse {
+        guard !hasCursor else {
+            throw HTTPError(status: 400, code: "invalid_request",
+                            message: "A search answers one page of the best matches: it takes 'limit', not 'cursor'.")
+        }
+        let length = query.unicodeScalars.count
+        guard length <= rules.limits.maxSearchQueryCharacters else {
+            throw HTTPError(status: 400, code: "query_too_long",
+                            message: "'q' is longer than \(rules.limits.maxSearchQueryCharacters) characters "
+                                + "(PARLEY_MAX_SEARCH_QUERY_CHARS).")
+        }
+        let results: SearchResults
+        do {
+            results = try store.search(query, ownedBy: caller.userID, limit: limit, pinned: pinned, archived: archived,
+                                    candidates: rules.limits.searchCandidates)
+        } catch {
+            if case .invalidQuery(let why) = error {
+                throw HTTPError(status: 400, code: "invalid_query",
+                                message: "'q' is not a valid search (FTS5 query syntax: docs/api.md): \(why).")
+            }
+            throw error
+        }
+        let usage = try store.usage(conversationIDs: results.hits.map(\.conversation.id))
+        return .json(SearchPageResource(items: results.hits.map { SearchHitResource($0, usage: usage[$0.conversation.id] ?? .init()) },
+                                        order: results.order))
     }
 
     func show(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
@@ -88,8 +131,11 @@ struct ConversationHandlers: Sendable {
                 throw APIErrors.conversationNotFound
             }
         }
+        let pinned = try body.bool("pinned")
+        let archived = try body.bool("archived")
         guard let conversation = try store.updateConversation(id: id, ownedBy: caller.userID, title: title,
-                                                              systemPrompt: systemPrompt, model: model) else {
+                                                              systemPrompt: systemPrompt, model: model,
+                                                              pinned: pinned, archived: archived) else {
             throw APIErrors.conversationNotFound
         }
         feed.conversationUpdated(conversation)
@@ -122,6 +168,41 @@ struct ConversationHandlers: Sendable {
             throw error
         }
         return try await show(request, caller)
+    }
+
+    /// A new conversation holding a copy of the branch from the root to `message_id` (title, model
+    /// and system prompt copied, or `title` from the body). 404 for another user's conversation or a
+    /// message not in it; 409 while a message on that branch is streaming.
+    func fork(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let conversation = try existing(request, caller)
+        let body = try JSONBody(request)
+        let messageID = try body.requiredString("message_id")
+        let title = try body.string("title").map(rules.title)
+        let forked: Conversation
+        do {
+            forked = try store.forkConversation(id: conversation.id, ownedBy: caller.userID, at: messageID, title: title)
+        } catch {
+            if case .notFound = error {
+                throw HTTPError(status: 404, code: "not_found", message: "No message \(messageID) in this conversation.")
+            }
+            throw error
+        }
+        feed.conversationCreated(forked)
+        let branch = try store.currentBranch(conversationID: forked.id)
+        return .json(ConversationResource(forked, messages: branch.map { MessageResource($0.message, siblings: $0.siblings) },
+                                          usage: try usage(of: forked.id)),
+                     status: 201)
+    }
+
+    /// A `true`/`false` query parameter; nil when absent, 400 naming it otherwise.
+    private static func flag(_ request: HTTPRequest, _ name: String) throws(HTTPError) -> Bool? {
+        switch request.query[name] {
+        case nil: return nil
+        case "true": return true
+        case "false": return false
+        default:
+            throw HTTPError(status: 400, code: "invalid_request", message: "'\(name)' must be true or false.")
+        }
     }
 
     /// `temperature`, `top_p` and `max_tokens`, checked against PARLEY_MAX_TOKENS_LIMIT.

@@ -1,5 +1,5 @@
 /// Limits on what a client may store in a conversation's settings. Each is a setting
-/// (`PARLEY_MAX_TITLE_CHARS`, `PARLEY_MAX_SYSTEM_PROMPT_BYTES`), checked where the value is set
+/// (`PARLEY_MAX_TITLE_CHARS`, `PARLEY_MAX_SYSTEM_PROMPT_BYTES`, `PARLEY_MAX_SEARCH_QUERY_CHARS`, `PARLEY_SEARCH_CANDIDATES`), checked where the value is set
 /// (create and PATCH) with a 400 naming the field. A message's `content` needs no limit of its
 /// own: the request body limit (`PARLEY_MAX_BODY_BYTES`) bounds it.
 public struct InputLimits: Sendable {
@@ -12,6 +12,12 @@ public struct InputLimits: Sendable {
     public var maxTokensLimit = 32_768
     /// Most days one `GET /api/usage` may cover (`PARLEY_USAGE_MAX_DAYS`): rows are days × models.
     public var maxUsageDays = 366
+    /// Longest search query (`GET /api/conversations?q=`), in code points: every term of a query is
+    /// looked up in the index, so its length bounds a search's work.
+    public var maxSearchQueryCharacters = 256
+    /// Matches (messages and titles) a search ranks by bm25 (`Store.search`); a query matching more is
+    /// answered newest first: bounds the work of a query that matches much of the history.
+    public var searchCandidates = 1000
 
     public init() {}
 }

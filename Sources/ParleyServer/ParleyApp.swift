@@ -62,6 +62,7 @@ public final class ParleyApp: Sendable {
         APIRoutes(conversations: ConversationHandlers(store: store, generations: generations, rules: rules,
                                                       access: access, feed: feed),
                   messages: messages,
+                  exports: ExportHandlers(store: store, rules: rules, access: access, renderer: renderer, feed: feed),
                   events: UserEventHandlers(store: store, generations: generations, hub: feed.hub,
                                             snapshotFrames: messages.snapshotFrames,
                                             subscriptions: messages.subscriptions),

@@ -132,6 +132,10 @@ public struct ParleyConfiguration: Sendable {
                                                 range: 1...100_000_000)
         input.maxUsageDays = try read.integer("PARLEY_USAGE_MAX_DAYS", default: input.maxUsageDays, range: 1...100_000)
         openAIKeepAlive = try read.milliseconds("PARLEY_OPENAI_KEEPALIVE_MS", default: openAIKeepAlive)
+        input.maxSearchQueryCharacters = try read.integer("PARLEY_MAX_SEARCH_QUERY_CHARS",
+                                                          default: input.maxSearchQueryCharacters, range: 3...10_000)
+        input.searchCandidates = try read.integer("PARLEY_SEARCH_CANDIDATES", default: input.searchCandidates,
+                                                  range: 1...10_000_000)
         accounts = try Self.accountSettings(host: host, read: read)
         usage = try Self.usagePolicy(read: read)
         accounts.proxyHeader = try Self.proxyHeader(read: read, trustedProxies: http.trustedProxies)

@@ -13,6 +13,8 @@ struct ConversationResource: Encodable {
     let settings: GenerationSettings
     /// Tokens of every finished reply run of the conversation (all branches).
     let usage: TokenUsage
+    let pinned: Bool
+    let archived: Bool
     var messages: [MessageResource]?
 
     init(_ conversation: Conversation, messages: [MessageResource]? = nil, usage: TokenUsage = TokenUsage()) {
@@ -25,11 +27,13 @@ struct ConversationResource: Encodable {
         currentLeafID = conversation.currentLeafID
         createdAt = Timestamp.format(conversation.createdAt)
         updatedAt = Timestamp.format(conversation.updatedAt)
+        pinned = conversation.pinned
+        archived = conversation.archived
         self.messages = messages
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, title, model, messages, temperature, usage
+        case id, title, model, messages, temperature, usage, pinned, archived
         case topP = "top_p"
         case maxTokens = "max_tokens"
         case systemPrompt = "system_prompt"
@@ -52,6 +56,8 @@ struct ConversationResource: Encodable {
         try container.encode(settings.topP, forKey: .topP)
         try container.encode(settings.maxTokens, forKey: .maxTokens)
         try container.encode(TokenUsageResource(usage), forKey: .usage)
+        try container.encode(pinned, forKey: .pinned)
+        try container.encode(archived, forKey: .archived)
         try container.encodeIfPresent(messages, forKey: .messages)
     }
 }

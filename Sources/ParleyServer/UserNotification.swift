@@ -67,6 +67,8 @@ enum UserNotification: Sendable {
             $0.field("current_leaf_id", conversation.currentLeafID)
             $0.field("created_at", Timestamp.format(conversation.createdAt))
             $0.field("updated_at", Timestamp.format(conversation.updatedAt))
+            $0.rawField("pinned", conversation.pinned ? "true" : "false")
+            $0.rawField("archived", conversation.archived ? "true" : "false")
         }
         return json.text
     }

@@ -8,17 +8,22 @@ public struct Conversation: Sendable, Equatable {
     public var title: String
     public var model: String?
     public var systemPrompt: String?
-    /// Temperature, top_p and max_tokens sent with its replies (migration 6).
+    /// Temperature, top_p and max_tokens sent with its replies (migration 7).
     public var settings: GenerationSettings
     /// The last message of the current branch; nil while the conversation is empty.
     public var currentLeafID: String?
     public let createdAt: Date
     /// Moves on every change of settings or messages (not on progress saves or branch switches).
     public var updatedAt: Date
+    /// Kept at hand: the list can ask for pinned conversations alone (`?pinned=true`).
+    public var pinned: Bool
+    /// Put away: hidden from the list and search unless asked for (`?archived=true`).
+    public var archived: Bool
 
     public init(
         id: String, ownerID: String = User.localID, title: String, model: String?, systemPrompt: String?,
-        currentLeafID: String?, createdAt: Date, updatedAt: Date, settings: GenerationSettings = GenerationSettings()
+        currentLeafID: String?, createdAt: Date, updatedAt: Date, settings: GenerationSettings = GenerationSettings(),
+        pinned: Bool = false, archived: Bool = false
     ) {
         self.id = id
         self.ownerID = ownerID
@@ -29,13 +34,15 @@ public struct Conversation: Sendable, Equatable {
         self.currentLeafID = currentLeafID
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+        self.pinned = pinned
+        self.archived = archived
     }
 
     // MARK: - Row decoding
 
     /// The column list every conversation query selects, in the order `init(row:)` reads.
     static let columns = "id, title, model, system_prompt, current_leaf_id, created_at, updated_at, owner_id, "
-        + "temperature, top_p, max_tokens"
+        + "temperature, top_p, max_tokens, pinned, archived"
 
     init(row: Row) {
         self.init(
@@ -44,6 +51,7 @@ public struct Conversation: Sendable, Equatable {
             createdAt: Date(millisecondsSince1970: row.int64(5)),
             updatedAt: Date(millisecondsSince1970: row.int64(6)),
             settings: GenerationSettings(temperature: row.optionalDouble(8), topP: row.optionalDouble(9),
-                                         maxTokens: row.optionalInt64(10).map { Int($0) }))
+                                         maxTokens: row.optionalInt64(10).map { Int($0) }),
+            pinned: row.int64(11) != 0, archived: row.int64(12) != 0)
     }
 }

@@ -1,8 +1,7 @@
 /// A named, append-only schema step. `PRAGMA user_version` counts the steps applied, so the list
 /// below may only grow: never edit or reorder a shipped migration, add a new one.
 ///
-/// Room left for later steps: an FTS5 table over `messages.content`, generated titles
-/// (`conversations.title` is plain text).
+/// Room left for later steps: generated titles (`conversations.title` is plain text).
 struct Migration: Sendable {
     let name: String
     let sql: String
@@ -112,7 +111,81 @@ struct Migration: Sendable {
                 ON CONFLICT (user_id, day) DO UPDATE SET output_tokens = output_tokens + excluded.output_tokens;
             END;
             """),
-        Migration(name: "v6_generation_settings_and_usage", sql: """
+        Migration(name: "v6_search_pin_archive", sql: """
+            -- organising: pinned and archived conversations (archived ones are hidden from the list by default)
+            ALTER TABLE conversations ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE conversations ADD COLUMN archived INTEGER NOT NULL DEFAULT 0;
+            -- full-text search (docs/api.md "Search"). The trigram tokenizer indexes every 3-character
+            -- substring, so CJK text (no spaces between words), accents and partial words all match.
+            -- It keeps its own copy of the text: the index owns its rowids, and `search_documents`
+            -- (an explicit INTEGER PRIMARY KEY, which VACUUM never renumbers) maps them to messages and
+            -- titles. Only finished messages are indexed: a streaming reply's progress saves (every
+            -- 200 ms) would otherwise re-index its whole text each time. U+E000 and U+E001 are removed
+            -- from the indexed copy: they mark the matches in snippets.
+            CREATE VIRTUAL TABLE search_index USING fts5 (body, tokenize = 'trigram');
+            CREATE TABLE search_documents (
+                doc_id          INTEGER PRIMARY KEY,    -- the rowid in search_index
+                conversation_id TEXT NOT NULL,
+                message_id      TEXT UNIQUE             -- NULL: the conversation's title
+            );
+            CREATE UNIQUE INDEX search_documents_titles ON search_documents (conversation_id) WHERE message_id IS NULL;
+
+            CREATE TRIGGER search_message_added AFTER INSERT ON messages WHEN new.status <> 'streaming'
+            BEGIN
+                INSERT INTO search_documents (conversation_id, message_id) VALUES (new.conversation_id, new.id);
+                INSERT INTO search_index (rowid, body)
+                SELECT doc_id, replace(replace(new.content, char(57344), ''), char(57345), '')
+                FROM search_documents WHERE message_id = new.id;
+            END;
+            CREATE TRIGGER search_message_changed AFTER UPDATE OF content, status ON messages
+            WHEN old.status <> 'streaming' OR new.status <> 'streaming'
+            BEGIN
+                DELETE FROM search_index WHERE rowid = (SELECT doc_id FROM search_documents WHERE message_id = old.id);
+                DELETE FROM search_documents WHERE message_id = old.id;
+                INSERT INTO search_documents (conversation_id, message_id)
+                SELECT new.conversation_id, new.id WHERE new.status <> 'streaming';
+                INSERT INTO search_index (rowid, body)
+                SELECT doc_id, replace(replace(new.content, char(57344), ''), char(57345), '')
+                FROM search_documents WHERE message_id = new.id;
+            END;
+            CREATE TRIGGER search_message_deleted AFTER DELETE ON messages WHEN old.status <> 'streaming'
+            BEGIN
+                DELETE FROM search_index WHERE rowid = (SELECT doc_id FROM search_documents WHERE message_id = old.id);
+                DELETE FROM search_documents WHERE message_id = old.id;
+            END;
+            CREATE TRIGGER search_title_added AFTER INSERT ON conversations
+            BEGIN
+                INSERT INTO search_documents (conversation_id, message_id) VALUES (new.id, NULL);
+                INSERT INTO search_index (rowid, body)
+                SELECT doc_id, replace(replace(new.title, char(57344), ''), char(57345), '')
+                FROM search_documents WHERE conversation_id = new.id AND message_id IS NULL;
+            END;
+            CREATE TRIGGER search_title_changed AFTER UPDATE OF title ON conversations WHEN old.title <> new.title
+            BEGIN
+                DELETE FROM search_index WHERE rowid =
+                    (SELECT doc_id FROM search_documents WHERE conversation_id = old.id AND message_id IS NULL);
+                INSERT INTO search_index (rowid, body)
+                SELECT doc_id, replace(replace(new.title, char(57344), ''), char(57345), '')
+                FROM search_documents WHERE conversation_id = new.id AND message_id IS NULL;
+            END;
+            CREATE TRIGGER search_title_deleted AFTER DELETE ON conversations
+            BEGIN
+                DELETE FROM search_index WHERE rowid =
+                    (SELECT doc_id FROM search_documents WHERE conversation_id = old.id AND message_id IS NULL);
+                DELETE FROM search_documents WHERE conversation_id = old.id AND message_id IS NULL;
+            END;
+
+            -- the rows written before this version
+            INSERT INTO search_documents (conversation_id, message_id) SELECT id, NULL FROM conversations;
+            INSERT INTO search_documents (conversation_id, message_id)
+            SELECT conversation_id, id FROM messages WHERE status <> 'streaming';
+            INSERT INTO search_index (rowid, body)
+            SELECT d.doc_id, replace(replace(coalesce(m.content, c.title), char(57344), ''), char(57345), '')
+            FROM search_documents d
+            LEFT JOIN messages m ON m.id = d.message_id
+            LEFT JOIN conversations c ON c.id = d.conversation_id AND d.message_id IS NULL;
+            """),
+        Migration(name: "v7_generation_settings_and_usage", sql: """
             -- per-conversation sampling settings sent to the provider; NULL: the provider's default
             ALTER TABLE conversations ADD COLUMN temperature REAL;
             ALTER TABLE conversations ADD COLUMN top_p REAL;

@@ -27,26 +27,32 @@ extension Store {
     }
 
     /// Changes the given settings: nil leaves a field as it is; for the optional ones `.some(nil)`
-    /// clears it. Bumps `updatedAt`. Returns nil if there is no such conversation. Write transaction.
+    /// clears it. Bumps `updatedAt` when the title, system prompt or model change (pinning and
+    /// archiving are not activity: they do not move a conversation in the list). Returns nil if there
+    /// is no such conversation. Write transaction.
     public func updateConversation(
         id: String, ownedBy owner: String = User.localID, title: String? = nil, systemPrompt: String?? = nil,
-        model: String?? = nil
+        model: String?? = nil, pinned: Bool? = nil, archived: Bool? = nil
     ) throws(StoreError) -> Conversation? {
-        try write { (writer, now) throws(StoreError) in
+        let isActivity = title != nil || systemPrompt != nil || model != nil
+        return try write { (writer, now) throws(StoreError) in
             try writer.database.queryFirst(
                 """
                 UPDATE conversations SET
                     title = coalesce(?2, title),
                     system_prompt = CASE WHEN ?3 THEN ?4 ELSE system_prompt END,
                     model = CASE WHEN ?5 THEN ?6 ELSE model END,
-                    updated_at = ?7
+                    updated_at = CASE WHEN ?9 THEN ?7 ELSE updated_at END,
+                    pinned = coalesce(?10, pinned),
+                    archived = coalesce(?11, archived)
                 WHERE id = ?1 AND owner_id = ?8
                 RETURNING \(Conversation.columns)
                 """,
                 [.text(id), .optionalText(title),
                  .bool(systemPrompt != nil), .optionalText(systemPrompt ?? nil),
                  .bool(model != nil), .optionalText(model ?? nil),
-                 .integer(writer.nextConversationMilliseconds(now: now)), .text(owner)],
+                 .integer(isActivity ? writer.nextConversationMilliseconds(now: now) : 0), .text(owner),
+                 .bool(isActivity), pinned.map(SQLValue.bool) ?? .null, archived.map(SQLValue.bool) ?? .null],
                 Conversation.init(row:))
         }
     }
@@ -76,30 +82,36 @@ extension Store {
     /// A page of conversations, most recently updated first (ties broken by id, so the order is
     /// total and pages never overlap or skip). `limit` is cut to 1...`configuration.maxPageSize`.
     /// `cursor` is a previous page's `nextCursor`; anything else throws `StoreError.invalidCursor`.
+    /// `pinned` and `archived` keep only conversations with that flag (nil: either); archived
+    /// conversations are left out unless asked for.
     /// Read transaction; keyset pagination, so a page costs the same however deep it is.
     public func listConversations(
-        ownedBy owner: String = User.localID, limit: Int = Store.defaultPageSize, cursor: String? = nil
+        ownedBy owner: String = User.localID, limit: Int = Store.defaultPageSize, cursor: String? = nil,
+        pinned: Bool? = nil, archived: Bool? = false
     ) throws(StoreError) -> ConversationPage {
         let pageSize = min(max(limit, 1), configuration.maxPageSize)
         let after = try cursor.map { (text) throws(StoreError) in try PageCursor(encoded: text) }
+        let flags: [SQLValue] = [pinned.map(SQLValue.bool) ?? .null, archived.map(SQLValue.bool) ?? .null]
         let rows = try read { (database) throws(StoreError) in
             if let after {
                 return try database.query(
                     """
                     SELECT \(Conversation.columns) FROM conversations
-                    WHERE owner_id = ? AND (updated_at, id) < (?, ?)
-                    ORDER BY updated_at DESC, id DESC LIMIT ?
+                    WHERE owner_id = ?1 AND (?2 IS NULL OR pinned = ?2) AND (?3 IS NULL OR archived = ?3)
+                      AND (updated_at, id) < (?4, ?5)
+                    ORDER BY updated_at DESC, id DESC LIMIT ?6
                     """,
-                    [.text(owner), .integer(after.updatedAtMilliseconds), .text(after.id),
-                     .integer(Int64(pageSize + 1))],
+                    [.text(owner)] + flags + [.integer(after.updatedAtMilliseconds), .text(after.id),
+                                              .integer(Int64(pageSize + 1))],
                     Conversation.init(row:))
             }
             return try database.query(
                 """
-                SELECT \(Conversation.columns) FROM conversations WHERE owner_id = ?
-                ORDER BY updated_at DESC, id DESC LIMIT ?
+                SELECT \(Conversation.columns) FROM conversations
+                WHERE owner_id = ?1 AND (?2 IS NULL OR pinned = ?2) AND (?3 IS NULL OR archived = ?3)
+                ORDER BY updated_at DESC, id DESC LIMIT ?4
                 """,
-                [.text(owner), .integer(Int64(pageSize + 1))], Conversation.init(row:))
+                [.text(owner)] + flags + [.integer(Int64(pageSize + 1))], Conversation.init(row:))
         }
         guard rows.count > pageSize else { return ConversationPage(items: rows, nextCursor: nil) }
         let items = Array(rows.prefix(pageSize))

@@ -1,7 +1,7 @@
 import Foundation
 
 extension Store {
-    // MARK: - Reading token usage (kept by the `usage_on_finish` trigger of migration 6)
+    // MARK: - Reading token usage (kept by the `usage_on_finish` trigger of migration 7)
 
     /// The token totals of these conversations, by id; a conversation with no finished reply is
     /// absent. No owner check: callers pass ids they have already read as the caller's. Read

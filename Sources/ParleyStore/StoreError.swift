@@ -6,6 +6,11 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case notFound(String)
     /// A pagination cursor that this store did not produce (or that was altered).
     case invalidCursor
+    /// A search query SQLite's FTS5 cannot parse; the text says where (e.g. `fts5: syntax error near "AND"`).
+    case invalidQuery(String)
+    /// An imported conversation that is not a sound tree (duplicate ids, a missing parent, a cycle, a
+    /// streaming message); the text names the message. Nothing was written.
+    case invalidImport(String)
     /// The request contradicts the current state (e.g. resuming a message that is still streaming).
     case conflict(String)
     /// A configuration value outside its documented range.
@@ -19,6 +24,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .notFound(let what): "\(what) not found"
         case .invalidCursor: "invalid cursor"
+        case .invalidQuery(let why): "invalid search query: \(why)"
+        case .invalidImport(let why): why
         case .conflict(let why): why
         case .invalidConfiguration(let why): why
         case .sqlite(let code, let message): "\(message) (SQLite code \(code))"

@@ -1,6 +1,6 @@
 /// Tokens used by reply runs, added up (one reply, one conversation, a day and model, a user).
 /// `estimatedReplies` counts the runs whose provider reported no usage: their tokens are the
-/// UTF-8 bytes / 4 estimate (see migration 6's `usage_on_finish`).
+/// UTF-8 bytes / 4 estimate (see migration 7's `usage_on_finish`).
 public struct TokenUsage: Sendable, Equatable {
     public var inputTokens: Int
     public var outputTokens: Int

@@ -67,6 +67,8 @@ final class ConfigurationTests: XCTestCase {
             "PARLEY_MAX_TOKENS_LIMIT": "\(server.input.maxTokensLimit)",
             "PARLEY_USAGE_MAX_DAYS": "\(server.input.maxUsageDays)",
             "PARLEY_OPENAI_KEEPALIVE_MS": Self.milliseconds(server.openAIKeepAlive),
+            "PARLEY_MAX_SEARCH_QUERY_CHARS": "\(server.input.maxSearchQueryCharacters)",
+            "PARLEY_SEARCH_CANDIDATES": "\(server.input.searchCandidates)",
             "PARLEY_AUTH": server.accounts.mode == .local ? "off on loopback" : "on",
             "PARLEY_ADMIN_USER": server.accounts.bootstrapAdmin?.username ?? "",
             "PARLEY_ADMIN_PASSWORD": server.accounts.bootstrapAdmin == nil ? "" : "set",

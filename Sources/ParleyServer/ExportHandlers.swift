@@ -1,0 +1,89 @@
+import Foundation
+import ParleyHTTP
+import ParleyMarkdown
+import ParleyStore
+
+/// Export and import (docs/api.md "Export and import"): one conversation as JSON (the whole tree) or
+/// Markdown (the current branch), all of the caller's conversations as one streamed JSON document,
+/// and import of either JSON document as new conversations of the caller.
+struct ExportHandlers: Sendable {
+    let store: Store
+    let rules: FieldRules
+    let access: ModelAccess
+    let renderer: MarkdownRenderer
+    /// Tells the caller's tabs of the conversations an import made.
+    let feed: UserEventFeed
+
+    /// Conversations read per store call while streaming `GET /api/export`.
+    static let exportBatch = 50
+
+    /// `GET /api/conversations/{id}/export?format=json|md`.
+    func exportConversation(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let id = try request.parameter("id")
+        let format = request.query["format"] ?? "json"
+        guard format == "json" || format == "md" else {
+            throw HTTPError(status: 400, code: "invalid_request", message: "'format' must be json or md.")
+        }
+        guard let archive = try store.archive(conversationID: id, ownedBy: caller.userID) else {
+            throw APIErrors.conversationNotFound
+        }
+        if format == "md" {
+            let branch = try store.currentBranch(conversationID: id).map(\.message)
+            let text = MarkdownExport.document(archive.conversation, branch: branch)
+            return HTTPResponse(status: 200, headers: [("Content-Type", "text/markdown; charset=utf-8"),
+                                                       Self.attachment("parley-\(id).md")],
+                                body: .bytes(Array(text.utf8)))
+        }
+        let bytes = try ConversationExport(archive: archive, standalone: true).encoded()
+        return HTTPResponse(status: 200, headers: [("Content-Type", "application/json; charset=utf-8"),
+                                                   Self.attachment("parley-\(id).json")],
+                            body: .bytes(bytes))
+    }
+
+    /// `GET /api/export`: `{"parley_export":1,"conversations":[...]}`, written one conversation at a
+    /// time as the client reads (never the whole document in memory). Each conversation is read in
+    /// its own transaction, so one changed during the export is exported whole, before or after.
+    func exportAll(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let cursor = ExportCursor(store: store, owner: caller.userID, batch: Self.exportBatch)
+        return HTTPResponse(status: 200, headers: [("Content-Type", "application/json; charset=utf-8"),
+                                                   Self.attachment("parley-export.json")],
+                            body: .pulled { try cursor.next() })
+    }
+
+    /// `POST /api/import`: the document checked whole (`ImportDocument`, then the store's tree
+    /// checks), then written in one transaction; 201 with the new conversations.
+    func importDocument(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        var document = try ImportDocument(request.body, rules: rules, renderer: renderer, now: Date())
+        // A model this server does not offer the caller is dropped (the conversation then uses the
+        // default); the messages keep the model that wrote them.
+        for index in document.archives.indices {
+            guard let model = document.archives[index].conversation.model else { continue }
+            do {
+                _ = try await rules.model(model)
+                try access.require(model, for: caller)
+            } catch {
+                document.archives[index].conversation.model = nil
+            }
+        }
+        let imported: [Conversation]
+        do {
+            imported = try store.importConversations(document.archives, ownedBy: caller.userID)
+        } catch {
+            if case .invalidImport(let why) = error { throw ImportDocument.invalid(why) }
+            throw error
+        }
+        for conversation in imported { feed.conversationCreated(conversation) }
+        let usage = try store.usage(conversationIDs: imported.map(\.id))
+        return .json(ImportResource(items: imported.map { ConversationResource($0, usage: usage[$0.id] ?? .init()) }),
+                     status: 201)
+    }
+
+    private static func attachment(_ filename: String) -> (String, String) {
+        ("Content-Disposition", "attachment; filename=\"\(filename)\"")
+    }
+}
+
+/// The answer to an import: the new conversations, in the document's order.
+struct ImportResource: Encodable {
+    let items: [ConversationResource]
+}

@@ -1,0 +1,188 @@
+import Foundation
+
+extension Store {
+    // MARK: - Export
+
+    /// The conversation and every message of its tree in creation order, read in one transaction;
+    /// nil when there is no such conversation of `owner`. Read transaction.
+    public func archive(conversationID: String, ownedBy owner: String) throws(StoreError) -> ConversationArchive? {
+        try read { (database) throws(StoreError) in
+            let conversation = try database.queryFirst(
+                "SELECT \(Conversation.columns) FROM conversations WHERE id = ? AND owner_id = ?",
+                [.text(conversationID), .text(owner)], Conversation.init(row:))
+            guard let conversation else { return nil }
+            let messages = try database.query(
+                "SELECT \(Message.columns) FROM messages WHERE conversation_id = ? ORDER BY created_at, id",
+                [.text(conversationID)], Message.init(row:))
+            return ConversationArchive(conversation: conversation, messages: messages)
+        }
+    }
+
+    /// A page of the owner's conversations in creation order, as keys (`ExportKey`: creation time and
+    /// id), after `after` (a previous page's last key; nil for the first page). A key, not an id,
+    /// marks the place: the conversation it names may be deleted before the next page is read.
+    /// For exports that read one conversation at a time. Read transaction.
+    public func conversationKeys(ownedBy owner: String, after: ExportKey?, limit: Int) throws(StoreError) -> [ExportKey] {
+        try read { (database) throws(StoreError) in
+            try database.query(
+                """
+                SELECT created_at, id FROM conversations
+                WHERE owner_id = ?1 AND (?2 IS NULL OR (created_at, id) > (?2, ?3))
+                ORDER BY created_at, id LIMIT ?4
+                """,
+                [.text(owner), after.map { .integer($0.createdAtMilliseconds) } ?? .null, .optionalText(after?.id),
+                 .integer(Int64(max(limit, 1)))]
+            ) { row in ExportKey(createdAtMilliseconds: row.int64(0), id: row.text(1)) }
+        }
+    }
+
+    // MARK: - Import and fork
+
+    /// Writes the archives as new conversations of `owner`, all or none (one write transaction).
+    /// Every conversation and message gets a new id; parent links, the current leaf, contents,
+    /// statuses, models, usage and timestamps are kept. A nil current leaf becomes the newest
+    /// message without replies. Each tree is checked first (`MessageTree`): `invalidImport` names
+    /// the first fault (with `conversations[i]: ` when there are several) and nothing
+    /// is written. Returns the new conversations in the given order.
+    public func importConversations(
+        _ archives: [ConversationArchive], ownedBy owner: String
+    ) throws(StoreError) -> [Conversation] {
+        var trees: [MessageTree] = []
+        for (index, archive) in archives.enumerated() {
+            do {
+                trees.append(try MessageTree(archive.messages, currentLeafID: archive.conversation.currentLeafID))
+            } catch {
+                // Several conversations: say which one, as the document's path does.
+                guard archives.count > 1, case .invalidImport(let why) = error else { throw error }
+                throw StoreError.invalidImport("conversations[\(index)]: \(why)")
+            }
+        }
+        return try write { (writer, _) throws(StoreError) in
+            var imported: [Conversation] = []
+            for (archive, tree) in zip(archives, trees) {
+                let source = archive.conversation
+                let conversationID = RecordID.make()
+                try insertConversation(writer.database, source, id: conversationID, owner: owner,
+                                       createdAt: source.createdAt.millisecondsSince1970,
+                                       updatedAt: source.updatedAt.millisecondsSince1970)
+                var newIDs: [String: String] = [:]
+                for message in tree.ordered {
+                    let id = RecordID.make()
+                    newIDs[message.id] = id
+                    try insertCopy(writer.database, message, id: id, conversationID: conversationID,
+                                   parentID: message.parentID.flatMap { newIDs[$0] })
+                }
+                try countUsage(writer.database, of: conversationID)
+                let leaf = source.currentLeafID ?? Self.newestLeaf(tree.ordered)
+                let conversation = try writer.database.queryFirst(
+                    "UPDATE conversations SET current_leaf_id = ? WHERE id = ? RETURNING \(Conversation.columns)",
+                    [.optionalText(leaf.flatMap { newIDs[$0] }), .text(conversationID)], Conversation.init(row:))
+                guard let conversation else { throw StoreError.corrupt("UPDATE returned no conversation") }
+                imported.append(conversation)
+            }
+            return imported
+        }
+    }
+
+    /// A new conversation of `owner` holding copies of the branch from the root to `messageID` (which
+    /// becomes its current leaf), with the source's title, model, system prompt and generation settings; the copies keep
+    /// content, reasoning, status, usage and timestamps. Throws `notFound` when the conversation is not
+    /// the owner's or the message is not in it, `conflict` when a message on the branch is still
+    /// streaming. Write transaction.
+    public func forkConversation(
+        id: String, ownedBy owner: String, at messageID: String, title: String? = nil
+    ) throws(StoreError) -> Conversation {
+        try write { (writer, now) throws(StoreError) in
+            let database = writer.database
+            let source = try database.queryFirst(
+                "SELECT \(Conversation.columns) FROM conversations WHERE id = ? AND owner_id = ?",
+                [.text(id), .text(owner)], Conversation.init(row:))
+            guard let source else { throw StoreError.notFound("conversation \(id)") }
+            let path = try Self.path(to: messageID, database: database)
+            guard let last = path.last, last.conversationID == id else {
+                throw StoreError.notFound("message \(messageID) in conversation \(id)")
+            }
+            if let streaming = path.first(where: { $0.status == .streaming }) {
+                throw StoreError.conflict("message \(streaming.id) is still streaming; fork once it has finished")
+            }
+            var copy = source
+            copy.title = title ?? source.title
+            copy.pinned = false
+            copy.archived = false
+            let stamp = writer.nextConversationMilliseconds(now: now)
+            let conversationID = RecordID.make()
+            try insertConversation(database, copy, id: conversationID, owner: owner, createdAt: stamp, updatedAt: stamp)
+            var parentID: String?
+            for message in path {
+                let newID = RecordID.make()
+                try insertCopy(database, message, id: newID, conversationID: conversationID, parentID: parentID)
+                parentID = newID
+            }
+            try countUsage(database, of: conversationID)
+            let forked = try database.queryFirst(
+                "UPDATE conversations SET current_leaf_id = ? WHERE id = ? RETURNING \(Conversation.columns)",
+                [.optionalText(parentID), .text(conversationID)], Conversation.init(row:))
+            guard let forked else { throw StoreError.corrupt("UPDATE returned no conversation") }
+            return forked
+        }
+    }
+
+    // MARK: - Write helpers (inside a write transaction)
+
+    private func insertConversation(
+        _ database: Database, _ source: Conversation, id: String, owner: String, createdAt: Int64, updatedAt: Int64
+    ) throws(StoreError) {
+        try database.run(
+            """
+            INSERT INTO conversations (id, title, model, system_prompt, current_leaf_id, created_at, updated_at,
+                                       owner_id, temperature, top_p, max_tokens, pinned, archived)
+            VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [.text(id), .text(source.title), .optionalText(source.model), .optionalText(source.systemPrompt),
+             .integer(createdAt), .integer(updatedAt), .text(owner), .optionalReal(source.settings.temperature),
+             .optionalReal(source.settings.topP), .optionalInteger(source.settings.maxTokens),
+             .bool(source.pinned), .bool(source.archived)])
+    }
+
+    /// The conversation's token totals (`conversation_usage`) from the usage its copied replies carry,
+    /// one run each. Only the conversation's totals: nothing was spent here, so the owner's daily
+    /// usage and budget are left alone.
+    private func countUsage(_ database: Database, of conversationID: String) throws(StoreError) {
+        try database.run(
+            """
+            INSERT INTO conversation_usage (conversation_id, input_tokens, output_tokens, replies, estimated_replies)
+            SELECT ?1, coalesce(sum(json_extract(usage, '$.input_tokens')), 0),
+                   coalesce(sum(json_extract(usage, '$.output_tokens')), 0), count(*),
+                   coalesce(sum(json_extract(usage, '$.estimated')), 0)
+            FROM messages
+            WHERE conversation_id = ?1 AND role = 'assistant' AND CASE WHEN json_valid(usage)
+                  THEN json_type(usage) = 'object' END
+            HAVING count(*) > 0
+            """,
+            [.text(conversationID)])
+    }
+
+    /// Inserts `message` under a new id, conversation and parent, every other field as it is.
+    private func insertCopy(
+        _ database: Database, _ message: Message, id: String, conversationID: String, parentID: String?
+    ) throws(StoreError) {
+        try database.run(
+            """
+            INSERT INTO messages (id, conversation_id, parent_id, role, content, reasoning, status, finish_reason,
+                                  model, usage, error_code, error_message, html, created_at, updated_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [.text(id), .text(conversationID), .optionalText(parentID), .text(message.role.rawValue),
+             .text(message.content), .text(message.reasoning), .text(message.status.rawValue),
+             .optionalText(message.finishReason), .optionalText(message.model), .optionalText(message.usage),
+             .optionalText(message.errorCode), .optionalText(message.errorMessage), .optionalText(message.html),
+             .integer(message.createdAt.millisecondsSince1970), .integer(message.updatedAt.millisecondsSince1970)])
+    }
+
+    /// The newest message without replies (ties: the later in the list), or nil for no messages.
+    private static func newestLeaf(_ messages: [Message]) -> String? {
+        let parents = Set(messages.compactMap(\.parentID))
+        return messages.filter { !parents.contains($0.id) }
+            .max { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }?.id
+    }
+}

@@ -1,0 +1,148 @@
+import CSQLite
+import Foundation
+
+extension Store {
+    // MARK: - Searching
+
+    /// The owner's conversations whose title or finished messages match the FTS5 `query`, at most
+    /// `limit` (cut to 1...`maxPageSize`), one hit per conversation. `pinned` and `archived` filter as
+    /// in `listConversations` (archived ones are left out unless asked for).
+    ///
+    /// Order: bm25 of each conversation's best match, when the owner has at most `candidates`
+    /// matching documents. bm25 first counts every match of each term in the whole index, and on
+    /// trigrams that costs about 1 ms per 1,000 matches (50 ms for a word in half of 100,000
+    /// messages), so a query matching more than `candidates` documents is answered newest first
+    /// instead, from a walk that stops after `candidates + 1` matches (`SearchResults.order` says
+    /// which). Text is indexed as trigrams (migration 6), so a term of fewer than 3 characters matches
+    /// nothing in FTS5: a whole query that short (`東京`, `go`) is searched as plain text instead
+    /// (`substringSearch`). Throws `invalidQuery` when FTS5 cannot parse the query. One read
+    /// transaction.
+    public func search(
+        _ query: String, ownedBy owner: String = User.localID, limit: Int = Store.defaultPageSize,
+        pinned: Bool? = nil, archived: Bool? = false, candidates: Int = Store.defaultSearchCandidates
+    ) throws(StoreError) -> SearchResults {
+        let count = min(max(limit, 1), configuration.maxPageSize)
+        let budget = max(candidates, 1)
+        let text = query.trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.unicodeScalars.count < Self.trigramLength {
+            return SearchResults(hits: try substringSearch(text, ownedBy: owner, limit: count, pinned: pinned,
+                                                          archived: archived, candidates: budget),
+                                 order: .newest)
+        }
+        let filters: [SQLValue] = [.text(query), .text(owner), pinned.map(SQLValue.bool) ?? .null,
+                                   archived.map(SQLValue.bool) ?? .null]
+        do {
+            return try read { (database) throws(StoreError) in
+                // The owner's newest matches, one more than the budget: FTS5 walks rowids newest first
+                // and stops at the limit, and nothing is ranked yet.
+                let newest = try database.query(
+                    """
+                    SELECT d.conversation_id, d.message_id, search_index.rowid
+                    FROM search_index
+                    JOIN search_documents d ON d.doc_id = search_index.rowid
+                    JOIN conversations c ON c.id = d.conversation_id
+                    WHERE search_index MATCH ?1 AND c.owner_id = ?2
+                      AND (?3 IS NULL OR c.pinned = ?3) AND (?4 IS NULL OR c.archived = ?4)
+                    ORDER BY search_index.rowid DESC LIMIT ?5
+                    """,
+                    filters + [.integer(Int64(budget + 1))], Self.match)
+                var best: [Match]
+                let order: SearchResults.Order
+                if newest.count > budget {
+                    var seen: Set<String> = []
+                    best = newest.filter { seen.insert($0.conversationID).inserted }
+                    best = Array(best.prefix(count))
+                    order = .newest
+                } else {
+                    // Few enough to rank: the best match of each conversation, then the best conversations.
+                    best = try database.query(
+                        """
+                        SELECT conversation_id, message_id, doc FROM (
+                            SELECT d.conversation_id, d.message_id, search_index.rowid AS doc, search_index.rank AS score,
+                                   row_number() OVER (PARTITION BY d.conversation_id ORDER BY search_index.rank) AS place
+                            FROM search_index
+                            JOIN search_documents d ON d.doc_id = search_index.rowid
+                            JOIN conversations c ON c.id = d.conversation_id
+                            WHERE search_index MATCH ?1 AND c.owner_id = ?2
+                              AND (?3 IS NULL OR c.pinned = ?3) AND (?4 IS NULL OR c.archived = ?4)
+                        )
+                        WHERE place = 1 ORDER BY score LIMIT ?5
+                        """,
+                        filters + [.integer(Int64(count))], Self.match)
+                    order = .relevance
+                }
+                var hits: [SearchHit] = []
+                let terms = SearchSnippet.terms(of: query)
+                for match in best {
+                    // The indexed copy, by rowid (no MATCH: see SearchSnippet).
+                    let body = try database.queryFirst(
+                        "SELECT body FROM search_index WHERE rowid = ?", [.integer(match.doc)]) { row in row.text(0) } ?? ""
+                    let snippet = SearchSnippet.make(terms: terms, in: body)
+                    let conversation = try database.queryFirst(
+                        "SELECT \(Conversation.columns) FROM conversations WHERE id = ?",
+                        [.text(match.conversationID)], Conversation.init(row:))
+                    guard let conversation else { continue }
+                    hits.append(SearchHit(conversation: conversation, messageID: match.messageID, snippet: snippet))
+                }
+                return SearchResults(hits: hits, order: order)
+            }
+        } catch {
+            // The statements are prepared (so the SQL is sound): a plain SQLITE_ERROR while stepping is
+            // FTS5 refusing the query ("fts5: syntax error near ...", "unterminated string",
+            // "no such column: x" for an unknown `column:` filter).
+            if case .sqlite(let code, let message) = error, code & 0xff == SQLITE_ERROR {
+                throw StoreError.invalidQuery(message)
+            }
+            throw error
+        }
+    }
+
+    /// One matching document: its conversation, its message (nil: the title) and its index rowid.
+    private typealias Match = (conversationID: String, messageID: String?, doc: Int64)
+
+    private static func match(_ row: Row) -> Match {
+        (conversationID: row.text(0), messageID: row.optionalText(1), doc: row.int64(2))
+    }
+
+    // MARK: - Short queries
+
+    /// The trigram tokenizer's term length: shorter queries cannot use the index.
+    static let trigramLength = 3
+
+    /// A query too short for the trigram index, found as a substring (ASCII letters without case)
+    /// of the owner's newest `candidates` matching titles and finished messages, newest first, one hit
+    /// per conversation. No query syntax: the text is looked for as it is. The scan walks the
+    /// documents newest first and stops at `candidates` matches, so a common letter costs little and
+    /// a rare pair of characters costs one pass over the owner's documents. Runs inside a read.
+    private func substringSearch(
+        _ text: String, ownedBy owner: String, limit: Int, pinned: Bool?, archived: Bool?, candidates: Int
+    ) throws(StoreError) -> [SearchHit] {
+        guard !text.isEmpty else { return [] }
+        return try read { (database) throws(StoreError) in
+            let matches = try database.query(
+                """
+                SELECT d.conversation_id, d.message_id, coalesce(m.content, c.title)
+                FROM search_documents d
+                JOIN conversations c ON c.id = d.conversation_id
+                LEFT JOIN messages m ON m.id = d.message_id
+                WHERE c.owner_id = ?2 AND (?3 IS NULL OR c.pinned = ?3) AND (?4 IS NULL OR c.archived = ?4)
+                  AND instr(lower(coalesce(m.content, c.title)), lower(?1)) > 0
+                ORDER BY d.doc_id DESC LIMIT ?5
+                """,
+                [.text(text), .text(owner), pinned.map(SQLValue.bool) ?? .null, archived.map(SQLValue.bool) ?? .null,
+                 .integer(Int64(max(candidates, 1)))]
+            ) { row in (conversationID: row.text(0), messageID: row.optionalText(1), body: row.text(2)) }
+            var hits: [SearchHit] = []
+            var seen: Set<String> = []
+            for match in matches where hits.count < limit && seen.insert(match.conversationID).inserted {
+                let conversation = try database.queryFirst(
+                    "SELECT \(Conversation.columns) FROM conversations WHERE id = ?",
+                    [.text(match.conversationID)], Conversation.init(row:))
+                guard let conversation else { continue }
+                hits.append(SearchHit(conversation: conversation, messageID: match.messageID,
+                                      snippet: SearchSnippet.make(terms: [text], in: match.body)))
+            }
+            return hits
+        }
+    }
+}
