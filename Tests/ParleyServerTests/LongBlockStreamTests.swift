@@ -87,9 +87,13 @@ final class LongBlockStreamTests: UpstreamTestCase {
             let done = Array("event: done\n".utf8)
             let response = try TestHTTPClient().stream(url, until: { bytes in
                 if !bytes.isEmpty { attached.open() }
-                // `done` is the last event, and a short one.
+                // `done` is the last event, and a short one: stop once it has arrived whole (its blank
+                // line too; a big final batch can reach the client in several reads).
+                if until(bytes) { return true }
                 let end = bytes.suffix(4096)
-                return until(bytes) || end.indices.contains { end[$0...].starts(with: done) }
+                guard let start = end.indices.last(where: { end[$0...].starts(with: done) }) else { return false }
+                let rest = end[start...]
+                return rest.indices.contains { rest[$0...].starts(with: [10, 10]) }
             }, timeout: 120)
             var decoder = SSEDecoder()
             let events = try decoder.decode(response.body)
