@@ -218,7 +218,6 @@ function renderConversation(conversation) {
   composer.showStreaming(model.streamingId !== null);
 }
 
-
 function appendMessages(list) {
   model.add(list);
   messages.append(list);
@@ -302,7 +301,6 @@ function showFailedSend(text, error, failedEl) {
   announce(`The message was not sent. ${describe(error)}`);
   scroller.bottomNow();
 }
-
 
 // MARK: - Tab visibility: close the stream when hidden for long, reopen on return
 

@@ -3,8 +3,9 @@
 // buttons go to one delegated handler, `onAction(action, id, el, button)`.
 import {
   createMessageElement, updateMeta, setHTML, setBlocks, putBlock, setTail, appendTail, applyPatch, shownHTML,
-  blockCount, clearError, setReasoning, appendReasoning, shownReasoning, syncReasoning,
+  blockCount, clearError,
 } from './view.js';
+import { setReasoning, appendReasoning, shownReasoning, syncReasoning } from './reasoning.js';
 
 export class MessageList {
   constructor({ list, empty, onAction }) {
