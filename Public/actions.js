@@ -1,0 +1,147 @@
+// Message actions, a part of the controller (app.js): the buttons of each message (copy, copy code,
+// edit, regenerate, continue, previous and next version, retry), through one delegated handler.
+import { Api } from './api.js';
+import { copyText } from './clipboard.js';
+import { withNewVersion } from './conversation.js';
+import { updateMeta, showError, clearError } from './view.js';
+
+/** `page` gives the parts the actions use and the controller's `render(conversation)`,
+ *  `replaceFrom(el, messages)` and `touch(leafId)`. Returns `act(action, id, el, button)` (the list's
+ *  delegated click handler) and `regenerate(id)` (also the Retry of a failed answer). */
+export function messageActions(page) {
+  const { model, messages, composer, scroller, live, replies, announce, describe } = page;
+
+  function act(action, id, el, button) {
+    switch (action) {
+      case 'copy': copyMessage(id, button); break;
+      case 'copy-code': copyCode(button); break;
+      case 'edit': startEdit(el); break;
+      case 'regenerate': regenerate(id); break;
+      case 'continue': continueAnswer(id); break;
+      case 'prev': switchSibling(id, -1); break;
+      case 'next': switchSibling(id, +1); break;
+      case 'retry': if (typeof el.retry === 'function') { const retry = el.retry; clearError(el); retry(); } break;
+      default: break;
+    }
+  }
+
+  function busy(el) {
+    if (model.streamingId || model.sending) {
+      if (el) announce('Wait for the current answer to finish, or stop it first.');
+      return true;
+    }
+    return false;
+  }
+
+  function flash(button, text) {
+    messages.flash(button, text);
+    announce(text);
+  }
+
+  async function copyMessage(id, button) {
+    const message = model.messages.get(id);
+    if (!message) return;
+    let content = message.content;
+    if (typeof content !== 'string' || message.status === 'streaming') {
+      try {
+        content = (await Api.message(id)).content;
+      } catch (error) {
+        announce(`Could not copy: ${describe(error)}`);
+        return;
+      }
+    }
+    flash(button, (await copyText(content)) ? 'Copied' : 'Copy failed');
+  }
+
+  async function copyCode(button) {
+    const code = messages.codeOf(button);
+    if (code === null) return;
+    flash(button, (await copyText(code)) ? 'Copied' : 'Copy failed');
+  }
+
+  async function regenerate(id) {
+    const el = messages.elementFor(id);
+    if (!el || busy(el)) return;
+    const old = model.messages.get(id);
+    model.sending = true;
+    try {
+      const fresh = await Api.regenerate(id, {});
+      fresh.siblings = withNewVersion(old, id, fresh.id);
+      page.replaceFrom(el, [fresh]);
+      page.touch(fresh.id);
+      scroller.stick();
+      replies.follow(fresh.id);
+    } catch (error) {
+      showError(el, `Could not regenerate: ${describe(error)}`, () => regenerate(id));
+    } finally {
+      model.sending = false;
+    }
+  }
+
+  async function continueAnswer(id) {
+    const el = messages.elementFor(id);
+    if (!el || busy(el)) return;
+    model.sending = true;
+    try {
+      const merged = model.continued(id, await Api.continueMessage(id));
+      clearError(el);
+      updateMeta(el, merged);
+      page.touch(id);
+      scroller.stick();
+      replies.follow(id);
+    } catch (error) {
+      showError(el, `Could not continue: ${describe(error)}`, () => continueAnswer(id));
+    } finally {
+      model.sending = false;
+    }
+  }
+
+  async function switchSibling(id, step) {
+    const message = model.messages.get(id);
+    if (!message || !message.siblings || !model.conversation) return;
+    const target = message.siblings.ids[message.siblings.index + step];
+    if (!target) return;
+    if (model.streamingId) live.close();
+    try {
+      const conversation = await Api.switchBranch(model.conversation.id, target);
+      page.render(conversation);
+      const el = messages.elementFor(target);
+      if (el) messages.focusVersion(el, step);
+      scroller.measure();
+      const position = conversation.messages.find((item) => item.id === target);
+      if (position && position.siblings) {
+        announce(`Version ${position.siblings.index + 1} of ${position.siblings.count}.`);
+      }
+    } catch (error) {
+      const el = messages.elementFor(id);
+      if (el) showError(el, `Could not switch version: ${describe(error)}`, () => switchSibling(id, step));
+    }
+  }
+
+  function startEdit(el) {
+    const id = el.dataset.id;
+    const message = model.messages.get(id);
+    if (!message || busy(el) || messages.isEditing(el)) return;
+    messages.openEditor(el, message.content, async (text, editor) => {
+      if (!text.trim() || busy(el) || !model.conversation) return;
+      model.sending = true;
+      editor.saving(true);
+      try {
+        const result = await Api.postMessage(model.conversation.id, { content: text, parent_id: message.parent_id ?? null });
+        result.user_message.siblings = withNewVersion(message, id, result.user_message.id);
+        page.replaceFrom(el, [result.user_message, result.assistant_message]);
+        page.touch(result.assistant_message.id);
+        scroller.bottomNow();
+        replies.follow(result.assistant_message.id);
+        composer.focus();
+      } catch (error) {
+        editor.saving(false);
+        showError(el, `Not sent: ${describe(error)}`, () => editor.submit());
+      } finally {
+        model.sending = false;
+      }
+    });
+  }
+
+  return { act, regenerate };
+}

@@ -1,0 +1,169 @@
+// The open conversation as this tab knows it: the conversation's fields, the messages of the branch
+// shown, and what the tab is doing with it (following a reply, sending). It applies the server's
+// answers and the followed reply's events to plain objects and touches no DOM, so the views and the
+// controller read one truth.
+
+const TITLE_LENGTH = 60;
+
+/** A new conversation's title until the server names it: the question's first line, capped. */
+export function titleFrom(text) {
+  const line = text.trim().split('\n')[0].trim();
+  return line.length > TITLE_LENGTH ? `${line.slice(0, TITLE_LENGTH - 1)}…` : line || 'New conversation';
+}
+
+/** The versions of `message` (or of `id` alone) with `newId` added last, as the server would list them
+ *  after a regenerate or an edit. */
+export function withNewVersion(message, id, newId) {
+  const ids = message && message.siblings && message.siblings.ids ? message.siblings.ids : [id];
+  return { index: ids.length, count: ids.length + 1, ids: [...ids, newId] };
+}
+
+export class ConversationModel {
+  constructor() {
+    this.conversation = null; // the open conversation, without its messages
+    this.messages = new Map(); // id -> message shown in the view
+    this.streamingId = null; // the assistant message this tab is following
+    this.sending = false;
+    this.pendingSystemPrompt = ''; // for the conversation the first message will create
+    this.loadSequence = 0; // a load answered after a newer one started is dropped
+    this.localSequence = 0;
+  }
+
+  /** The open conversation's id, or null on a fresh page. */
+  get openId() {
+    return this.conversation ? this.conversation.id : null;
+  }
+
+  /** Nothing open: the fresh page. */
+  clear() {
+    this.streamingId = null;
+    this.conversation = null;
+    this.messages.clear();
+  }
+
+  /** Takes a conversation as the server gives it, with its branch; returns the messages to show
+   *  (system messages are not shown) and the one still streaming, if any. */
+  load(conversation) {
+    const { messages = [], ...rest } = conversation;
+    this.conversation = rest;
+    this.messages.clear();
+    this.streamingId = null;
+    const shown = [];
+    let streaming = null;
+    for (const message of messages) {
+      if (message.role === 'system') continue;
+      this.messages.set(message.id, message);
+      shown.push(message);
+      if (message.status === 'streaming') streaming = message;
+    }
+    return { shown, streaming };
+  }
+
+  /** The conversation the first message just created. */
+  created(conversation) {
+    this.loadSequence += 1;
+    this.conversation = conversation;
+    this.pendingSystemPrompt = '';
+  }
+
+  /** Takes the server's fields of the open conversation, keeping the branch shown. */
+  refreshFields(fresh) {
+    const { messages, ...rest } = fresh;
+    this.conversation = rest;
+    return rest;
+  }
+
+  /** Applies another tab's change of the open conversation; true when its branch changed. */
+  applySummary(summary) {
+    const current = this.conversation;
+    const branchChanged = summary.current_leaf_id !== current.current_leaf_id;
+    Object.assign(current, { title: summary.title, model: summary.model, updated_at: summary.updated_at });
+    return branchChanged;
+  }
+
+  add(messages) {
+    for (const message of messages) this.messages.set(message.id, message);
+  }
+
+  forget(id) {
+    this.messages.delete(id);
+  }
+
+  /** Records the open conversation's new current leaf; false when none is open. */
+  moveLeaf(leafId) {
+    if (!this.conversation) return false;
+    this.conversation.current_leaf_id = leafId;
+    return true;
+  }
+
+  /** A message the server never got, kept on the page with its Retry. */
+  unsent(text) {
+    this.localSequence += 1;
+    return { id: `local-${this.localSequence}`, role: 'user', status: 'failed', content: text, local: true };
+  }
+
+  hasUnsent() {
+    return [...this.messages.values()].some((message) => message.local);
+  }
+
+  /** A continued answer: the server's fields over the known ones, its versions kept, its error gone. */
+  continued(id, message) {
+    const known = this.messages.get(id) || {};
+    const merged = { ...known, ...message, siblings: known.siblings, error: null };
+    this.messages.set(id, merged);
+    return merged;
+  }
+
+  // MARK: - The followed reply's events
+
+  applySnapshot(message, data) {
+    message.content = data.content;
+    if (typeof data.reasoning === 'string') message.reasoning = data.reasoning;
+    if (data.status && data.status !== message.status && data.status !== 'streaming') {
+      message.status = data.status;
+    }
+  }
+
+  applyError(message, data) {
+    message.error = { code: data.code, message: data.message };
+  }
+
+  /** The reply ended: its status, finish reason and usage; this tab follows it no longer. */
+  applyDone(message, done) {
+    message.status = done.status || 'complete';
+    message.finish_reason = done.finish_reason ?? null;
+    message.usage = done.usage ?? null;
+    if (message.status === 'complete' || message.status === 'stopped') {
+      message.error = message.status === 'complete' ? null : message.error;
+    }
+    if (this.streamingId === message.id) this.streamingId = null;
+  }
+
+  /** A stop answered without the stream: the stored message replaces the shown one. */
+  applyStopped(message, stopped) {
+    Object.assign(message, stopped);
+    this.streamingId = null;
+  }
+
+  /** The stored message read after `done` (its Markdown source for Copy). */
+  applyStored(message, stored) {
+    message.content = stored.content;
+    message.html = stored.html;
+    message.reasoning = stored.reasoning;
+    message.status = stored.status;
+    message.finish_reason = stored.finish_reason;
+    message.model = stored.model || message.model;
+    if (stored.error) message.error = stored.error;
+  }
+
+  /** Whether the server's copy of the open conversation differs from the branch shown: its length,
+   *  its last message, or that message's status or text. */
+  differsFrom(fresh) {
+    const branch = (fresh.messages || []).filter((message) => message.role !== 'system');
+    const leaf = branch[branch.length - 1];
+    const shown = leaf ? this.messages.get(leaf.id) : null;
+    return Boolean(branch.length !== this.messages.size || (leaf && !shown) ||
+      (leaf && shown && (leaf.status !== shown.status ||
+        (typeof shown.content === 'string' && leaf.content !== shown.content))));
+  }
+}
