@@ -780,7 +780,10 @@ enum OpenAPIDocument {
         "type": "object",
         "properties": {
          "title": {
-          "type": "string"
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "Not only white space; at most PARLEY_MAX_TITLE_CHARS (200) code points."
          },
          "model": {
           "type": [
@@ -819,7 +822,12 @@ enum OpenAPIDocument {
          }
         },
         "required": [],
-        "additionalProperties": true
+        "examples": [
+         {
+          "title": "Trip plans",
+          "model": "demo"
+         }
+        ]
        }
       }
      }
@@ -996,7 +1004,10 @@ enum OpenAPIDocument {
         "type": "object",
         "properties": {
          "title": {
-          "type": "string"
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "Not only white space; at most PARLEY_MAX_TITLE_CHARS (200) code points."
          },
          "model": {
           "type": [
@@ -1188,7 +1199,10 @@ enum OpenAPIDocument {
           "type": "string"
          },
          "title": {
-          "type": "string"
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "Not only white space; at most PARLEY_MAX_TITLE_CHARS (200) code points."
          }
         },
         "required": [
@@ -1383,7 +1397,8 @@ enum OpenAPIDocument {
         "type": "object",
         "properties": {
          "content": {
-          "type": "string"
+          "type": "string",
+          "minLength": 1
          },
          "parent_id": {
           "type": [
@@ -1400,6 +1415,11 @@ enum OpenAPIDocument {
         },
         "required": [
          "content"
+        ],
+        "examples": [
+         {
+          "content": "Hello"
+         }
         ]
        }
       }
@@ -1460,7 +1480,35 @@ enum OpenAPIDocument {
       "content": {
        "text/event-stream": {
         "schema": {
-         "type": "string"
+         "type": "object",
+         "required": [
+          "data"
+         ],
+         "properties": {
+          "event": {
+           "type": "string",
+           "enum": [
+            "snapshot",
+            "reasoning",
+            "block",
+            "tail",
+            "tail_append",
+            "delta",
+            "error",
+            "done"
+           ]
+          },
+          "id": {
+           "type": "string"
+          },
+          "retry": {
+           "type": "integer"
+          },
+          "data": {
+           "type": "string",
+           "description": "A JSON object (docs/api.md, The event stream)."
+          }
+         }
         }
        }
       }
@@ -1665,7 +1713,43 @@ enum OpenAPIDocument {
       "content": {
        "text/event-stream": {
         "schema": {
-         "type": "string"
+         "type": "object",
+         "required": [
+          "data"
+         ],
+         "properties": {
+          "event": {
+           "type": "string",
+           "enum": [
+            "ready",
+            "conversation_created",
+            "conversation_updated",
+            "conversation_deleted",
+            "turn",
+            "reply_started",
+            "reply_finished",
+            "resync",
+            "snapshot",
+            "reasoning",
+            "block",
+            "tail",
+            "tail_append",
+            "delta",
+            "error",
+            "done"
+           ]
+          },
+          "id": {
+           "type": "string"
+          },
+          "retry": {
+           "type": "integer"
+          },
+          "data": {
+           "type": "string",
+           "description": "A JSON object (docs/api.md, The user event stream)."
+          }
+         }
         }
        }
       }
@@ -1763,7 +1847,28 @@ enum OpenAPIDocument {
        },
        "text/event-stream": {
         "schema": {
-         "type": "string"
+         "type": "object",
+         "required": [
+          "data"
+         ],
+         "properties": {
+          "event": {
+           "type": "string",
+           "enum": [
+            "message"
+           ]
+          },
+          "id": {
+           "type": "string"
+          },
+          "retry": {
+           "type": "integer"
+          },
+          "data": {
+           "type": "string",
+           "description": "A chat.completion.chunk object as JSON, an error object, or `[DONE]` last."
+          }
+         }
         }
        }
       }
@@ -2937,6 +3042,7 @@ enum OpenAPIDocument {
      },
      "messages": {
       "type": "array",
+      "minItems": 1,
       "items": {
        "type": "object",
        "required": [
@@ -3016,7 +3122,35 @@ enum OpenAPIDocument {
       "const": 1
      }
     },
-    "description": "Other fields of OpenAI's (stop, seed, user, tools…) are ignored."
+    "description": "Other fields of OpenAI's (stop, seed, user, tools…) are ignored.",
+    "examples": [
+     {
+      "model": "demo",
+      "messages": [
+       {
+        "role": "user",
+        "content": "Hello"
+       }
+      ]
+     },
+     {
+      "model": "demo",
+      "stream": true,
+      "stream_options": {
+       "include_usage": true
+      },
+      "messages": [
+       {
+        "role": "system",
+        "content": "Be brief."
+       },
+       {
+        "role": "user",
+        "content": "Hi"
+       }
+      ]
+     }
+    ]
    },
    "OpenAIChatCompletion": {
     "type": "object",

@@ -115,14 +115,38 @@ def validate(reply, method, template):
         return None
     media = reply.headers.get("Content-Type", "").split(";")[0].strip()
     schema = response_schema(template, method, reply.status, media)
-    if media != "application/json":
-        return reply.raw.decode()
-    value = reply.json
     # The schema may $ref components: validate it as part of the whole document.
     root = {"$schema": "https://json-schema.org/draft/2020-12/schema", "components": DOCUMENT["components"],
             "allOf": [schema]}
-    jsonschema.Draft202012Validator(root).validate(value)
+    validator = jsonschema.Draft202012Validator(root)
+    if media == "text/event-stream":
+        events = server_sent_events(reply.raw.decode())
+        assert events, f"{method} {template}: no events"
+        for event in events:
+            validator.validate(event)
+        return reply.raw.decode()
+    if media != "application/json":
+        return reply.raw.decode()
+    value = reply.json
+    validator.validate(value)
     return value
+
+
+def server_sent_events(text):
+    """The events of an event stream as {event, data, id?} (comments skipped; `event` defaults to `message`)."""
+    events = []
+    for block in text.replace("\r\n", "\n").split("\n\n"):
+        fields = {}
+        for line in block.split("\n"):
+            if not line or line.startswith(":"):
+                continue
+            name, _, value = line.partition(":")
+            value = value[1:] if value.startswith(" ") else value
+            fields[name] = fields[name] + "\n" + value if name == "data" and name in fields else value
+        if "data" in fields:
+            fields.setdefault("event", "message")
+            events.append(fields)
+    return events
 
 
 @pytest.fixture(scope="session")

@@ -42,8 +42,10 @@ EXPORT_CONVERSATION_FIELDS = {
     "created_at": TIME, "updated_at": TIME,
     "messages": {"type": "array", "items": ref("ExportedMessage")},
 }
+TITLE = {"type": "string", "minLength": 1, "maxLength": 200,
+         "description": "Not only white space; at most PARLEY_MAX_TITLE_CHARS (200) code points."}
 SETTINGS_BODY = {
-    "title": STRING, "model": nullable("string"), "system_prompt": nullable("string"),
+    "title": TITLE, "model": nullable("string"), "system_prompt": nullable("string"),
     "temperature": {"type": ["number", "null"], "minimum": 0, "maximum": 2},
     "top_p": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
     "max_tokens": {"type": ["integer", "null"], "minimum": 1},
@@ -121,7 +123,7 @@ SCHEMAS = {
         "type": "object", "required": ["model", "messages"],
         "properties": {
             "model": STRING,
-            "messages": {"type": "array", "items": {
+            "messages": {"type": "array", "minItems": 1, "items": {
                 "type": "object", "required": ["role", "content"],
                 "properties": {"role": {"type": "string",
                                         "enum": ["system", "developer", "user", "assistant"]},
@@ -134,7 +136,10 @@ SCHEMAS = {
             "max_tokens": {"type": "integer", "minimum": 1},
             "max_completion_tokens": {"type": "integer", "minimum": 1},
             "n": {"type": "integer", "const": 1}},
-        "description": "Other fields of OpenAI's (stop, seed, user, tools…) are ignored."},
+        "description": "Other fields of OpenAI's (stop, seed, user, tools…) are ignored.",
+        "examples": [{"model": "demo", "messages": [{"role": "user", "content": "Hello"}]},
+                     {"model": "demo", "stream": True, "stream_options": {"include_usage": True},
+                      "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]}]},
     "OpenAIChatCompletion": obj({
         "id": STRING, "object": {"type": "string", "const": "chat.completion"}, "created": INTEGER, "model": STRING,
         "system_fingerprint": {"type": "null"},
@@ -148,7 +153,18 @@ SCHEMAS = {
             "prompt_tokens": INTEGER, "completion_tokens": INTEGER, "total_tokens": INTEGER}}}),
 }
 
-EVENT_STREAM = {"text/event-stream": {"schema": {"type": "string"}}}
+REPLY_EVENTS = ["snapshot", "reasoning", "block", "tail", "tail_append", "delta", "error", "done"]
+USER_EVENTS = ["ready", "conversation_created", "conversation_updated", "conversation_deleted", "turn",
+               "reply_started", "reply_finished", "resync"] + REPLY_EVENTS
+
+
+def event_stream(events, data_description):
+    """`text/event-stream`: the schema is that of each event (as schemathesis and OpenAPI 3.2's itemSchema
+    read it); comments (`: ping`, `: keep-alive`) are not events."""
+    return {"text/event-stream": {"schema": {
+        "type": "object", "required": ["data"],
+        "properties": {"event": {"type": "string", "enum": events}, "id": STRING, "retry": INTEGER,
+                       "data": {"type": "string", "description": data_description}}}}}
 
 
 def json_content(schema):
@@ -194,7 +210,7 @@ def op(summary, tag, responses, parameters=(), request=None, public=False, error
 
 
 NO_CONTENT = answer(204, "Done; no body.")
-CONVERSATION_BODY = obj(SETTINGS_BODY, required=[], additionalProperties=True)
+CONVERSATION_BODY = obj(SETTINGS_BODY, required=[], examples=[{"title": "Trip plans", "model": "demo"}])
 
 PATHS = {
     "/api/health": {"get": op("Liveness", "server", answer(200, "The server answers.", ref("Health")), public=True)},
@@ -267,7 +283,7 @@ PATHS = {
     "/api/conversations/{id}/fork": {"post": op(
         "Fork at a message into a new conversation", "conversations",
         answer(201, "The new conversation with its branch.", ref("ConversationWithMessages")),
-        parameters=[path_id()], request=body(obj({"message_id": STRING, "title": STRING}, required=["message_id"])))},
+        parameters=[path_id()], request=body(obj({"message_id": STRING, "title": TITLE}, required=["message_id"])))},
     "/api/conversations/{id}/export": {"get": op(
         "Export a conversation", "export",
         answer(200, "`json`: the whole tree; `md`: the current branch as Markdown.", content={
@@ -284,14 +300,15 @@ PATHS = {
         "Send a message; its reply starts streaming", "messages",
         answer(201, "The user message and the assistant message (`streaming`).", ref("Turn")),
         parameters=[path_id()],
-        request=body(obj({"content": STRING, "parent_id": nullable("string"), "model": nullable("string")},
-                         required=["content"])))},
+        request=body(obj({"content": {"type": "string", "minLength": 1}, "parent_id": nullable("string"),
+                          "model": nullable("string")}, required=["content"], examples=[{"content": "Hello"}])))},
     "/api/messages/{id}": {"get": op("A message", "messages", answer(200, "The message.", ref("Message")),
                                      parameters=[path_id()])},
     "/api/messages/{id}/stream": {"get": op(
         "A message's events (live or finished)", "messages",
         answer(200, "Server-sent events: snapshot, reasoning, block, tail, tail_append, delta, error, done "
-                    "(docs/api.md, The event stream).", content=EVENT_STREAM),
+                    "(docs/api.md, The event stream).",
+        content=event_stream(REPLY_EVENTS, "A JSON object (docs/api.md, The event stream).")),
         parameters=[path_id(), query("mode", {"type": "string", "enum": ["html", "text"]}, "`text`: raw deltas."),
                     query("last_event_id", STRING, "Resume after this event id.")])},
     "/api/messages/{id}/stop": {"post": op("Stop a reply", "messages",
@@ -307,7 +324,8 @@ PATHS = {
         "The caller's notifications and, with `follow`, one reply's events", "events",
         answer(200, "Server-sent events: ready, conversation_created, conversation_updated, conversation_deleted, "
                     "turn, reply_started, reply_finished, resync and the followed reply's events "
-                    "(docs/api.md, The user event stream).", content=EVENT_STREAM),
+                    "(docs/api.md, The user event stream).",
+        content=event_stream(USER_EVENTS, "A JSON object (docs/api.md, The user event stream).")),
         parameters=[query("follow", STRING, "A message id of the caller's."),
                     query("mode", {"type": "string", "enum": ["html", "text"]}, "For the followed reply."),
                     query("last_event_id", STRING, "`S`, `S.R` or `S.done`.")])},
@@ -317,7 +335,8 @@ PATHS = {
     "/v1/chat/completions": {"post": op(
         "OpenAI-compatible chat completion (stored as a conversation of the caller's)", "openai",
         answer(200, "A `chat.completion`, or with `stream` `chat.completion.chunk` events then `data: [DONE]`.",
-               content=dict(json_content(ref("OpenAIChatCompletion")), **EVENT_STREAM)),
+               content=dict(json_content(ref("OpenAIChatCompletion")), **event_stream(
+                   ["message"], "A chat.completion.chunk object as JSON, an error object, or `[DONE]` last."))),
         parameters=[{"name": "X-Parley-Conversation", "in": "header", "required": False,
                      "schema": {"type": "string"}, "description": "Append the call to this conversation of yours."}],
         request=body(ref("OpenAIChatRequest")), errors=OPENAI_ERROR)},
@@ -346,8 +365,12 @@ DOCUMENT = {
 }
 
 
+def document_text():
+    return json.dumps(DOCUMENT, indent=1, ensure_ascii=False) + "\n"
+
+
 def main():
-    text = json.dumps(DOCUMENT, indent=1, ensure_ascii=False) + "\n"
+    text = document_text()
     (ROOT / "docs/openapi.json").write_text(text, encoding="utf-8")
     assert '"""#' not in text and '\\#' not in text
     swift = ("// Generated by Tests/openapi/generate.py from the same data as docs/openapi.json: do not edit.\n"
