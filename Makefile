@@ -57,6 +57,12 @@ OPENAI_TIME_LIMIT ?= 300
 # The OpenAI-compatible endpoint is tested with the official `openai` package (PyPI) as the client,
 # from a venv made here.
 OPENAI_VENV = .build/openai-venv
+# docs/openapi.json is checked against a live server: real answers validated with `jsonschema`, then
+# schemathesis (PyPI) fuzzes it for OPENAPI_FUZZ_SECONDS in local and in team mode (no 5xx, no schema violation, no hang), from a
+# venv made here.
+OPENAPI_VENV = .build/openapi-venv
+OPENAPI_FUZZ_SECONDS ?= 60
+OPENAPI_TIME_LIMIT ?= 300
 
 test: test-deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
@@ -68,6 +74,12 @@ test: test-deps
 	PARLEY_BIN=.build/debug/parley PYTHON=$(OPENAI_VENV)/bin/python timeout --kill-after=10 $(OPENAI_TIME_LIMIT) \
 	  Tests/openai/run.sh \
 	  || { status=$$?; [ $$status -ne 124 ] || echo "openai client tests: still running after $(OPENAI_TIME_LIMIT) s (OPENAI_TIME_LIMIT): stopped" >&2; exit $$status; }
+	@if ! $(OPENAPI_VENV)/bin/python -c 'import schemathesis, jsonschema, pytest' 2>/dev/null; then \
+	  python3 -m venv $(OPENAPI_VENV) && $(OPENAPI_VENV)/bin/pip install -q schemathesis jsonschema pytest; \
+	fi
+	PARLEY_BIN=.build/debug/parley PYTHON=$(OPENAPI_VENV)/bin/python OPENAPI_FUZZ_SECONDS=$(OPENAPI_FUZZ_SECONDS) \
+	  timeout --kill-after=10 $(OPENAPI_TIME_LIMIT) Tests/openapi/run.sh \
+	  || { status=$$?; [ $$status -ne 124 ] || echo "openapi tests: still running after $(OPENAPI_TIME_LIMIT) s (OPENAPI_TIME_LIMIT): stopped" >&2; exit $$status; }
 	PARLEY_BIN=.build/debug/parley timeout --kill-after=10 $(BROWSER_TIME_LIMIT) Tests/browser/run.sh \
 	  || { status=$$?; [ $$status -ne 124 ] || echo "browser tests: still running after $(BROWSER_TIME_LIMIT) s (BROWSER_TIME_LIMIT): stopped" >&2; exit $$status; }
 

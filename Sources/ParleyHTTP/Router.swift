@@ -16,6 +16,7 @@ public struct Router: Sendable {
 
     private struct Route: Sendable {
         var method: String
+        var pattern: String
         var segments: [Segment]
         var action: Action
     }
@@ -37,6 +38,12 @@ public struct Router: Sendable {
 
     public init() {}
 
+    /// Every registered method and pattern, in registration order (the OpenAPI document's test compares
+    /// them with its paths).
+    public var registered: [(method: String, pattern: String)] {
+        routes.map { ($0.method, $0.pattern) }
+    }
+
     public mutating func on(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
         add(method, pattern, .async(handler))
     }
@@ -50,7 +57,7 @@ public struct Router: Sendable {
         let segments = pattern.split(separator: "/", omittingEmptySubsequences: true).map { piece -> Segment in
             piece.hasPrefix(":") ? .parameter(String(piece.dropFirst())) : .literal(String(piece))
         }
-        routes.append(Route(method: method.uppercased(), segments: segments, action: action))
+        routes.append(Route(method: method.uppercased(), pattern: pattern, segments: segments, action: action))
     }
 
     /// `segments` are the request path's percent-decoded segments.

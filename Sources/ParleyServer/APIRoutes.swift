@@ -56,6 +56,8 @@ struct APIRoutes {
         // Constant, so encoded once and answered without a task or a suspended connection.
         let health = HTTPResponse.json(["status": "ok"])
         router.on("GET", "/api/health", immediate: { _ in health })
+        // This API described as OpenAPI 3.1 (docs/openapi.json, embedded): no caller needed, like health.
+        router.on("GET", "/api/openapi.json", immediate: { _ in OpenAPIDocument.response })
         route("GET", "/api/models", messages.models)
 
         publicRoute("POST", "/api/auth/login", auth.login)

@@ -15,6 +15,8 @@ public final class ParleyApp: Sendable {
     private let server: HTTPServer
     /// Every user's notifications and open user event streams (`GET /api/events`).
     let userEvents: UserEventHub
+    /// Every route's method and pattern (`/api/conversations/:id`), for the OpenAPI document's test.
+    let routes: [(method: String, pattern: String)]
 
     /// Opens the store (marking replies cut by a crash as `interrupted`) and builds the server.
     public init(configuration: ParleyConfiguration) throws {
@@ -78,6 +80,7 @@ public final class ParleyApp: Sendable {
                                          keepAlive: configuration.openAIKeepAlive, feed: feed),
                   authenticator: authenticator)
             .register(in: &router)
+        routes = router.registered
         server = HTTPServer(configuration: configuration.http, router: router)
     }
 

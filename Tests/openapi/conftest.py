@@ -1,0 +1,163 @@
+"""Fixtures for the OpenAPI tests: real `parley` processes (PARLEY_BIN) in local and team mode, and
+docs/openapi.json with a validator that checks a response against the schema the document gives for
+its operation and status."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PARLEY_BIN = os.environ.get("PARLEY_BIN", str(ROOT / ".build" / "debug" / "parley"))
+STARTUP_TIMEOUT_S = 20
+TEAM = {"PARLEY_AUTH": "on", "PARLEY_ADMIN_USER": "ada", "PARLEY_ADMIN_PASSWORD": "correct horse battery",
+        "PARLEY_PASSWORD_MEMORY_KIB": "64"}
+DOCUMENT = json.loads((ROOT / "docs" / "openapi.json").read_text(encoding="utf-8"))
+
+
+class Reply:
+    def __init__(self, status, headers, raw):
+        self.status = status
+        self.headers = headers
+        self.raw = raw
+
+    @property
+    def json(self):
+        return json.loads(self.raw)
+
+
+class Parley:
+    """One real server process; `base` is its http://127.0.0.1:PORT."""
+
+    def __init__(self, env=None):
+        self.dir = tempfile.mkdtemp(prefix="parley-openapi-")
+        full_env = {k: v for k, v in os.environ.items() if not k.startswith("PARLEY_")}
+        full_env.update({"PARLEY_DEMO_TOKENS_PER_SECOND": "0", "PARLEY_TITLES": "off"})
+        full_env.update(env or {})
+        self.log = open(Path(self.dir) / "server.log", "w")
+        self.process = subprocess.Popen(
+            [PARLEY_BIN, "--port", "0", "--db", str(Path(self.dir) / "parley.db"),
+             "--public", str(ROOT / "Public")],
+            stdout=subprocess.PIPE, stderr=self.log, env=full_env, text=True, bufsize=1)
+        found = {}
+
+        def read():
+            for line in self.process.stdout:
+                match = re.search(r"listening on (http://\S+)", line)
+                if match:
+                    found["base"] = match.group(1).rstrip("/")
+                    break
+            for _ in self.process.stdout:  # keep draining: the server never blocks on a full pipe
+                pass
+
+        threading.Thread(target=read, daemon=True).start()
+        for _ in range(STARTUP_TIMEOUT_S * 20):
+            if "base" in found or self.process.poll() is not None:
+                break
+            threading.Event().wait(0.05)
+        if "base" not in found:
+            self.stop()
+            raise RuntimeError(f"parley did not start: {(Path(self.dir) / 'server.log').read_text()[-3000:]}")
+        self.base = found["base"]
+
+    def call(self, method, path, body=None, headers=None, raw=None, timeout=15):
+        data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
+        all_headers = dict(headers or {})
+        if data is not None:
+            all_headers.setdefault("Content-Type", "application/json")
+        request = urllib.request.Request(self.base + path, data=data, method=method, headers=all_headers)
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                return Reply(response.status, response.headers, response.read())
+        except urllib.error.HTTPError as error:
+            return Reply(error.code, error.headers, error.read())
+
+    def server_log(self):
+        return (Path(self.dir) / "server.log").read_text(errors="replace")
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+        self.log.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def response_schema(template, method, status, media="application/json"):
+    """The schema docs/openapi.json gives for this operation's answer (its status, else `default`)."""
+    operation = DOCUMENT["paths"][template][method.lower()]
+    responses = operation["responses"]
+    response = responses.get(str(status)) or responses.get("default")
+    assert response is not None, f"{method} {template}: status {status} is not documented"
+    content = response.get("content")
+    assert content is not None and media in content, f"{method} {template} {status}: no {media} body documented"
+    return content[media]["schema"]
+
+
+def validate(reply, method, template):
+    """Checks a real answer against the document; returns its JSON (None for an empty body)."""
+    operation = DOCUMENT["paths"][template][method.lower()]
+    if not reply.raw:
+        assert str(reply.status) in operation["responses"], f"{method} {template}: {reply.status} undocumented"
+        assert "content" not in operation["responses"][str(reply.status)]
+        return None
+    media = reply.headers.get("Content-Type", "").split(";")[0].strip()
+    schema = response_schema(template, method, reply.status, media)
+    # The schema may $ref components: validate it as part of the whole document.
+    root = {"$schema": "https://json-schema.org/draft/2020-12/schema", "components": DOCUMENT["components"],
+            "allOf": [schema]}
+    validator = jsonschema.Draft202012Validator(root)
+    if media == "text/event-stream":
+        events = server_sent_events(reply.raw.decode())
+        assert events, f"{method} {template}: no events"
+        for event in events:
+            validator.validate(event)
+        return reply.raw.decode()
+    if media != "application/json":
+        return reply.raw.decode()
+    value = reply.json
+    validator.validate(value)
+    return value
+
+
+def server_sent_events(text):
+    """The events of an event stream as {event, data, id?} (comments skipped; `event` defaults to `message`)."""
+    events = []
+    for block in text.replace("\r\n", "\n").split("\n\n"):
+        fields = {}
+        for line in block.split("\n"):
+            if not line or line.startswith(":"):
+                continue
+            name, _, value = line.partition(":")
+            value = value[1:] if value.startswith(" ") else value
+            fields[name] = fields[name] + "\n" + value if name == "data" and name in fields else value
+        if "data" in fields:
+            fields.setdefault("event", "message")
+            events.append(fields)
+    return events
+
+
+@pytest.fixture(scope="session")
+def local():
+    parley = Parley()
+    yield parley
+    parley.stop()
+
+
+@pytest.fixture(scope="session")
+def team():
+    parley = Parley(TEAM)
+    yield parley
+    parley.stop()

@@ -1,0 +1,390 @@
+#!/usr/bin/env python3
+"""Writes docs/openapi.json (Parley's REST API as OpenAPI 3.1) and Sources/ParleyServer/OpenAPIDocument.swift
+(the same bytes, embedded, served at GET /api/openapi.json). Edit this file, run it, commit both outputs:
+OpenAPIDocumentTests fails when the served bytes and docs/openapi.json differ, or when a route of the
+router is missing from the document (or the reverse)."""
+import json
+import pathlib
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def ref(name):
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def nullable(kind):
+    return {"type": [kind, "null"]}
+
+
+def obj(properties, required=None, **extra):
+    schema = {"type": "object", "properties": properties,
+              "required": list(properties) if required is None else required}
+    schema.update(extra)
+    return schema
+
+
+STRING, INTEGER, NUMBER, BOOLEAN = ({"type": t} for t in ("string", "integer", "number", "boolean"))
+TIME = {"type": "string", "description": "ISO-8601 UTC with milliseconds (2026-11-29T14:20:00.123Z)."}
+STATUS = {"type": "string", "enum": ["streaming", "complete", "stopped", "failed", "interrupted"]}
+ROLE = {"type": "string", "enum": ["user", "assistant", "system"]}
+
+CONVERSATION_FIELDS = {
+    "id": STRING, "title": STRING, "model": nullable("string"), "system_prompt": nullable("string"),
+    "current_leaf_id": nullable("string"), "created_at": TIME, "updated_at": TIME,
+    "temperature": nullable("number"), "top_p": nullable("number"), "max_tokens": nullable("integer"),
+    "usage": ref("TokenTotals"), "pinned": BOOLEAN, "archived": BOOLEAN,
+}
+EXPORT_CONVERSATION_FIELDS = {
+    "id": STRING, "title": STRING, "model": nullable("string"), "system_prompt": nullable("string"),
+    "temperature": nullable("number"), "top_p": nullable("number"), "max_tokens": nullable("integer"),
+    "pinned": BOOLEAN, "archived": BOOLEAN, "current_leaf_id": nullable("string"),
+    "created_at": TIME, "updated_at": TIME,
+    "messages": {"type": "array", "items": ref("ExportedMessage")},
+}
+TITLE = {"type": "string", "minLength": 1, "maxLength": 200,
+         "description": "Not only white space; at most PARLEY_MAX_TITLE_CHARS (200) code points."}
+SETTINGS_BODY = {
+    "title": TITLE, "model": nullable("string"), "system_prompt": nullable("string"),
+    "temperature": {"type": ["number", "null"], "minimum": 0, "maximum": 2},
+    "top_p": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+    "max_tokens": {"type": ["integer", "null"], "minimum": 1},
+}
+
+SCHEMAS = {
+    "Error": obj({"error": obj({"code": STRING, "message": STRING})},
+                 description="Every error of Parley's own routes."),
+    "OpenAIError": obj({"error": obj({"message": STRING, "type": STRING, "param": nullable("string"),
+                                      "code": nullable("string")})},
+                       description="Errors of /v1 routes, in OpenAI's shape."),
+    "Health": obj({"status": {"type": "string", "const": "ok"}}),
+    "TokenTotals": obj({"input_tokens": INTEGER, "output_tokens": INTEGER, "replies": INTEGER,
+                        "estimated_replies": INTEGER}),
+    "ReplyUsage": {"type": ["object", "null"],
+                   "properties": {"input_tokens": nullable("integer"), "output_tokens": nullable("integer"),
+                                  "estimated": BOOLEAN},
+                   "required": ["input_tokens", "output_tokens", "estimated"],
+                   "description": "null while streaming and for turns a client brought to /v1/chat/completions."},
+    "ModelList": obj({"models": {"type": "array", "items": obj({"id": STRING, "provider": STRING, "label": STRING})}}),
+    "Conversation": obj(dict(CONVERSATION_FIELDS, messages={"type": "array", "items": ref("Message")}),
+                        required=list(CONVERSATION_FIELDS)),
+    "ConversationWithMessages": {"allOf": [ref("Conversation"), {"required": ["messages"]}]},
+    "ConversationPage": obj({"items": {"type": "array", "items": ref("Conversation")},
+                             "next_cursor": nullable("string")}),
+    "SearchHit": obj(dict(CONVERSATION_FIELDS, message_id=nullable("string"),
+                          snippet={"type": "string", "description": "Escaped text; <mark> is its only markup."}),
+                     required=list(CONVERSATION_FIELDS) + ["message_id", "snippet"]),
+    "SearchPage": obj({"items": {"type": "array", "items": ref("SearchHit")},
+                       "order": {"type": "string", "enum": ["relevance", "newest"]},
+                       "next_cursor": {"type": "null"}}),
+    "Message": obj({
+        "id": STRING, "conversation_id": STRING, "parent_id": nullable("string"), "role": ROLE,
+        "content": STRING, "reasoning": STRING, "status": STATUS, "finish_reason": nullable("string"),
+        "model": nullable("string"), "usage": ref("ReplyUsage"), "created_at": TIME, "updated_at": TIME,
+        "siblings": obj({"index": INTEGER, "count": INTEGER, "ids": {"type": "array", "items": STRING}}),
+        "html": STRING, "error": obj({"code": STRING, "message": STRING}),
+    }, required=["id", "conversation_id", "parent_id", "role", "content", "reasoning", "status", "finish_reason",
+                 "model", "usage", "created_at", "updated_at"]),
+    "Turn": obj({"user_message": ref("Message"), "assistant_message": ref("Message")}),
+    "ExportedMessage": obj({
+        "id": STRING, "parent_id": nullable("string"), "role": ROLE, "content": STRING, "reasoning": STRING,
+        "status": STATUS, "finish_reason": nullable("string"), "model": nullable("string"),
+        "usage": ref("ReplyUsage"), "error": {"type": ["object", "null"],
+                                              "properties": {"code": STRING, "message": STRING},
+                                              "required": ["code", "message"]},
+        "created_at": TIME, "updated_at": TIME}),
+    "ConversationExport": obj(dict({"parley_export": {"type": "integer", "const": 1}}, **EXPORT_CONVERSATION_FIELDS)),
+    "FullExport": obj({"parley_export": {"type": "integer", "const": 1},
+                       "conversations": {"type": "array", "items": obj(EXPORT_CONVERSATION_FIELDS)}}),
+    "ImportResult": obj({"items": {"type": "array", "items": ref("Conversation")}}),
+    "User": obj({"id": STRING, "username": STRING, "display_name": STRING,
+                 "role": {"type": "string", "enum": ["admin", "member"]}, "disabled": BOOLEAN, "created_at": TIME}),
+    "UserList": obj({"items": {"type": "array", "items": ref("User")}}),
+    "Me": obj({"user": ref("User"), "mode": {"type": "string", "enum": ["team", "local"]}}),
+    "Session": obj({"id": STRING, "created_at": TIME, "last_used_at": nullable("string"), "user_agent": STRING,
+                    "current": BOOLEAN}),
+    "SessionList": obj({"items": {"type": "array", "items": ref("Session")}}),
+    "Token": obj({"id": STRING, "name": STRING, "created_at": TIME, "last_used_at": nullable("string"),
+                  "token": {"type": "string", "description": "The secret (pt_…): only in the answer that creates it."}},
+                 required=["id", "name", "created_at", "last_used_at"]),
+    "TokenList": obj({"items": {"type": "array", "items": ref("Token")}}),
+    "UserUsage": obj({"user_id": STRING, "conversations": INTEGER, "messages": INTEGER, "assistant_replies": INTEGER,
+                      "output_tokens": INTEGER, "last_activity_at": nullable("string"), "tokens": ref("TokenTotals")}),
+    "UsageReport": obj({"from": STRING, "to": STRING,
+                        "days": {"type": "array", "items": obj({
+                            "day": STRING, "model": STRING, "input_tokens": INTEGER, "output_tokens": INTEGER,
+                            "replies": INTEGER, "estimated_replies": INTEGER})},
+                        "total": ref("TokenTotals")}),
+    "OpenAIModelList": obj({"object": {"type": "string", "const": "list"},
+                            "data": {"type": "array", "items": obj({
+                                "id": STRING, "object": {"type": "string", "const": "model"}, "created": INTEGER,
+                                "owned_by": STRING})}}),
+    "OpenAIChatRequest": {
+        "type": "object", "required": ["model", "messages"],
+        "properties": {
+            "model": STRING,
+            "messages": {"type": "array", "minItems": 1, "items": {
+                "type": "object", "required": ["role", "content"],
+                "properties": {"role": {"type": "string",
+                                        "enum": ["system", "developer", "user", "assistant"]},
+                               "content": {"anyOf": [STRING, {"type": "array", "items": obj(
+                                   {"type": {"type": "string", "const": "text"}, "text": STRING})}]}}}},
+            "stream": BOOLEAN,
+            "stream_options": {"type": "object", "properties": {"include_usage": BOOLEAN}},
+            "temperature": {"type": "number", "minimum": 0, "maximum": 2},
+            "top_p": {"type": "number", "minimum": 0, "maximum": 1},
+            "max_tokens": {"type": "integer", "minimum": 1},
+            "max_completion_tokens": {"type": "integer", "minimum": 1},
+            "n": {"type": "integer", "const": 1}},
+        "description": "Other fields of OpenAI's (stop, seed, user, tools…) are ignored.",
+        "examples": [{"model": "demo", "messages": [{"role": "user", "content": "Hello"}]},
+                     {"model": "demo", "stream": True, "stream_options": {"include_usage": True},
+                      "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]}]},
+    "OpenAIChatCompletion": obj({
+        "id": STRING, "object": {"type": "string", "const": "chat.completion"}, "created": INTEGER, "model": STRING,
+        "system_fingerprint": {"type": "null"},
+        "choices": {"type": "array", "items": obj({
+            "index": INTEGER,
+            "message": obj({"role": {"type": "string", "const": "assistant"}, "content": STRING,
+                            "refusal": {"type": "null"}, "reasoning_content": STRING},
+                           required=["role", "content", "refusal"]),
+            "logprobs": {"type": "null"}, "finish_reason": STRING})},
+        "usage": {"type": ["object", "null"], "properties": {
+            "prompt_tokens": INTEGER, "completion_tokens": INTEGER, "total_tokens": INTEGER}}}),
+}
+
+REPLY_EVENTS = ["snapshot", "reasoning", "block", "tail", "tail_append", "delta", "error", "done"]
+USER_EVENTS = ["ready", "conversation_created", "conversation_updated", "conversation_deleted", "turn",
+               "reply_started", "reply_finished", "resync"] + REPLY_EVENTS
+
+
+def event_stream(events, data_description):
+    """`text/event-stream`: the schema is that of each event (as schemathesis and OpenAPI 3.2's itemSchema
+    read it); comments (`: ping`, `: keep-alive`) are not events."""
+    return {"text/event-stream": {"schema": {
+        "type": "object", "required": ["data"],
+        "properties": {"event": {"type": "string", "enum": events}, "id": STRING, "retry": INTEGER,
+                       "data": {"type": "string", "description": data_description}}}}}
+
+
+def json_content(schema):
+    return {"application/json": {"schema": schema}}
+
+
+ERROR = {"description": "An error: `{\"error\":{\"code\",\"message\"}}` (docs/api.md lists the statuses).",
+         "content": json_content(ref("Error"))}
+OPENAI_ERROR = {"description": "An error in OpenAI's shape.", "content": json_content(ref("OpenAIError"))}
+
+
+def answer(status, description, schema=None, content=None):
+    response = {"description": description}
+    if schema is not None:
+        response["content"] = json_content(schema)
+    if content is not None:
+        response["content"] = content
+    return {str(status): response}
+
+
+def path_id(name="id", what="id"):
+    return {"name": name, "in": "path", "required": True, "schema": {"type": "string"}, "description": what}
+
+
+def query(name, schema, description):
+    return {"name": name, "in": "query", "required": False, "schema": schema, "description": description}
+
+
+def body(schema, required=True):
+    return {"required": required, "content": json_content(schema)}
+
+
+def op(summary, tag, responses, parameters=(), request=None, public=False, errors=ERROR, **extra):
+    operation = {"summary": summary, "tags": [tag], "responses": dict(responses, default=errors)}
+    if parameters:
+        operation["parameters"] = list(parameters)
+    if request is not None:
+        operation["requestBody"] = request
+    if public:
+        operation["security"] = []
+    operation.update(extra)
+    return operation
+
+
+NO_CONTENT = answer(204, "Done; no body.")
+CONVERSATION_BODY = obj(SETTINGS_BODY, required=[], examples=[{"title": "Trip plans", "model": "demo"}])
+
+PATHS = {
+    "/api/health": {"get": op("Liveness", "server", answer(200, "The server answers.", ref("Health")), public=True)},
+    "/api/openapi.json": {"get": op("This document", "server", answer(
+        200, "The OpenAPI document (the bytes of docs/openapi.json).", {"type": "object"}), public=True)},
+    "/api/models": {"get": op("Models the caller may use", "conversations",
+                              answer(200, "The models; ids are what `model` fields accept.", ref("ModelList")))},
+    "/api/auth/login": {"post": op(
+        "Sign in (team mode)", "accounts",
+        answer(200, "Signed in; `Set-Cookie: parley_session=…`.", ref("Me")),
+        request=body(obj({"username": STRING, "password": STRING})), public=True)},
+    "/api/auth/logout": {"post": op("Sign out: the session ends", "accounts", NO_CONTENT)},
+    "/api/auth/me": {"get": op("Who is calling (local mode: the implicit local user)", "accounts",
+                               answer(200, "The caller.", ref("Me")))},
+    "/api/auth/sessions": {"get": op("Your live sessions, newest first", "accounts",
+                                     answer(200, "The sessions.", ref("SessionList")))},
+    "/api/auth/sessions/{id}": {"delete": op("Revoke one of your sessions", "accounts", NO_CONTENT,
+                                             parameters=[path_id(what="A session id of the caller's.")])},
+    "/api/auth/password": {"post": op("Change your password", "accounts", NO_CONTENT,
+                                      request=body(obj({"current": STRING, "new": STRING})))},
+    "/api/tokens": {
+        "post": op("Create an API token (its secret is shown once)", "accounts",
+                   answer(201, "The token with its secret `token`.", ref("Token")),
+                   request=body(obj({"name": STRING}))),
+        "get": op("Your API tokens, never a secret", "accounts", answer(200, "The tokens.", ref("TokenList")))},
+    "/api/tokens/{id}": {"delete": op("Revoke one of your API tokens", "accounts", NO_CONTENT,
+                                      parameters=[path_id(what="A token id of the caller's.")])},
+    "/api/users": {
+        "get": op("Every account (admins)", "admin", answer(200, "The users, oldest first.", ref("UserList"))),
+        "post": op("Create an account (admins)", "admin", answer(201, "The new user.", ref("User")),
+                   request=body(obj({"username": STRING, "password": STRING,
+                                     "role": {"type": "string", "enum": ["admin", "member"]},
+                                     "display_name": STRING}, required=["username", "password"])))},
+    "/api/users/{id}": {"patch": op(
+        "Change an account (admins)", "admin", answer(200, "The user.", ref("User")),
+        parameters=[path_id(what="A user id.")],
+        request=body(obj({"role": {"type": ["string", "null"], "enum": ["admin", "member", None]},
+                          "disabled": nullable("boolean"), "password": nullable("string"),
+                          "display_name": nullable("string")}, required=[])))},
+    "/api/users/{id}/usage": {"get": op("A user's counts and token totals, never content (admins)", "admin",
+                                        answer(200, "The usage.", ref("UserUsage")),
+                                        parameters=[path_id(what="A user id.")])},
+    "/api/usage": {"get": op("Your tokens per UTC day and model", "usage",
+                             answer(200, "The report.", ref("UsageReport")),
+                             parameters=[query("from", {"type": "string", "format": "date"}, "First day (YYYY-MM-DD)."),
+                                         query("to", {"type": "string", "format": "date"}, "Last day (YYYY-MM-DD).")])},
+    "/api/conversations": {
+        "post": op("Create a conversation", "conversations", answer(201, "The conversation.", ref("Conversation")),
+                   request=body(CONVERSATION_BODY, required=False)),
+        "get": op("List (or, with `q`, search) your conversations", "conversations",
+                  answer(200, "A page of conversations, or search hits when `q` is given.",
+                         {"anyOf": [ref("ConversationPage"), ref("SearchPage")]}),
+                  parameters=[query("q", STRING, "Full-text search (FTS5 syntax)."),
+                              query("limit", {"type": "integer", "minimum": 1, "maximum": 200}, "Page size (default 50)."),
+                              query("cursor", STRING, "`next_cursor` of the previous page (not with `q`)."),
+                              query("pinned", {"type": "boolean"}, "Only (un)pinned conversations."),
+                              query("archived", {"type": "boolean"}, "`true` lists only archived ones.")])},
+    "/api/conversations/{id}": {
+        "get": op("A conversation with its current branch", "conversations",
+                  answer(200, "The conversation with `messages`.", ref("ConversationWithMessages")),
+                  parameters=[path_id()]),
+        "patch": op("Change a conversation", "conversations", answer(200, "The conversation.", ref("Conversation")),
+                    parameters=[path_id()],
+                    request=body(obj(dict(SETTINGS_BODY, pinned=BOOLEAN, archived=BOOLEAN), required=[]))),
+        "delete": op("Delete a conversation and its messages", "conversations", NO_CONTENT, parameters=[path_id()])},
+    "/api/conversations/{id}/current": {"put": op(
+        "Switch branch", "conversations",
+        answer(200, "The conversation with its new branch.", ref("ConversationWithMessages")),
+        parameters=[path_id()], request=body(obj({"message_id": STRING})))},
+    "/api/conversations/{id}/fork": {"post": op(
+        "Fork at a message into a new conversation", "conversations",
+        answer(201, "The new conversation with its branch.", ref("ConversationWithMessages")),
+        parameters=[path_id()], request=body(obj({"message_id": STRING, "title": TITLE}, required=["message_id"])))},
+    "/api/conversations/{id}/export": {"get": op(
+        "Export a conversation", "export",
+        answer(200, "`json`: the whole tree; `md`: the current branch as Markdown.", content={
+            "application/json": {"schema": ref("ConversationExport")},
+            "text/markdown": {"schema": {"type": "string"}}}),
+        parameters=[path_id(), query("format", {"type": "string", "enum": ["json", "md"]}, "Default `json`.")])},
+    "/api/export": {"get": op("Export every conversation of yours (streamed)", "export",
+                              answer(200, "The export document.", ref("FullExport")))},
+    "/api/import": {"post": op(
+        "Import an export (one conversation or all), in one transaction", "export",
+        answer(201, "The new conversations, in the document's order.", ref("ImportResult")),
+        request=body({"anyOf": [ref("ConversationExport"), ref("FullExport")]}))},
+    "/api/conversations/{id}/messages": {"post": op(
+        "Send a message; its reply starts streaming", "messages",
+        answer(201, "The user message and the assistant message (`streaming`).", ref("Turn")),
+        parameters=[path_id()],
+        request=body(obj({"content": {"type": "string", "minLength": 1}, "parent_id": nullable("string"),
+                          "model": nullable("string")}, required=["content"], examples=[{"content": "Hello"}])))},
+    "/api/messages/{id}": {"get": op("A message", "messages", answer(200, "The message.", ref("Message")),
+                                     parameters=[path_id()])},
+    "/api/messages/{id}/stream": {"get": op(
+        "A message's events (live or finished)", "messages",
+        answer(200, "Server-sent events: snapshot, reasoning, block, tail, tail_append, delta, error, done "
+                    "(docs/api.md, The event stream).",
+        content=event_stream(REPLY_EVENTS, "A JSON object (docs/api.md, The event stream).")),
+        parameters=[path_id(), query("mode", {"type": "string", "enum": ["html", "text"]}, "`text`: raw deltas."),
+                    query("last_event_id", STRING, "Resume after this event id.")])},
+    "/api/messages/{id}/stop": {"post": op("Stop a reply", "messages",
+                                           answer(200, "The message, never `streaming`.", ref("Message")),
+                                           parameters=[path_id()])},
+    "/api/messages/{id}/regenerate": {"post": op(
+        "A new reply beside this one", "messages", answer(201, "The new assistant message.", ref("Message")),
+        parameters=[path_id()], request=body(obj({"model": nullable("string")}, required=[]), required=False))},
+    "/api/messages/{id}/continue": {"post": op("Continue a reply", "messages",
+                                               answer(200, "The same message, `streaming` again.", ref("Message")),
+                                               parameters=[path_id()])},
+    "/api/events": {"get": op(
+        "The caller's notifications and, with `follow`, one reply's events", "events",
+        answer(200, "Server-sent events: ready, conversation_created, conversation_updated, conversation_deleted, "
+                    "turn, reply_started, reply_finished, resync and the followed reply's events "
+                    "(docs/api.md, The user event stream).",
+        content=event_stream(USER_EVENTS, "A JSON object (docs/api.md, The user event stream).")),
+        parameters=[query("follow", STRING, "A message id of the caller's."),
+                    query("mode", {"type": "string", "enum": ["html", "text"]}, "For the followed reply."),
+                    query("last_event_id", STRING, "`S`, `S.R` or `S.done`.")])},
+    "/v1/models": {"get": op("OpenAI-compatible model list", "openai",
+                             answer(200, "The models the caller may use.", ref("OpenAIModelList")),
+                             errors=OPENAI_ERROR)},
+    "/v1/chat/completions": {"post": op(
+        "OpenAI-compatible chat completion (stored as a conversation of the caller's)", "openai",
+        answer(200, "A `chat.completion`, or with `stream` `chat.completion.chunk` events then `data: [DONE]`.",
+               content=dict(json_content(ref("OpenAIChatCompletion")), **event_stream(
+                   ["message"], "A chat.completion.chunk object as JSON, an error object, or `[DONE]` last."))),
+        parameters=[{"name": "X-Parley-Conversation", "in": "header", "required": False,
+                     "schema": {"type": "string"}, "description": "Append the call to this conversation of yours."}],
+        request=body(ref("OpenAIChatRequest")), errors=OPENAI_ERROR)},
+}
+
+DOCUMENT = {
+    "openapi": "3.1.0",
+    "info": {"title": "Parley", "version": "1",
+             "description": "Parley's HTTP API (docs/api.md is the reference). JSON in, JSON out: a request "
+                            "with a body must send `Content-Type: application/json`. In local mode no "
+                            "credentials are needed; in team mode every route but health, this document and "
+                            "sign-in needs the `parley_session` cookie or an API token as `Authorization: "
+                            "Bearer pt_…`. Another user's ids answer 404 like ids that do not exist."},
+    "servers": [{"url": "/"}],
+    "security": [{"sessionCookie": []}, {"apiToken": []}, {}],
+    "tags": [{"name": n} for n in ("server", "accounts", "admin", "usage", "conversations", "export",
+                                     "messages", "events", "openai")],
+    "paths": PATHS,
+    "components": {
+        "securitySchemes": {
+            "sessionCookie": {"type": "apiKey", "in": "cookie", "name": "parley_session",
+                              "description": "Set by POST /api/auth/login (team mode)."},
+            "apiToken": {"type": "http", "scheme": "bearer",
+                         "description": "A Parley API token (POST /api/tokens), `pt_…`."}},
+        "schemas": SCHEMAS},
+}
+
+
+def document_text():
+    return json.dumps(DOCUMENT, indent=1, ensure_ascii=False) + "\n"
+
+
+def main():
+    text = document_text()
+    (ROOT / "docs/openapi.json").write_text(text, encoding="utf-8")
+    assert '"""#' not in text and '\\#' not in text
+    swift = ("// Generated by Tests/openapi/generate.py from the same data as docs/openapi.json: do not edit.\n"
+             "import ParleyHTTP\n\n"
+             "/// The OpenAPI document served at `GET /api/openapi.json`, embedded so the binary needs no file beside it;\n"
+             "/// OpenAPIDocumentTests checks it is byte for byte docs/openapi.json.\n"
+             "enum OpenAPIDocument {\n"
+             "    /// The answer to `GET /api/openapi.json`: constant, so built once.\n"
+             "    static let response = HTTPResponse(status: 200,\n"
+             "                                       headers: [(\"Content-Type\", \"application/json; charset=utf-8\")],\n"
+             "                                       body: .bytes(Array(json.utf8)))\n\n"
+             "    static let json = #\"\"\"\n" + text + "\n\"\"\"#\n}\n")
+    (ROOT / "Sources/ParleyServer/OpenAPIDocument.swift").write_text(swift, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

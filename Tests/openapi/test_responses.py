@@ -1,0 +1,187 @@
+"""Real answers of a real server, each validated against the schema docs/openapi.json gives for its
+operation and status (`validate` in conftest.py): every resource, list and error shape, in local and
+team mode."""
+import json
+import time
+
+from conftest import validate
+
+
+def wait_finished(parley, message_id, headers=None):
+    for _ in range(200):
+        message = validate(parley.call("GET", f"/api/messages/{message_id}", headers=headers),
+                           "GET", "/api/messages/{id}")
+        if message["status"] != "streaming":
+            return message
+        time.sleep(0.05)
+    raise AssertionError(f"message {message_id} still streaming")
+
+
+def test_local_mode_resources(local):
+    assert validate(local.call("GET", "/api/health"), "GET", "/api/health") == {"status": "ok"}
+    document = validate(local.call("GET", "/api/openapi.json"), "GET", "/api/openapi.json")
+    assert document["openapi"] == "3.1.0"
+    models = validate(local.call("GET", "/api/models"), "GET", "/api/models")
+    assert any(model["id"] == "demo" for model in models["models"])
+    me = validate(local.call("GET", "/api/auth/me"), "GET", "/api/auth/me")
+    assert me["mode"] == "local"
+
+    created = local.call("POST", "/api/conversations", {"title": "Schemas", "system_prompt": "Be brief.",
+                                                        "temperature": 0.5, "max_tokens": 100})
+    assert created.status == 201
+    conversation = validate(created, "POST", "/api/conversations")
+    cid = conversation["id"]
+    sent = local.call("POST", f"/api/conversations/{cid}/messages", {"content": "Hello **there**"})
+    assert sent.status == 201
+    turn = validate(sent, "POST", "/api/conversations/{id}/messages")
+    assert turn["assistant_message"]["status"] == "streaming"
+    answer = wait_finished(local, turn["assistant_message"]["id"])
+    assert answer["usage"] is not None and "html" in answer
+
+    regenerated = local.call("POST", f"/api/messages/{answer['id']}/regenerate", {})
+    assert regenerated.status == 201
+    sibling = validate(regenerated, "POST", "/api/messages/{id}/regenerate")
+    stopped = validate(local.call("POST", f"/api/messages/{sibling['id']}/stop"), "POST", "/api/messages/{id}/stop")
+    assert stopped["status"] != "streaming"
+    continued = local.call("POST", f"/api/messages/{sibling['id']}/continue")
+    assert continued.status == 200
+    validate(continued, "POST", "/api/messages/{id}/continue")
+    wait_finished(local, sibling["id"])
+
+    shown = validate(local.call("GET", f"/api/conversations/{cid}"), "GET", "/api/conversations/{id}")
+    assert [m["role"] for m in shown["messages"]] == ["user", "assistant"]
+    assert shown["messages"][1]["siblings"]["count"] == 2
+    switched = validate(local.call("PUT", f"/api/conversations/{cid}/current", {"message_id": answer["id"]}),
+                        "PUT", "/api/conversations/{id}/current")
+    assert switched["current_leaf_id"] == answer["id"]
+    patched = validate(local.call("PATCH", f"/api/conversations/{cid}", {"pinned": True, "top_p": None}),
+                       "PATCH", "/api/conversations/{id}")
+    assert patched["pinned"] is True
+    fork = local.call("POST", f"/api/conversations/{cid}/fork", {"message_id": answer["id"]})
+    assert fork.status == 201
+    validate(fork, "POST", "/api/conversations/{id}/fork")
+
+    page = validate(local.call("GET", "/api/conversations?limit=1"), "GET", "/api/conversations")
+    assert len(page["items"]) == 1 and page["next_cursor"] is not None
+    hits = validate(local.call("GET", "/api/conversations?q=there"), "GET", "/api/conversations")
+    assert hits["order"] in ("relevance", "newest") and hits["items"]
+
+    exported = local.call("GET", f"/api/conversations/{cid}/export")
+    one = validate(exported, "GET", "/api/conversations/{id}/export")
+    assert len(one["messages"]) == 3
+    markdown = validate(local.call("GET", f"/api/conversations/{cid}/export?format=md"),
+                        "GET", "/api/conversations/{id}/export")
+    assert markdown.startswith("# Schemas")
+    everything = validate(local.call("GET", "/api/export"), "GET", "/api/export")
+    assert len(everything["conversations"]) == 2
+    imported = local.call("POST", "/api/import", raw=exported.raw)
+    assert imported.status == 201
+    validate(imported, "POST", "/api/import")
+
+    usage = validate(local.call("GET", "/api/usage"), "GET", "/api/usage")
+    assert usage["total"]["replies"] >= 1
+
+    deleted = local.call("DELETE", f"/api/conversations/{fork.json['id']}")
+    assert deleted.status == 204
+    validate(deleted, "DELETE", "/api/conversations/{id}")
+
+
+def test_local_mode_errors(local):
+    for method, path, template, body, status in [
+        ("GET", "/api/conversations/nope", "/api/conversations/{id}", None, 404),
+        ("GET", "/api/messages/nope", "/api/messages/{id}", None, 404),
+        ("POST", "/api/conversations", "/api/conversations", {"title": 5}, 400),
+        ("GET", "/api/conversations?q=(abc", "/api/conversations", None, 400),
+        ("GET", "/api/usage?from=2026-13-01", "/api/usage", None, 400),
+        ("GET", "/api/users", "/api/users", None, 404),
+        ("POST", "/api/import", "/api/import", {"parley_export": 2}, 400),
+    ]:
+        reply = local.call(method, path, body)
+        assert reply.status == status, (path, reply.raw)
+        assert set(validate(reply, method, template)["error"]) == {"code", "message"}
+    not_json = local.call("POST", "/api/conversations", raw=b"{}", headers={"Content-Type": "text/plain"})
+    assert not_json.status == 415
+    validate(not_json, "POST", "/api/conversations")
+
+
+def test_openai_compatible_answers(local):
+    models = validate(local.call("GET", "/v1/models"), "GET", "/v1/models")
+    assert models["object"] == "list"
+    body = {"model": "demo", "messages": [{"role": "user", "content": "Hi"}]}
+    completion = validate(local.call("POST", "/v1/chat/completions", body), "POST", "/v1/chat/completions")
+    assert completion["choices"][0]["message"]["role"] == "assistant"
+    streamed = local.call("POST", "/v1/chat/completions", dict(body, stream=True))
+    assert streamed.headers["Content-Type"].startswith("text/event-stream")
+    text = validate(streamed, "POST", "/v1/chat/completions")
+    assert text.rstrip().endswith("data: [DONE]")
+    wrong = local.call("POST", "/v1/chat/completions", dict(body, model="no-such-model"))
+    assert wrong.status == 404
+    error = validate(wrong, "POST", "/v1/chat/completions")["error"]
+    assert error["code"] == "model_not_found"
+
+
+def test_event_streams_are_documented_as_event_streams(local):
+    cid = local.call("POST", "/api/conversations", {}).json["id"]
+    turn = local.call("POST", f"/api/conversations/{cid}/messages", {"content": "Stream me"}).json
+    wait_finished(local, turn["assistant_message"]["id"])
+    stream = local.call("GET", f"/api/messages/{turn['assistant_message']['id']}/stream?mode=text")
+    assert stream.headers["Content-Type"].startswith("text/event-stream")
+    assert "event: done" in validate(stream, "GET", "/api/messages/{id}/stream")
+
+
+def test_team_mode_resources(team):
+    assert validate(team.call("GET", "/api/openapi.json"), "GET", "/api/openapi.json")["openapi"] == "3.1.0"
+    unauthenticated = team.call("GET", "/api/conversations")
+    assert unauthenticated.status == 401
+    validate(unauthenticated, "GET", "/api/conversations")
+    bad_login = team.call("POST", "/api/auth/login", {"username": "ada", "password": "wrong password"})
+    assert bad_login.status == 401
+    validate(bad_login, "POST", "/api/auth/login")
+
+    login = team.call("POST", "/api/auth/login", {"username": "ada", "password": "correct horse battery"})
+    me = validate(login, "POST", "/api/auth/login")
+    assert me["mode"] == "team" and me["user"]["role"] == "admin"
+    admin = {"Cookie": login.headers["Set-Cookie"].split(";")[0]}
+    validate(team.call("GET", "/api/auth/me", headers=admin), "GET", "/api/auth/me")
+    sessions = validate(team.call("GET", "/api/auth/sessions", headers=admin), "GET", "/api/auth/sessions")
+    assert any(session["current"] for session in sessions["items"])
+
+    created = team.call("POST", "/api/tokens", {"name": "script"}, headers=admin)
+    assert created.status == 201
+    token = validate(created, "POST", "/api/tokens")
+    assert token["token"].startswith("pt_")
+    listed = validate(team.call("GET", "/api/tokens", headers=admin), "GET", "/api/tokens")
+    assert all("token" not in item for item in listed["items"])
+
+    user = team.call("POST", "/api/users", {"username": "bob", "password": "bob password 1"}, headers=admin)
+    assert user.status == 201
+    bob = validate(user, "POST", "/api/users")
+    validate(team.call("GET", "/api/users", headers=admin), "GET", "/api/users")
+    validate(team.call("PATCH", f"/api/users/{bob['id']}", {"display_name": "Bob"}, headers=admin),
+             "PATCH", "/api/users/{id}")
+    validate(team.call("GET", f"/api/users/{bob['id']}/usage", headers=admin), "GET", "/api/users/{id}/usage")
+
+    bob_login = team.call("POST", "/api/auth/login", {"username": "bob", "password": "bob password 1"})
+    bob_auth = {"Cookie": bob_login.headers["Set-Cookie"].split(";")[0]}
+    forbidden = team.call("GET", "/api/users", headers=bob_auth)
+    assert forbidden.status == 403
+    validate(forbidden, "GET", "/api/users")
+    # Another user's ids answer 404 in the documented error shape.
+    script = {"Authorization": f"Bearer {token['token']}"}
+    cid = validate(team.call("POST", "/api/conversations", {}, headers=script), "POST", "/api/conversations")["id"]
+    foreign = team.call("GET", f"/api/conversations/{cid}", headers=bob_auth)
+    assert foreign.status == 404
+    validate(foreign, "GET", "/api/conversations/{id}")
+    foreign_token = team.call("DELETE", f"/api/tokens/{token['id']}", headers=bob_auth)
+    assert foreign_token.status == 404
+    validate(foreign_token, "DELETE", "/api/tokens/{id}")
+    bad_key = team.call("GET", "/v1/models", headers={"Authorization": "Bearer pt_wrong"})
+    assert bad_key.status == 401
+    assert validate(bad_key, "GET", "/v1/models")["error"]["code"] == "invalid_api_key"
+
+    revoked = team.call("DELETE", f"/api/tokens/{token['id']}", headers=admin)
+    assert revoked.status == 204
+    validate(revoked, "DELETE", "/api/tokens/{id}")
+    logout = team.call("POST", "/api/auth/logout", headers=bob_auth)
+    assert logout.status == 204
+    validate(logout, "POST", "/api/auth/logout")
