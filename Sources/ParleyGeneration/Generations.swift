@@ -87,19 +87,22 @@ public actor Generations {
         let continued: String?
         if case .continueReply(let messageID) = plan { continued = messageID } else { continued = nil }
         let reservation = try admit(owner: owner, conversationID: prepared.conversationID, continuing: continued)
-        if continued != nil {
-            // Continue's id is known to clients: its row turns `streaming` in the same actor turn that
-            // registers its generation, so no stop or subscriber ever sees one without the other
-            // (a stop then answered `streaming` and was lost; a subscriber was told `interrupted`).
-            return try register(reservation, prepared: prepared, owner: owner,
-                                written: Self.write(prepared, store: store))
-        }
-        // The new rows' ids are unknown to everyone until this returns, so nobody can look for them
-        // between the write and the registration; a stop-all meanwhile cancels the reservation.
         let written: ReplyStart
         do {
-            written = try await write(prepared)
+            if continued != nil {
+                // Continue's id is known to clients: its row turns `streaming` in the same actor turn that
+                // registers its generation, so no stop or subscriber ever sees one without the other
+                // (a stop then answered `streaming` and was lost; a subscriber was told `interrupted`).
+                written = try Self.write(prepared, store: store)
+            } else {
+                // The new rows' ids are unknown to everyone until this returns, so nobody can look for
+                // them between the write and the registration; a stop-all meanwhile cancels the
+                // reservation.
+                written = try await write(prepared)
+            }
         } catch {
+            // A refused write (a continue of a message that has replies, a deleted conversation)
+            // gives its slot back.
             reservations[reservation] = nil
             throw error
         }

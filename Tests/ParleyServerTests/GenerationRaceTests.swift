@@ -171,4 +171,27 @@ final class GenerationRaceTests: XCTestCase {
             XCTAssertEqual(live, 0, "round \(round): a reply of the deleted conversation is still live")
         }
     }
+
+    // G. A start whose write is refused gives its cap slot back: a continue of an answer that has
+    //    replies (409), repeated past the per-user cap, must not leave the user unable to send.
+    func testRefusedContinuesDoNotKeepCapSlots() async throws {
+        let upstream = try startUpstream()
+        let parley = try startParley(upstream: upstream, ["PARLEY_MAX_GENERATIONS_PER_USER": "1"])
+        upstream.enqueue(UpstreamStreams.complete(["one"]), UpstreamStreams.complete(["two"]),
+                         UpstreamStreams.complete(["three"]))
+        let id = try await parley.conversation(["model": "openai:fake"])
+        let (_, first) = try await parley.send(id, "q1")
+        _ = try await parley.finished(first)
+        let (_, second) = try await parley.send(id, "q2")
+        _ = try await parley.finished(second)
+        for _ in 0..<3 {
+            let refused = try await parley.call("POST", "/api/messages/\(first)/continue")
+            XCTAssertEqual(refused.status, 409, refused.text)
+        }
+        let live = await parley.app.generations.liveCount
+        XCTAssertEqual(live, 0)
+        let (_, third) = try await parley.send(id, "q3")
+        let stored = try await parley.finished(third)
+        XCTAssertEqual(stored["content"] as? String, "three")
+    }
 }
