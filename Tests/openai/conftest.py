@@ -2,12 +2,7 @@
 in front of a small fake OpenAI-compatible upstream (fake_upstream.py) that records what it was sent
 and when a client hung up on it."""
 import json
-import os
-import re
-import shutil
-import subprocess
-import tempfile
-import threading
+import sys
 import urllib.request
 from pathlib import Path
 
@@ -15,44 +10,16 @@ import pytest
 
 from fake_upstream import FakeUpstream
 
-ROOT = Path(__file__).resolve().parents[2]
-PARLEY_BIN = os.environ.get("PARLEY_BIN", str(ROOT / ".build" / "debug" / "parley"))
-STARTUP_TIMEOUT_S = 20
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pytools"))
+from parley_process import PARLEY_BIN, ROOT, ParleyProcess  # noqa: E402
 TEAM_ADMIN = ("ada", "correct horse battery")
 
 
-class Parley:
+class Parley(ParleyProcess):
     """One real server process; `base` is its http://127.0.0.1:PORT."""
 
     def __init__(self, env):
-        self.dir = tempfile.mkdtemp(prefix="parley-openai-")
-        full_env = {k: v for k, v in os.environ.items() if not k.startswith("PARLEY_")}
-        full_env.update(env)
-        self.log = open(Path(self.dir) / "server.log", "w")
-        self.process = subprocess.Popen(
-            [PARLEY_BIN, "--port", "0", "--db", str(Path(self.dir) / "parley.db"),
-             "--public", str(ROOT / "Public")],
-            stdout=subprocess.PIPE, stderr=self.log, env=full_env, text=True, bufsize=1)
-        found = {}
-
-        def read():
-            for line in self.process.stdout:
-                match = re.search(r"listening on (http://\S+)", line)
-                if match:
-                    found["base"] = match.group(1).rstrip("/")
-                    break
-            for _ in self.process.stdout:  # keep draining: the server never blocks on a full pipe
-                pass
-
-        threading.Thread(target=read, daemon=True).start()
-        for _ in range(STARTUP_TIMEOUT_S * 20):
-            if "base" in found or self.process.poll() is not None:
-                break
-            threading.Event().wait(0.05)
-        if "base" not in found:
-            self.stop()
-            raise RuntimeError(f"parley did not start: {(Path(self.dir) / 'server.log').read_text()[-3000:]}")
-        self.base = found["base"]
+        super().__init__(env, prefix="parley-openai-")
 
     def api(self, method, path, body=None, headers=None, timeout=10):
         data = None if body is None else json.dumps(body).encode()
@@ -62,16 +29,6 @@ class Parley:
             raw = response.read()
             return json.loads(raw) if raw else None
 
-    def stop(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
-        self.log.close()
-        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -2,12 +2,7 @@
 docs/openapi.json with a validator that checks a response against the schema the document gives for
 its operation and status."""
 import json
-import os
-import re
-import shutil
-import subprocess
-import tempfile
-import threading
+import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -15,9 +10,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-PARLEY_BIN = os.environ.get("PARLEY_BIN", str(ROOT / ".build" / "debug" / "parley"))
-STARTUP_TIMEOUT_S = 20
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pytools"))
+from parley_process import ROOT, ParleyProcess  # noqa: E402
 TEAM = {"PARLEY_AUTH": "on", "PARLEY_ADMIN_USER": "ada", "PARLEY_ADMIN_PASSWORD": "correct horse battery",
         "PARLEY_PASSWORD_MEMORY_KIB": "64"}
 DOCUMENT = json.loads((ROOT / "docs" / "openapi.json").read_text(encoding="utf-8"))
@@ -34,39 +28,12 @@ class Reply:
         return json.loads(self.raw)
 
 
-class Parley:
+class Parley(ParleyProcess):
     """One real server process; `base` is its http://127.0.0.1:PORT."""
 
     def __init__(self, env=None):
-        self.dir = tempfile.mkdtemp(prefix="parley-openapi-")
-        full_env = {k: v for k, v in os.environ.items() if not k.startswith("PARLEY_")}
-        full_env.update({"PARLEY_DEMO_TOKENS_PER_SECOND": "0", "PARLEY_TITLES": "off"})
-        full_env.update(env or {})
-        self.log = open(Path(self.dir) / "server.log", "w")
-        self.process = subprocess.Popen(
-            [PARLEY_BIN, "--port", "0", "--db", str(Path(self.dir) / "parley.db"),
-             "--public", str(ROOT / "Public")],
-            stdout=subprocess.PIPE, stderr=self.log, env=full_env, text=True, bufsize=1)
-        found = {}
-
-        def read():
-            for line in self.process.stdout:
-                match = re.search(r"listening on (http://\S+)", line)
-                if match:
-                    found["base"] = match.group(1).rstrip("/")
-                    break
-            for _ in self.process.stdout:  # keep draining: the server never blocks on a full pipe
-                pass
-
-        threading.Thread(target=read, daemon=True).start()
-        for _ in range(STARTUP_TIMEOUT_S * 20):
-            if "base" in found or self.process.poll() is not None:
-                break
-            threading.Event().wait(0.05)
-        if "base" not in found:
-            self.stop()
-            raise RuntimeError(f"parley did not start: {(Path(self.dir) / 'server.log').read_text()[-3000:]}")
-        self.base = found["base"]
+        super().__init__({"PARLEY_DEMO_TOKENS_PER_SECOND": "0", "PARLEY_TITLES": "off", **(env or {})},
+                         prefix="parley-openapi-")
 
     def call(self, method, path, body=None, headers=None, raw=None, timeout=15):
         data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
@@ -80,19 +47,6 @@ class Parley:
         except urllib.error.HTTPError as error:
             return Reply(error.code, error.headers, error.read())
 
-    def server_log(self):
-        return (Path(self.dir) / "server.log").read_text(errors="replace")
-
-    def stop(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
-        self.log.close()
-        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def response_schema(template, method, status, media="application/json"):
