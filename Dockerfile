@@ -10,6 +10,8 @@ WORKDIR /src
 # Package.swift declares the test targets, so SwiftPM needs Tests/ to read the manifest.
 COPY Package.swift ./
 COPY Sources ./Sources
+# Sources/ParleyServer/openapi.json links to this file; its bytes are compiled into the server.
+COPY docs/openapi.json ./docs/openapi.json
 COPY Tests ./Tests
 RUN swift build -c release --product parley --static-swift-stdlib \
     && strip -o parley .build/release/parley

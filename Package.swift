@@ -33,9 +33,11 @@ let package = Package(
         .target(name: "ParleyHTTP", dependencies: ["CMicroHTTPD"]),
         // Team mode's credentials: Argon2id passwords and random tokens (libsodium only here).
         .target(name: "ParleyAuth", dependencies: ["CSodium"]),
+        // openapi.json links to docs/openapi.json, whose bytes are compiled in (GET /api/openapi.json).
         .target(name: "ParleyServer",
                 dependencies: ["ParleyHTTP", "ParleyStore", "ParleyProviders",
-                               "ParleyGeneration", "ParleyMarkdown", "ParleyUpstream", "ParleyAuth"]),
+                               "ParleyGeneration", "ParleyMarkdown", "ParleyUpstream", "ParleyAuth"],
+                resources: [.embedInCode("openapi.json")]),
         .executableTarget(name: "parley", dependencies: ["ParleyServer"]),
         // `make bench`: the cost of streaming Markdown against one full render.
         .executableTarget(name: "parley-markdown-bench", dependencies: ["ParleyMarkdown", "ParleyTestSupport"]),
