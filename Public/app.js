@@ -65,6 +65,7 @@ const conversations = new ConversationList({
 });
 const replies = replyFollower({
   model, messages, composer, scroller, live, announce, describe, regenerate: (id) => actions.regenerate(id),
+  finished: () => settings.changedElsewhere(),
 });
 const actions = messageActions({
   model, messages, composer, scroller, live, replies, announce, describe,
@@ -256,7 +257,7 @@ async function send(text, failedEl) {
       await modelsReady;
       const fields = { title: titleFrom(text) };
       if (topbar.model) fields.model = topbar.model;
-      for (const [key, value] of Object.entries(model.pendingSettings)) if (value != null) fields[key] = value;
+      Object.assign(fields, model.pendingFields());
       const created = await Api.createConversation(fields);
       model.created(created);
       history.pushState(null, '', `#/c/${encodeURIComponent(created.id)}`);

@@ -59,6 +59,11 @@ export class ConversationModel {
     return { shown, streaming };
   }
 
+  /** The settings saved before the first send, for creating its conversation (unset ones left out). */
+  pendingFields() {
+    return Object.fromEntries(Object.entries(this.pendingSettings).filter(([, value]) => value != null));
+  }
+
   /** The conversation the first message just created. */
   created(conversation) {
     this.loadSequence += 1;

@@ -213,6 +213,12 @@ def test_settings_are_saved_and_sent_with_every_reply(browser, parley_recorded, 
                message="temperature cleared")
     assert parley_recorded.api("GET", f"/api/conversations/{conversation_id}")["top_p"] == 0.9
 
+    # A reply that ends while the form is open updates the totals.
+    send_message(browser, "Third question")
+    wait_until(lambda: "over 3 replies (3 estimated)" in by_id(browser, "settings-usage").text,
+               message="the totals after a reply")
+    wait_idle(browser)
+
 
 def test_invalid_settings_are_refused_with_a_message(browser, parley_fast, request):
     request.node.allowed_console = ["status of 400"]  # the refusal the test provokes
