@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
-from conftest import last_assistant_id, messages, open_page, send_message, start_parley, wait_idle, wait_until
+from conftest import TEAM_ADMIN, last_assistant_id, messages, open_page, send_message, start_parley, wait_idle, wait_until
 
 
 # MARK: - Helpers
@@ -411,3 +412,31 @@ def test_hostile_imports_show_the_error_and_import_nothing(browser, parley_fast,
     refused("huge.json", json.dumps(huge), "larger than this server accepts")
 
     assert f"{title} copy" not in all_titles(parley_fast), "nothing imported"
+
+
+def test_export_and_import_in_team_mode_carry_the_session(browser, parley_team, downloads, request):
+    """The download links and the import are the signed-in user's (the session cookie goes along)."""
+    request.node.allowed_console = ["status of 401"]  # the page's requests before signing in
+    browser.execute_cdp_cmd("Network.clearBrowserCookies", {})
+    try:
+        browser.get(parley_team.base + "/")
+        wait_until(lambda: by_id(browser, "signin").is_displayed(), message="the sign-in form")
+        by_id(browser, "signin-username").send_keys(TEAM_ADMIN[0])
+        by_id(browser, "signin-password").send_keys(TEAM_ADMIN[1], Keys.ENTER)
+        wait_until(lambda: by_id(browser, "account").is_displayed() and browser.execute_script(
+            "return document.getElementById('model').options.length > 0"), message="signed in")
+        send_message(browser, "Team export")
+        wait_idle(browser)
+        cid = open_id(browser)
+        by_id(browser, "export-toggle").click()
+        by_id(browser, "export-json").click()
+        exported = json.loads(downloaded(downloads, f"parley-{cid}.json"))
+        assert exported["id"] == cid and len(exported["messages"]) == 2
+        by_id(browser, "export-all").click()
+        assert cid in [c["id"] for c in json.loads(downloaded(downloads, "parley-export.json"))["conversations"]]
+        choose_file(browser, downloads, "again.json", json.dumps(exported))
+        wait_until(lambda: status(browser, "transfer-status") == "Imported 1 conversation.", message="imported")
+        wait_until(lambda: open_id(browser) != cid, message="the import opened")
+        wait_until(lambda: len(messages(browser)) == 2, message="its messages shown")
+    finally:
+        browser.execute_cdp_cmd("Network.clearBrowserCookies", {})
