@@ -50,7 +50,10 @@ export class Transfer {
 
   reason(error) {
     if (!(error instanceof ApiError)) return 'the file could not be read.';
-    if (error.status === 413) return `the file is larger than this server accepts. ${error.message}`;
+    if (error.status === 413) {
+      return `the file is larger than this server accepts (${error.message}) Export and import the ` +
+        'conversations one at a time, or ask the administrator to raise PARLEY_MAX_BODY_BYTES.';
+    }
     if (error.status === 0) {
       return 'the server could not be reached, or it closed the connection (a file larger than it accepts).';
     }

@@ -2,7 +2,7 @@
 // totals for the settings form. An estimate (the provider reported none) is marked "≈" on screen
 // and said as "estimated" to screen readers.
 
-const number = new Intl.NumberFormat();
+const number = new Intl.NumberFormat('en'); // the page's language
 
 /** The usage element of a message's header, made on first use (the template stays unchanged). */
 function usageElement(el) {
