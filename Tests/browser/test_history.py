@@ -20,8 +20,9 @@ from conftest import TEAM_ADMIN, last_assistant_id, messages, open_page, send_me
 # MARK: - Helpers
 
 class RecordingUpstream:
-    """An OpenAI-compatible upstream that records each request body and streams a short answer
-    without usage (so the server estimates it)."""
+    """An OpenAI-compatible upstream (chat completions only: the models are named by
+    PARLEY_OPENAI_MODELS) that records each request body and streams a short answer without usage
+    (so the server estimates it)."""
 
     def __init__(self):
         self.bodies = []
@@ -32,14 +33,6 @@ class RecordingUpstream:
 
             def log_message(self, *args):
                 pass
-
-            def do_GET(self):
-                body = json.dumps({"object": "list", "data": [{"id": "rec", "object": "model"}]}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
 
             def do_POST(self):
                 length = int(self.headers.get("Content-Length") or 0)
@@ -166,7 +159,6 @@ def conversation_with_reply(server, title):
 def choose_file(driver, folder, name, text):
     path = Path(folder) / name
     path.write_text(text, encoding="utf-8")
-    by_id(driver, "transfer-status")  # the row is there
     driver.execute_script("document.getElementById('transfer-status').textContent = ''")
     by_id(driver, "import-file").send_keys(str(path))
 
