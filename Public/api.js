@@ -34,11 +34,18 @@ export const Session = {
   },
 };
 
+/** A body that is JSON text already (an imported file): sent exactly as read. */
+export class JSONText {
+  constructor(text) {
+    this.text = text;
+  }
+}
+
 export async function api(method, path, body) {
   const init = { method, headers: { Accept: 'application/json' } };
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
-    init.body = JSON.stringify(body);
+    init.body = body instanceof JSONText ? body.text : JSON.stringify(body);
   }
   let response;
   try {
@@ -94,6 +101,10 @@ export const Api = {
   usage: (id) => api('GET', `/api/users/${enc(id)}/usage`),
   streamURL: (id, lastEventId) =>
     `/api/messages/${enc(id)}/stream${lastEventId != null ? `?last_event_id=${enc(lastEventId)}` : ''}`,
+  // Export and import (history)
+  exportURL: (id, format) => `/api/conversations/${enc(id)}/export?format=${enc(format)}`,
+  exportAllURL: () => '/api/export',
+  importDocument: (text) => api('POST', '/api/import', new JSONText(text)),
 };
 
 /** The array in a list answer, whether bare or wrapped ({"items": […]}, {"tokens": […]}, …). */

@@ -15,6 +15,8 @@ import { Drawer } from './drawer.js';
 import { showError, clearError, setStatusText } from './view.js';
 import { replyFollower } from './reply.js';
 import { messageActions } from './actions.js';
+import { SettingsForm } from './settings.js';
+import { Transfer } from './transfer.js';
 
 /** A hidden tab keeps its stream this long, then closes it and reopens it on return. */
 const HIDDEN_TAB_CLOSE_MS = 60_000;
@@ -26,19 +28,22 @@ const model = new ConversationModel();
 const live = new UserStream((name, data) => applyChange(name, data));
 
 const topbar = new TopBar({
-  title: $('conversation-title'), model: $('model'), systemToggle: $('system-toggle'), systemForm: $('system-form'),
-  systemPrompt: $('system-prompt'), systemCancel: $('system-cancel'), systemStatus: $('system-status'),
-  rename: $('rename'), remove: $('delete'), renameDialog: $('rename-dialog'), renameForm: $('rename-form'),
+  title: $('conversation-title'), model: $('model'),
+  exportToggle: $('export-toggle'), exportMenu: $('export-menu'), exportJSON: $('export-json'),
+  exportMarkdown: $('export-markdown'), rename: $('rename'), remove: $('delete'), renameDialog: $('rename-dialog'), renameForm: $('rename-form'),
   renameInput: $('rename-input'), renameCancel: $('rename-cancel'), deleteDialog: $('delete-dialog'),
   deleteTitle: $('delete-title'),
 }, {
   conversation: () => model.conversation,
-  systemPrompt: () => (model.conversation ? model.conversation.system_prompt || '' : model.pendingSystemPrompt),
   onModel: changeModel,
-  onSystemPrompt: saveSystemPrompt,
   onRename: rename,
   onDelete: deleteOpen,
 });
+const settings = new SettingsForm({
+  toggle: $('system-toggle'), form: $('system-form'), prompt: $('system-prompt'), temperature: $('settings-temperature'),
+  topP: $('settings-top-p'), maxTokens: $('settings-max-tokens'), usage: $('settings-usage'),
+  status: $('system-status'), cancel: $('system-cancel'),
+}, { model, describe });
 const messages = new MessageList({ list: $('message-list'), empty: $('empty-state'), onAction: (...args) => actions.act(...args) });
 const composer = new Composer({
   form: $('composer'), input: $('input'), send: $('send'), stop: $('stop'),
@@ -60,6 +65,7 @@ const conversations = new ConversationList({
 });
 const replies = replyFollower({
   model, messages, composer, scroller, live, announce, describe, regenerate: (id) => actions.regenerate(id),
+  finished: () => settings.changedElsewhere(),
 });
 const actions = messageActions({
   model, messages, composer, scroller, live, replies, announce, describe,
@@ -102,20 +108,6 @@ async function changeModel(id) {
     announce(`Model set to ${id}.`);
   } catch (error) {
     announce(`Could not change the model: ${describe(error)}`);
-  }
-}
-
-async function saveSystemPrompt(prompt) {
-  if (!model.conversation) {
-    model.pendingSystemPrompt = prompt;
-    topbar.setSystemStatus('Saved for the new conversation.');
-    return;
-  }
-  try {
-    model.conversation = await Api.updateConversation(model.conversation.id, { system_prompt: prompt || null });
-    topbar.setSystemStatus('Saved.');
-  } catch (error) {
-    topbar.setSystemStatus(`Not saved: ${describe(error)}`);
   }
 }
 
@@ -165,6 +157,7 @@ function showFresh() {
   messages.clear();
   ui.notice.hidden = true;
   topbar.showFresh();
+  settings.showFresh();
   topbar.selectModel(topbar.preferredModel());
   conversations.markCurrent(null);
   document.title = 'Parley';
@@ -205,9 +198,9 @@ function renderConversation(conversation) {
   const rest = model.conversation;
   messages.show(shown);
   topbar.showTitle(rest.title);
-  topbar.showActions(true);
+  topbar.showActions(true, rest.id);
   topbar.selectModel(rest.model);
-  topbar.showSystemPrompt(rest.system_prompt || '');
+  settings.showConversation();
   conversations.markCurrent(rest.id);
   for (const message of shown) {
     if (message.error && message.status !== 'streaming') replies.showServerError(message);
@@ -264,12 +257,12 @@ async function send(text, failedEl) {
       await modelsReady;
       const fields = { title: titleFrom(text) };
       if (topbar.model) fields.model = topbar.model;
-      if (model.pendingSystemPrompt) fields.system_prompt = model.pendingSystemPrompt;
+      Object.assign(fields, model.pendingFields());
       const created = await Api.createConversation(fields);
       model.created(created);
       history.pushState(null, '', `#/c/${encodeURIComponent(created.id)}`);
       topbar.showTitle(created.title);
-      topbar.showActions(true);
+      topbar.showActions(true, created.id);
     }
     const conversationId = model.conversation.id;
     const result = await Api.postMessage(conversationId, { content: text });
@@ -338,6 +331,7 @@ async function refreshIfChanged() {
       return;
     }
     const rest = model.refreshFields(fresh);
+    settings.showConversation();
     if (rest.title !== current.title) {
       topbar.setHeading(rest.title || 'Untitled');
       conversations.rename(rest.id, rest.title || 'Untitled');
@@ -359,6 +353,7 @@ const applyChange = applyNotifications({
     const branchChanged = model.applySummary(summary);
     topbar.showTitle(model.conversation.title);
     if (model.conversation.model) topbar.selectModel(model.conversation.model);
+    settings.changedElsewhere();
     if (branchChanged) scheduleRefresh();
   },
   deleted() {
@@ -388,6 +383,15 @@ async function scheduleRefresh() {
     }
   }
 }
+
+// MARK: - Export all and Import (transfer.js)
+
+new Transfer({ exportAll: $('export-all'), file: $('import-file'), status: $('transfer-status') }, {
+  onImported(items) {
+    for (const item of items) conversations.upsert(item);
+    if (items.length === 1) location.hash = `#/c/${encodeURIComponent(items[0].id)}`;
+  },
+});
 
 // MARK: - Start
 

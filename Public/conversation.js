@@ -24,7 +24,7 @@ export class ConversationModel {
     this.messages = new Map(); // id -> message shown in the view
     this.streamingId = null; // the assistant message this tab is following
     this.sending = false;
-    this.pendingSystemPrompt = ''; // for the conversation the first message will create
+    this.pendingSettings = {}; // system prompt and generation settings for the conversation the first send creates
     this.loadSequence = 0; // a load answered after a newer one started is dropped
     this.localSequence = 0;
   }
@@ -59,11 +59,16 @@ export class ConversationModel {
     return { shown, streaming };
   }
 
+  /** The settings saved before the first send, for creating its conversation (unset ones left out). */
+  pendingFields() {
+    return Object.fromEntries(Object.entries(this.pendingSettings).filter(([, value]) => value != null));
+  }
+
   /** The conversation the first message just created. */
   created(conversation) {
     this.loadSequence += 1;
     this.conversation = conversation;
-    this.pendingSystemPrompt = '';
+    this.pendingSettings = {};
   }
 
   /** Takes the server's fields of the open conversation, keeping the branch shown. */
@@ -71,6 +76,16 @@ export class ConversationModel {
     const { messages, ...rest } = fresh;
     this.conversation = rest;
     return rest;
+  }
+
+  /** Takes the settings and usage totals of a fresh read of the open conversation (another tab may
+   *  have changed them; the summary of `conversation_updated` does not carry them). */
+  applySettings(fresh) {
+    if (!this.conversation || fresh.id !== this.conversation.id) return false;
+    for (const key of ['system_prompt', 'temperature', 'top_p', 'max_tokens', 'usage']) {
+      if (key in fresh) this.conversation[key] = fresh[key];
+    }
+    return true;
   }
 
   /** Applies another tab's change of the open conversation; true when its branch changed. */
@@ -153,6 +168,7 @@ export class ConversationModel {
     message.status = stored.status;
     message.finish_reason = stored.finish_reason;
     message.model = stored.model || message.model;
+    if (stored.usage !== undefined) message.usage = stored.usage;
     if (stored.error) message.error = stored.error;
   }
 

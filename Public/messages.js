@@ -6,6 +6,20 @@ import {
   blockCount, clearError,
 } from './view.js';
 import { setReasoning, appendReasoning, shownReasoning, syncReasoning } from './reasoning.js';
+import { showUsage } from './usage.js';
+
+/** A message's element: view.js builds it, and its usage goes in its header. */
+function buildElement(message) {
+  const el = createMessageElement(message);
+  showUsage(el, message);
+  return el;
+}
+
+/** The header's status, versions and actions, and the usage of a finished reply. */
+function showMeta(el, message) {
+  updateMeta(el, message);
+  showUsage(el, message);
+}
 
 export class MessageList {
   constructor({ list, empty, onAction }) {
@@ -32,14 +46,14 @@ export class MessageList {
   /** A whole branch in one fragment (one layout). */
   show(messages) {
     const fragment = document.createDocumentFragment();
-    for (const message of messages) fragment.append(createMessageElement(message));
+    for (const message of messages) fragment.append(buildElement(message));
     this.list.replaceChildren(fragment);
     this.empty.hidden = messages.length > 0;
   }
 
   append(messages) {
     const fragment = document.createDocumentFragment();
-    for (const message of messages) fragment.append(createMessageElement(message));
+    for (const message of messages) fragment.append(buildElement(message));
     this.list.append(fragment);
     this.empty.hidden = this.list.children.length > 0;
   }
@@ -71,7 +85,7 @@ export class MessageList {
   showSnapshot(el, message, data) {
     setBlocks(el, data.blocks || [], data.tail || '');
     setReasoning(el, data.reasoning);
-    updateMeta(el, { ...message, status: 'streaming' });
+    showMeta(el, { ...message, status: 'streaming' });
     clearError(el);
   }
 
@@ -102,7 +116,7 @@ export class MessageList {
   showDone(el, message, patch) {
     applyPatch(el, patch);
     setTail(el, '');
-    updateMeta(el, message);
+    showMeta(el, message);
     if (!message.error) clearError(el);
   }
 
@@ -115,14 +129,14 @@ export class MessageList {
     if (typeof stored.reasoning === 'string' && shownReasoning(el) !== stored.reasoning) {
       setReasoning(el, stored.reasoning);
     }
-    updateMeta(el, message);
+    showMeta(el, message);
   }
 
   /** A reply stopped while its stream was not connected: the stored state. */
   showStopped(el, message, stopped) {
     if (typeof stopped.html === 'string') setHTML(el, stopped.html);
     setReasoning(el, stopped.reasoning);
-    updateMeta(el, message);
+    showMeta(el, message);
   }
 
   // MARK: - Focus and feedback

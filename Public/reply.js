@@ -7,9 +7,11 @@ import { showError, clearError, errorText, setStatusText } from './view.js';
 const FINISHED_WORDS = { complete: 'The answer is complete.', stopped: 'The answer was stopped.',
   failed: 'The answer failed.', interrupted: 'The answer was interrupted.' };
 
-/** `regenerate(id)` is the Retry of a failed answer. Returns `follow(id)`, `stop()` and
- *  `showServerError(message)`. */
-export function replyFollower({ model, messages, composer, scroller, live, announce, describe, regenerate }) {
+/** `regenerate(id)` is the Retry of a failed answer; `finished()` runs when a followed reply ends (the
+ *  conversation's totals changed). Returns `follow(id)`, `stop()` and `showServerError(message)`. */
+export function replyFollower({
+  model, messages, composer, scroller, live, announce, describe, regenerate, finished = () => {},
+}) {
   function showServerError(message) {
     const el = messages.elementFor(message.id);
     if (!el) return;
@@ -80,6 +82,7 @@ export function replyFollower({ model, messages, composer, scroller, live, annou
     const words = FINISHED_WORDS[message.status] || '';
     announce(message.error ? `${words} ${errorText(message.error)}` : words);
     reconcile(message.id, done.blocks);
+    finished();
   }
 
   /** Reads the stored message once (its Markdown source for Copy) and fixes the body only if the

@@ -1,11 +1,12 @@
-// The top bar: the conversation's title, the model menu, the system prompt form, and the Rename and
-// Delete dialogs. It builds and shows; the controller decides (`page` gives the open conversation
-// and takes the person's choices).
+// The top bar: the conversation's title, the model menu, the Export menu (download links), and the
+// Rename and Delete dialogs (the settings form is settings.js). It builds and shows; the controller
+// decides (`page` gives the open conversation and takes the person's choices).
+import { Api } from './api.js';
 
 export class TopBar {
   /**
-   * `page.conversation()` is the open conversation or null, `page.systemPrompt()` the prompt to edit;
-   * `onModel(id)`, `onSystemPrompt(text)`, `onRename(title)` and `onDelete()` act on the person's choice.
+   * `page.conversation()` is the open conversation or null; `onModel(id)`, `onRename(title)` and
+   * `onDelete()` act on the person's choice.
    */
   constructor(ui, page) {
     this.ui = ui;
@@ -19,24 +20,7 @@ export class TopBar {
       page.onModel(model);
     });
 
-    ui.systemToggle.addEventListener('click', () => {
-      const open = ui.systemForm.hidden;
-      ui.systemForm.hidden = !open;
-      ui.systemToggle.setAttribute('aria-expanded', String(open));
-      if (open) {
-        ui.systemPrompt.value = page.systemPrompt();
-        ui.systemStatus.textContent = '';
-        ui.systemPrompt.focus();
-      }
-    });
-    ui.systemCancel.addEventListener('click', () => {
-      this.closeSystemForm();
-      ui.systemToggle.focus();
-    });
-    ui.systemForm.addEventListener('submit', (event) => {
-      event.preventDefault();
-      page.onSystemPrompt(ui.systemPrompt.value.trim());
-    });
+    this.exportMenu(ui);
 
     ui.rename.addEventListener('click', () => {
       const conversation = page.conversation();
@@ -78,16 +62,49 @@ export class TopBar {
     document.title = `${title || 'Untitled'} · Parley`;
   }
 
-  /** An open conversation can be renamed and deleted; a fresh page cannot. */
-  showActions(shown) {
+  /** An open conversation (`id`) can be exported, renamed and deleted; a fresh page cannot. */
+  showActions(shown, id = null) {
     this.ui.rename.hidden = !shown;
     this.ui.remove.hidden = !shown;
+    this.ui.exportToggle.hidden = !shown || !id;
+    this.setExportMenu(false);
+    if (shown && id) {
+      this.ui.exportJSON.href = Api.exportURL(id, 'json');
+      this.ui.exportMarkdown.href = Api.exportURL(id, 'md');
+    }
   }
 
   showFresh() {
     this.ui.title.textContent = 'New conversation';
     this.showActions(false);
-    this.closeSystemForm();
+  }
+
+  // MARK: - Export
+
+  /** A disclosure menu of two download links (the server names the files); Escape or a click
+   *  elsewhere closes it. */
+  exportMenu(ui) {
+    ui.exportToggle.addEventListener('click', () => {
+      this.setExportMenu(ui.exportMenu.hidden);
+      if (!ui.exportMenu.hidden) ui.exportJSON.focus();
+    });
+    ui.exportMenu.addEventListener('click', (event) => {
+      if (event.target.closest('a')) this.setExportMenu(false);
+    });
+    ui.exportMenu.addEventListener('keydown', (event) => {
+      if (event.key !== 'Escape') return;
+      event.preventDefault(); // the page's own Escape (stop an answer) must not run too
+      this.setExportMenu(false);
+      ui.exportToggle.focus();
+    });
+    document.addEventListener('click', (event) => {
+      if (!ui.exportMenu.hidden && !event.target.closest('#export-menu, #export-toggle')) this.setExportMenu(false);
+    });
+  }
+
+  setExportMenu(open) {
+    this.ui.exportMenu.hidden = !open;
+    this.ui.exportToggle.setAttribute('aria-expanded', String(open));
   }
 
   // MARK: - Models
@@ -130,21 +147,5 @@ export class TopBar {
       this.ui.model.append(option);
     }
     this.ui.model.value = id;
-  }
-
-  // MARK: - System prompt
-
-  closeSystemForm() {
-    this.ui.systemForm.hidden = true;
-    this.ui.systemToggle.setAttribute('aria-expanded', 'false');
-  }
-
-  /** Shows the open conversation's prompt if the form is open. */
-  showSystemPrompt(text) {
-    if (!this.ui.systemForm.hidden) this.ui.systemPrompt.value = text;
-  }
-
-  setSystemStatus(text) {
-    this.ui.systemStatus.textContent = text;
   }
 }
