@@ -1,7 +1,8 @@
 """Issue 12, accessibility: axe-core (axe_check.py) finds no serious or critical violation, in the dark
 and in the light colour scheme, on the empty page, an answer while it streams and once finished (with
 a code block, a table and a link), a failed reply, the system prompt form, the phone-width drawer, and
-team mode's sign-in screen, user menu, Users, API tokens and Sessions dialogs. A check of the check:
+the Rename and Delete dialogs, and team mode's sign-in screen, user menu, Users, API tokens, Sessions
+and Change password dialogs. A check of the check:
 a page with known violations fails it.
 
 Other screens call `assert_accessible(driver, "what is shown")` from axe_check the same way, once the
@@ -108,6 +109,21 @@ def test_failed_reply_and_system_prompt_form(browser, parley_fake, fake_upstream
     assert_accessible(browser, "failed reply and system prompt form")
 
 
+def test_rename_and_delete_dialogs(browser, parley_fast):
+    open_page(browser, parley_fast.base)
+    send_message(browser, "A conversation to rename")
+    wait_idle(browser)
+    browser.find_element(By.ID, "rename").click()
+    wait_until(lambda: browser.find_element(By.ID, "rename-dialog").get_attribute("open"), message="rename")
+    assert_accessible(browser, "rename dialog")
+    browser.find_element(By.ID, "rename-cancel").click()
+    wait_until(lambda: not browser.find_element(By.ID, "rename-dialog").get_attribute("open"), message="closed")
+    browser.find_element(By.ID, "delete").click()
+    wait_until(lambda: browser.find_element(By.ID, "delete-dialog").get_attribute("open"), message="delete")
+    assert_accessible(browser, "delete dialog")
+    browser.switch_to.active_element.send_keys(Keys.ESCAPE)
+
+
 def test_phone_width_with_the_conversation_drawer_open(browser, parley_fast):
     browser.set_window_size(390, 844)
     open_page(browser, parley_fast.base)
@@ -163,3 +179,11 @@ def test_user_menu_and_account_dialogs(browser, parley_team, request):
     open_menu_item(browser, "Sessions")
     wait_until(lambda: browser.find_element(By.CSS_SELECTOR, "#session-list tr.is-current"), message="the sessions")
     assert_accessible(browser, "sessions dialog")
+    browser.find_element(By.CSS_SELECTOR, "#sessions-dialog button[data-close]").click()
+
+    open_menu_item(browser, "Change password")
+    browser.find_element(By.ID, "password-current").send_keys("a wrong one")
+    browser.find_element(By.ID, "password-new").send_keys("a new password")
+    browser.find_element(By.ID, "password-repeat").send_keys("a different one", Keys.ENTER)
+    wait_until(lambda: browser.find_element(By.ID, "password-status").text, message="the mismatch said")
+    assert_accessible(browser, "password dialog with an error")
