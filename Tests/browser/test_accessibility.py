@@ -2,8 +2,7 @@
 and in the light colour scheme, on the empty page, an answer while it streams and once finished (with
 a code block, a table and a link), a failed reply, the system prompt form, the phone-width drawer, and
 the Rename and Delete dialogs, and team mode's sign-in screen, user menu, Users, API tokens, Sessions
-and Change password dialogs. A check of the check:
-a page with known violations fails it.
+and Change password dialogs. A check of the check: a page with known violations fails it.
 
 Other screens call `assert_accessible(driver, "what is shown")` from axe_check the same way, once the
 state to check is on the page (waited for, never slept for)."""
