@@ -8,7 +8,7 @@ PARLEY_BIN = .build/release/parley
 RUN_PACKAGES = pkg-config libsqlite3-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
                libmicrohttpd-dev libcurl4-openssl-dev libsodium-dev ca-certificates
 # What the tests need on top: headless Chromium and its WebDriver for the page's browser tests, and
-# python3-venv for the venv of the OpenAI client tests.
+# python3-venv for the venvs of the Python test suites (OpenAI client, OpenAPI, browser).
 TEST_PACKAGES = $(RUN_PACKAGES) procps chromium chromium-driver python3-venv
 BENCH_PACKAGES = $(RUN_PACKAGES) nginx-light wrk procps
 # `make docker-check`: the Dockerfile's stages without a Docker engine (debootstrap, chroot, namespaces).
@@ -63,6 +63,11 @@ OPENAI_VENV = .build/openai-venv
 OPENAPI_VENV = .build/openapi-venv
 OPENAPI_FUZZ_SECONDS ?= 60
 OPENAPI_TIME_LIMIT ?= 300
+# The page's browser tests drive Debian's chromium with selenium and pytest, and check accessibility
+# with axe-core (PyPI axe-selenium-python, pinned: its bundled axe-core 3.1.1 decides which rules
+# judge the page), from a venv made here; Tests/browser/run.sh run by hand makes the same one.
+BROWSER_VENV = .build/browser-venv
+BROWSER_PACKAGES = selenium pytest axe-selenium-python==2.1.6
 
 test: test-deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
@@ -80,7 +85,11 @@ test: test-deps
 	PARLEY_BIN=.build/debug/parley PYTHON=$(OPENAPI_VENV)/bin/python OPENAPI_FUZZ_SECONDS=$(OPENAPI_FUZZ_SECONDS) \
 	  timeout --kill-after=10 $(OPENAPI_TIME_LIMIT) Tests/openapi/run.sh \
 	  || { status=$$?; [ $$status -ne 124 ] || echo "openapi tests: still running after $(OPENAPI_TIME_LIMIT) s (OPENAPI_TIME_LIMIT): stopped" >&2; exit $$status; }
-	PARLEY_BIN=.build/debug/parley timeout --kill-after=10 $(BROWSER_TIME_LIMIT) Tests/browser/run.sh \
+	@if ! $(BROWSER_VENV)/bin/python -c 'import selenium, pytest, axe_selenium_python' 2>/dev/null; then \
+	  python3 -m venv $(BROWSER_VENV) && $(BROWSER_VENV)/bin/pip install -q $(BROWSER_PACKAGES); \
+	fi
+	PARLEY_BIN=.build/debug/parley PYTHON=$(BROWSER_VENV)/bin/python timeout --kill-after=10 $(BROWSER_TIME_LIMIT) \
+	  Tests/browser/run.sh \
 	  || { status=$$?; [ $$status -ne 124 ] || echo "browser tests: still running after $(BROWSER_TIME_LIMIT) s (BROWSER_TIME_LIMIT): stopped" >&2; exit $$status; }
 
 # Parley's relay against nginx relaying the same stream, and issue 10's scale figures; prints the

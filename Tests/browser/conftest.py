@@ -3,12 +3,8 @@ headless Chromium through the system chromedriver, and a console-error check aft
 import json
 import os
 import re
-import shutil
-import subprocess
-import tempfile
-import threading
+import sys
 import time
-import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -21,75 +17,27 @@ from selenium.webdriver.common.keys import Keys
 
 from fake_upstream import FakeUpstream
 
-ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pytools"))
+from parley_process import PARLEY_BIN, ROOT, ParleyProcess  # noqa: E402
+
 PUBLIC = Path(os.environ.get("PARLEY_PUBLIC", ROOT / "Public")).resolve()
-PARLEY_BIN = os.environ.get("PARLEY_BIN", str(ROOT / ".build" / "debug" / "parley"))
 ARTIFACTS = Path(os.environ.get("ARTIFACTS_DIR", Path(__file__).resolve().parent / "artifacts"))
 CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-STARTUP_TIMEOUT_S = 20
 
 
 # MARK: - Parley processes
 
-class Parley:
-    """One real server process; `base` is its http://127.0.0.1:PORT."""
+class Parley(ParleyProcess):
+    """One real server process (Tests/pytools/parley_process.py); `base` is its http://127.0.0.1:PORT.
+    Its log is kept in the artifacts as server-NAME.log."""
 
     def __init__(self, name, env):
         self.name = name
-        self.dir = tempfile.mkdtemp(prefix=f"parley-browser-{name}-")
-        self.log_path = Path(self.dir) / "server.log"
-        full_env = {k: v for k, v in os.environ.items() if not k.startswith("PARLEY_")}
-        full_env.update(env)
-        self.log = open(self.log_path, "w")
-        self.process = subprocess.Popen(
-            [PARLEY_BIN, "--port", "0", "--db", str(Path(self.dir) / "parley.db"), "--public", str(PUBLIC)],
-            stdout=subprocess.PIPE, stderr=self.log, env=full_env, text=True, bufsize=1)
-        self.base = self._wait_for_listening()
-        # Keep draining stdout so the server never blocks on a full pipe.
-        threading.Thread(target=self._drain, daemon=True).start()
-
-    def _wait_for_listening(self):
-        found = {}
-
-        def read():
-            for line in self.process.stdout:
-                self.log.write(line)
-                match = re.search(r"listening on (http://\S+)", line)
-                if match:
-                    found["base"] = match.group(1).rstrip("/")
-                    return
-
-        reader = threading.Thread(target=read, daemon=True)
-        reader.start()
-        reader.join(STARTUP_TIMEOUT_S)
-        if "base" not in found:
-            self.log.flush()
-            log = Path(self.log_path).read_text(errors="replace")[-4000:]
-            self.stop()
-            raise RuntimeError(f"parley ({self.name}) did not print 'listening on' "
-                               f"(exit status {self.process.returncode}); its output:\n{log}")
-        return found["base"]
-
-    def _drain(self):
-        try:
-            for line in self.process.stdout:
-                self.log.write(line)
-        except ValueError:
-            pass
+        super().__init__(env, prefix=f"parley-browser-{name}-", public=PUBLIC)
 
     def stop(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
-        self.log.close()
-        if ARTIFACTS.exists():
-            shutil.copy(self.log_path, ARTIFACTS / f"server-{self.name}.log")
-        shutil.rmtree(self.dir, ignore_errors=True)
+        super().stop(keep_log=ARTIFACTS / f"server-{self.name}.log" if ARTIFACTS.exists() else None)
 
     # REST helpers for setting up and checking state.
     def api(self, method, path, body=None, timeout=10, headers=None):

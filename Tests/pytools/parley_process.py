@@ -1,6 +1,7 @@
-"""A real `parley` process (PARLEY_BIN) for the Python test suites (Tests/openai, Tests/openapi): its own
-temporary directory and database, the environment given (no PARLEY_* inherited from the caller),
-started on a free port and stopped with its files removed."""
+"""A real `parley` process (PARLEY_BIN) for the Python test suites (Tests/openai, Tests/openapi,
+Tests/browser): its own temporary directory and database, the environment given (no PARLEY_* inherited
+from the caller), started on a free port and stopped with its files removed. The server's stdout and
+stderr both go to `log_path`."""
 import os
 import re
 import shutil
@@ -15,42 +16,52 @@ STARTUP_TIMEOUT_S = 20
 
 
 class ParleyProcess:
-    """One server process; `base` is its http://127.0.0.1:PORT."""
+    """One server process; `base` is its http://127.0.0.1:PORT. `public`: the page's folder served
+    with --public (default Public/ of this checkout)."""
 
-    def __init__(self, env, prefix="parley-"):
+    def __init__(self, env, prefix="parley-", public=None):
         self.dir = tempfile.mkdtemp(prefix=prefix)
+        self.log_path = Path(self.dir) / "server.log"
         full_env = {k: v for k, v in os.environ.items() if not k.startswith("PARLEY_")}
         full_env.update(env)
-        self.log = open(Path(self.dir) / "server.log", "w")
+        self.log = open(self.log_path, "w")
         self.process = subprocess.Popen(
             [PARLEY_BIN, "--port", "0", "--db", str(Path(self.dir) / "parley.db"),
-             "--public", str(ROOT / "Public")],
+             "--public", str(public or ROOT / "Public")],
             stdout=subprocess.PIPE, stderr=self.log, env=full_env, text=True, bufsize=1)
         found = {}
+        listening = threading.Event()
 
         def read():
-            for line in self.process.stdout:
-                match = re.search(r"listening on (http://\S+)", line)
-                if match:
-                    found["base"] = match.group(1).rstrip("/")
-                    break
-            for _ in self.process.stdout:  # keep draining: the server never blocks on a full pipe
+            # Keeps draining after 'listening on' so the server never blocks on a full pipe.
+            try:
+                for line in self.process.stdout:
+                    self.log.write(line)
+                    match = re.search(r"listening on (http://\S+)", line)
+                    if match and "base" not in found:
+                        found["base"] = match.group(1).rstrip("/")
+                        listening.set()
+            except ValueError:  # the log was closed by stop()
                 pass
+            listening.set()  # stdout ended: the process is gone
 
         threading.Thread(target=read, daemon=True).start()
-        for _ in range(STARTUP_TIMEOUT_S * 20):
-            if "base" in found or self.process.poll() is not None:
-                break
-            threading.Event().wait(0.05)
+        listening.wait(STARTUP_TIMEOUT_S)
         if "base" not in found:
             self.stop()
-            raise RuntimeError(f"parley did not start: {self.server_log()[-3000:]}")
+            raise RuntimeError(f"parley did not print 'listening on' (exit status {self.process.returncode}); "
+                               f"its output:\n{self.server_log()[-3000:]}")
         self.base = found["base"]
 
     def server_log(self):
-        return (Path(self.dir) / "server.log").read_text(errors="replace")
+        try:
+            self.log.flush()
+        except ValueError:
+            pass
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else self._kept_log
 
-    def stop(self):
+    def stop(self, keep_log=None):
+        """Stops the server and removes its files; `keep_log`: a path to copy the server's log to first."""
         if self.process.poll() is None:
             self.process.terminate()
             try:
@@ -59,4 +70,7 @@ class ParleyProcess:
                 self.process.kill()
                 self.process.wait(5)
         self.log.close()
+        self._kept_log = self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+        if keep_log is not None:
+            shutil.copy(self.log_path, keep_log)
         shutil.rmtree(self.dir, ignore_errors=True)

@@ -1,0 +1,188 @@
+"""Issue 12, accessibility: axe-core (axe_check.py) finds no serious or critical violation, in the dark
+and in the light colour scheme, on the empty page, an answer while it streams and once finished (with
+a code block, a table and a link), a failed reply, the system prompt form, the phone-width drawer, and
+the Rename and Delete dialogs, and team mode's sign-in screen, user menu, Users, API tokens, Sessions
+and Change password dialogs. A check of the check: a page with known violations fails it.
+
+Other screens call `assert_accessible(driver, "what is shown")` from axe_check the same way, once the
+state to check is on the page (waited for, never slept for)."""
+import threading
+import urllib.error
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select
+
+from axe_check import assert_accessible
+from conftest import TEAM_ADMIN, last_assistant_id, open_page, send_message, wait_idle, wait_until
+from test_team import ALLOWED, api_sign_in, open_menu_item, shown, sign_in, start_signed_out
+
+# An answer with a link, a code block and a table; it pauses (answer_gate) before its last chunk.
+RICH_ANSWER = [
+    "Here is [the documentation](https://example.com/docs) and some code:\n\n",
+    "```python\ndef greet(name):\n    return f\"Hello, {name}!\"\n```\n\n",
+    "| Model | Tokens |\n| --- | ---: |\n| demo | 42 |\n| fake | 7 |\n\n",
+    "That is all.\n",
+]
+
+
+def message_element(driver, message_id):
+    return driver.find_element(By.CSS_SELECTOR, f"#message-list .message[data-id='{message_id}']")
+
+
+# MARK: - The helper itself
+
+def test_the_check_fails_on_known_violations(browser, parley_fast):
+    """Low contrast in dark only, and an autocomplete value no browser knows: both are reported."""
+    open_page(browser, parley_fast.base)
+    browser.execute_script("""
+        const field = document.createElement('input');
+        field.id = 'a11y-bad-field'; field.setAttribute('aria-label', 'Bad field');
+        field.setAttribute('autocomplete', 'favourite-colour');
+        document.querySelector('.sidebar-head').append(field);
+        document.getElementById('send').classList.add('a11y-low-contrast-in-dark');
+        const sheet = new CSSStyleSheet();
+        sheet.replaceSync('@media (prefers-color-scheme: dark) { .a11y-low-contrast-in-dark { color: #555 !important; } }');
+        document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+    """)
+    with pytest.raises(AssertionError) as failure:
+        assert_accessible(browser, "known violations")
+    report = str(failure.value)
+    assert "autocomplete-valid" in report and "#a11y-bad-field" in report, report
+    assert "color-contrast" in report and "dark:" in report and "#send" in report, report
+    assert "light:\n  color-contrast" not in report, "the low contrast is in dark only"
+    # The emulated scheme is put back after a check.
+    assert browser.execute_script("return matchMedia('(prefers-color-scheme: dark)').matches") is False
+
+
+# MARK: - Local mode
+
+def test_empty_page(browser, parley_fast):
+    open_page(browser, parley_fast.base)
+    assert_accessible(browser, "empty page")
+
+
+def test_streamed_answer_with_code_table_and_link(browser, parley_fake, fake_upstream):
+    gate = threading.Event()
+    fake_upstream.mode = "ok"
+    fake_upstream.answer = RICH_ANSWER
+    fake_upstream.answer_gate = gate
+    fake_upstream.answer_gate_index = len(RICH_ANSWER) - 1
+    try:
+        open_page(browser, parley_fake.base)
+        Select(browser.find_element(By.ID, "model")).select_by_value("openai:fake")
+        send_message(browser, "Show me a link, some code and a table")
+        answer_id = last_assistant_id(browser)
+        # Streaming: everything up to the gate is on the page, and the Stop button shows.
+        wait_until(lambda: message_element(browser, answer_id).find_elements(By.CSS_SELECTOR, "table td")
+                   and shown(browser, "stop"), message="the table while the answer streams")
+        assert browser.execute_script(
+            "return document.querySelector(`#message-list .message[data-id='${arguments[0]}']`).dataset.status",
+            answer_id) == "streaming"
+        assert_accessible(browser, "answer while streaming")
+        gate.set()
+        wait_idle(browser)
+        answer = message_element(browser, answer_id)
+        assert answer.find_elements(By.CSS_SELECTOR, ".codeblock pre code")
+        assert answer.find_elements(By.CSS_SELECTOR, "table th")
+        assert answer.find_element(By.CSS_SELECTOR, "a[href='https://example.com/docs']")
+        assert_accessible(browser, "finished answer")
+    finally:
+        gate.set()
+        fake_upstream.reset()
+
+
+def test_failed_reply_and_system_prompt_form(browser, parley_fake, fake_upstream):
+    """The inline error with its Retry button, and the system prompt form under the top bar."""
+    fake_upstream.mode = "fail"
+    open_page(browser, parley_fake.base)
+    Select(browser.find_element(By.ID, "model")).select_by_value("openai:fake")
+    send_message(browser, "This will fail")
+    answer = message_element(browser, last_assistant_id(browser))
+    wait_until(lambda: answer.find_element(By.CSS_SELECTOR, ".message-error").is_displayed(),
+               message="the inline error")
+    wait_idle(browser)
+    browser.find_element(By.ID, "system-toggle").click()
+    wait_until(lambda: shown(browser, "system-form"), message="the system prompt form")
+    assert_accessible(browser, "failed reply and system prompt form")
+
+
+def test_rename_and_delete_dialogs(browser, parley_fast):
+    open_page(browser, parley_fast.base)
+    send_message(browser, "A conversation to rename")
+    wait_idle(browser)
+    browser.find_element(By.ID, "rename").click()
+    wait_until(lambda: browser.find_element(By.ID, "rename-dialog").get_attribute("open"), message="rename")
+    assert_accessible(browser, "rename dialog")
+    browser.find_element(By.ID, "rename-cancel").click()
+    wait_until(lambda: not browser.find_element(By.ID, "rename-dialog").get_attribute("open"), message="closed")
+    browser.find_element(By.ID, "delete").click()
+    wait_until(lambda: browser.find_element(By.ID, "delete-dialog").get_attribute("open"), message="delete")
+    assert_accessible(browser, "delete dialog")
+    browser.switch_to.active_element.send_keys(Keys.ESCAPE)
+
+
+def test_phone_width_with_the_conversation_drawer_open(browser, parley_fast):
+    browser.set_window_size(390, 844)
+    open_page(browser, parley_fast.base)
+    send_message(browser, "Hello from a phone")
+    wait_idle(browser)
+    browser.find_element(By.ID, "toggle-sidebar").click()
+    wait_until(lambda: browser.find_element(By.ID, "search").is_displayed()
+               and browser.find_element(By.ID, "sidebar").rect["x"] >= 0, message="the drawer")
+    assert_accessible(browser, "phone width, drawer open")
+
+
+# MARK: - Team mode
+
+def test_sign_in_screen_with_an_error(browser, parley_team, request):
+    request.node.allowed_console = ALLOWED
+    start_signed_out(browser, parley_team)
+    assert_accessible(browser, "sign-in screen")
+    browser.find_element(By.ID, "signin-username").send_keys(TEAM_ADMIN[0])
+    browser.find_element(By.ID, "signin-password").send_keys("not the password", Keys.ENTER)
+    wait_until(lambda: browser.find_element(By.ID, "signin-error").text, message="the sign-in error")
+    assert_accessible(browser, "sign-in screen with an error")
+
+
+def test_user_menu_and_account_dialogs(browser, parley_team, request):
+    request.node.allowed_console = ALLOWED
+    admin = api_sign_in(parley_team, *TEAM_ADMIN)
+    try:  # a second user, so that the Users table has a row with every action
+        parley_team.api("POST", "/api/users", {"username": "axel", "password": "axel's password", "role": "member"},
+                        headers={"Cookie": admin})
+    except urllib.error.HTTPError as error:
+        assert error.code == 409, error
+    start_signed_out(browser, parley_team)
+    sign_in(browser, *TEAM_ADMIN)
+
+    browser.find_element(By.ID, "account-button").click()
+    wait_until(lambda: shown(browser, "account-menu"), message="the user menu")
+    assert_accessible(browser, "user menu open")
+    browser.find_element(By.ID, "account-button").click()
+
+    open_menu_item(browser, "Users")
+    wait_until(lambda: browser.find_element(By.XPATH, "//tbody[@id='user-list']/tr[.//span[text()='axel']]"),
+               message="the users listed")
+    assert_accessible(browser, "users dialog")
+    browser.find_element(By.CSS_SELECTOR, "#users-dialog button[data-close]").click()
+
+    open_menu_item(browser, "API tokens")
+    browser.find_element(By.ID, "token-name").send_keys("a11y script", Keys.ENTER)
+    wait_until(lambda: browser.find_element(By.XPATH, "//tbody[@id='token-list']/tr[td[text()='a11y script']]")
+               and shown(browser, "token-secret"), message="the new token, shown once and listed")
+    assert_accessible(browser, "API tokens dialog")
+    browser.find_element(By.CSS_SELECTOR, "#tokens-dialog button[data-close]").click()
+
+    open_menu_item(browser, "Sessions")
+    wait_until(lambda: browser.find_element(By.CSS_SELECTOR, "#session-list tr.is-current"), message="the sessions")
+    assert_accessible(browser, "sessions dialog")
+    browser.find_element(By.CSS_SELECTOR, "#sessions-dialog button[data-close]").click()
+
+    open_menu_item(browser, "Change password")
+    browser.find_element(By.ID, "password-current").send_keys("a wrong one")
+    browser.find_element(By.ID, "password-new").send_keys("a new password")
+    browser.find_element(By.ID, "password-repeat").send_keys("a different one", Keys.ENTER)
+    wait_until(lambda: browser.find_element(By.ID, "password-status").text, message="the mismatch said")
+    assert_accessible(browser, "password dialog with an error")
