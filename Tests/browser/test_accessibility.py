@@ -1,6 +1,7 @@
 """Issue 12, accessibility: axe-core (axe_check.py) finds no serious or critical violation, in the dark
 and in the light colour scheme, on the empty page, an answer while it streams and once finished (with
-a code block, a table and a link), a failed reply, the system prompt form, the phone-width drawer, and
+a code block, a table and a link), a failed reply, the settings form (with a refused value), a reply's
+usage, the Export menu, an import's error, the phone-width drawer, and
 the Rename and Delete dialogs, and team mode's sign-in screen, user menu, Users, API tokens, Sessions
 and Change password dialogs. A check of the check: a page with known violations fails it.
 
@@ -93,8 +94,8 @@ def test_streamed_answer_with_code_table_and_link(browser, parley_fake, fake_ups
         fake_upstream.reset()
 
 
-def test_failed_reply_and_system_prompt_form(browser, parley_fake, fake_upstream):
-    """The inline error with its Retry button, and the system prompt form under the top bar."""
+def test_failed_reply_and_settings_form(browser, parley_fake, fake_upstream):
+    """The inline error with its Retry button, and the settings form under the top bar."""
     fake_upstream.mode = "fail"
     open_page(browser, parley_fake.base)
     Select(browser.find_element(By.ID, "model")).select_by_value("openai:fake")
@@ -104,8 +105,40 @@ def test_failed_reply_and_system_prompt_form(browser, parley_fake, fake_upstream
                message="the inline error")
     wait_idle(browser)
     browser.find_element(By.ID, "system-toggle").click()
-    wait_until(lambda: shown(browser, "system-form"), message="the system prompt form")
-    assert_accessible(browser, "failed reply and system prompt form")
+    wait_until(lambda: shown(browser, "system-form"), message="the settings form")
+    assert_accessible(browser, "failed reply and settings form")
+
+
+def test_settings_usage_export_menu_and_import_error(browser, parley_fast, artifacts, request):
+    """The conversation settings form with a refused value, a reply's token usage, the Export menu, and
+    the sidebar's Export all / Import row showing an import's error."""
+    request.node.allowed_console = ["status of 400"]  # the refused import
+    open_page(browser, parley_fast.base)
+    send_message(browser, "Settings and usage")
+    wait_idle(browser)
+    answer = message_element(browser, last_assistant_id(browser))
+    wait_until(lambda: answer.find_element(By.CSS_SELECTOR, ".message-usage").is_displayed(), message="usage")
+    browser.find_element(By.ID, "system-toggle").click()
+    wait_until(lambda: shown(browser, "system-form"), message="the settings form")
+    field = browser.find_element(By.ID, "settings-temperature")
+    field.clear()
+    field.send_keys("3")
+    browser.find_element(By.CSS_SELECTOR, "#system-form button[type='submit']").click()
+    wait_until(lambda: field.get_attribute("aria-invalid") == "true", message="the refused value marked")
+    assert_accessible(browser, "settings form with a refused value")
+    browser.find_element(By.ID, "system-cancel").click()
+
+    browser.find_element(By.ID, "export-toggle").click()
+    wait_until(lambda: shown(browser, "export-menu"), message="the export menu")
+    assert_accessible(browser, "export menu open")
+    browser.find_element(By.ID, "export-toggle").click()
+
+    bad = artifacts / "a11y-not-an-export.json"
+    bad.write_text('{"parley_export": 1, "messages": 5}', encoding="utf-8")
+    browser.find_element(By.ID, "import-file").send_keys(str(bad))
+    wait_until(lambda: browser.find_element(By.ID, "transfer-status").text.startswith("Not imported:"),
+               message="the import's error")
+    assert_accessible(browser, "import error")
 
 
 def test_rename_and_delete_dialogs(browser, parley_fast):
