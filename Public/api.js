@@ -34,8 +34,8 @@ export const Session = {
   },
 };
 
-export async function api(method, path, body) {
-  const init = { method, headers: { Accept: 'application/json' } };
+export async function api(method, path, body, signal) {
+  const init = { method, headers: { Accept: 'application/json' }, signal };
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
@@ -67,8 +67,8 @@ const enc = encodeURIComponent;
 
 export const Api = {
   models: () => api('GET', '/api/models'),
-  listConversations: (limit, cursor) =>
-    api('GET', `/api/conversations?limit=${limit}${cursor ? `&cursor=${enc(cursor)}` : ''}`),
+  listConversations: (limit, cursor, filters = {}) =>
+    api('GET', `/api/conversations?limit=${limit}${cursor ? `&cursor=${enc(cursor)}` : ''}${query(filters)}`),
   createConversation: (fields) => api('POST', '/api/conversations', fields),
   conversation: (id) => api('GET', `/api/conversations/${enc(id)}`),
   updateConversation: (id, fields) => api('PATCH', `/api/conversations/${enc(id)}`, fields),
@@ -94,7 +94,19 @@ export const Api = {
   usage: (id) => api('GET', `/api/users/${enc(id)}/usage`),
   streamURL: (id, lastEventId) =>
     `/api/messages/${enc(id)}/stream${lastEventId != null ? `?last_event_id=${enc(lastEventId)}` : ''}`,
+  // Search, pin/archive (through updateConversation) and fork.
+  search: (q, filters, signal) =>
+    api('GET', `/api/conversations?q=${enc(q)}&limit=50${query(filters)}`, undefined, signal),
+  fork: (id, messageId, title) =>
+    api('POST', `/api/conversations/${enc(id)}/fork`, title ? { message_id: messageId, title } : { message_id: messageId }),
 };
+
+/** `&key=value` for each filter set (`{pinned: false}`, `{archived: true}`). */
+function query(filters) {
+  return Object.entries(filters || {})
+    .filter(([, value]) => value !== undefined && value !== null)
+    .map(([key, value]) => `&${enc(key)}=${enc(String(value))}`).join('');
+}
 
 /** The array in a list answer, whether bare or wrapped ({"items": […]}, {"tokens": […]}, …). */
 export function listIn(answer, key) {

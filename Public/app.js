@@ -15,6 +15,8 @@ import { Drawer } from './drawer.js';
 import { showError, clearError, setStatusText } from './view.js';
 import { replyFollower } from './reply.js';
 import { messageActions } from './actions.js';
+import { ConversationSearch } from './search.js';
+import { OrganiseButtons } from './organise.js';
 
 /** A hidden tab keeps its stream this long, then closes it and reopens it on return. */
 const HIDDEN_TAB_CLOSE_MS = 60_000;
@@ -51,18 +53,21 @@ const drawer = new Drawer({
   app: ui.app, sidebar: $('sidebar'), scrim: $('scrim'), toggle: ui.toggleSidebar, search: $('search'),
 });
 const conversations = new ConversationList({
-  list: $('conversation-list'),
-  sentinel: $('conversation-sentinel'),
-  status: $('conversation-list-status'),
-  search: $('search'),
-  scroller: document.querySelector('.conversation-nav'),
-  onError: () => {},
+  list: $('conversation-list'), pinnedList: $('pinned-list'), pinnedHeading: $('pinned-heading'),
+  listHeading: $('list-heading'), sentinel: $('conversation-sentinel'), status: $('conversation-list-status'),
+  archivedToggle: $('show-archived'), scroller: document.querySelector('.conversation-nav'),
+  onError: () => {}, onMode: () => search.refresh(),
 });
+const search = new ConversationSearch({
+  input: $('search'), results: $('search-results'), status: $('search-status'), listView: $('list-view'),
+  filters: () => (conversations.archived ? { archived: true } : {}), onError: () => {},
+});
+const organise = new OrganiseButtons({ pin: $('pin'), archive: $('archive') }, { model, conversations, announce });
 const replies = replyFollower({
   model, messages, composer, scroller, live, announce, describe, regenerate: (id) => actions.regenerate(id),
 });
 const actions = messageActions({
-  model, messages, composer, scroller, live, replies, announce, describe,
+  model, messages, composer, scroller, live, replies, announce, describe, conversations,
   render: renderConversation, replaceFrom, touch: touchConversation,
 });
 
@@ -165,6 +170,7 @@ function showFresh() {
   messages.clear();
   ui.notice.hidden = true;
   topbar.showFresh();
+  organise.show(null);
   topbar.selectModel(topbar.preferredModel());
   conversations.markCurrent(null);
   document.title = 'Parley';
@@ -206,6 +212,7 @@ function renderConversation(conversation) {
   messages.show(shown);
   topbar.showTitle(rest.title);
   topbar.showActions(true);
+  organise.show(rest);
   topbar.selectModel(rest.model);
   topbar.showSystemPrompt(rest.system_prompt || '');
   conversations.markCurrent(rest.id);
@@ -270,6 +277,7 @@ async function send(text, failedEl) {
       history.pushState(null, '', `#/c/${encodeURIComponent(created.id)}`);
       topbar.showTitle(created.title);
       topbar.showActions(true);
+      organise.show(created);
     }
     const conversationId = model.conversation.id;
     const result = await Api.postMessage(conversationId, { content: text });
@@ -357,6 +365,8 @@ const applyChange = applyNotifications({
   refresh: scheduleRefresh,
   updated(summary) {
     const branchChanged = model.applySummary(summary);
+    Object.assign(model.conversation, { pinned: summary.pinned, archived: summary.archived });
+    organise.show(model.conversation);
     topbar.showTitle(model.conversation.title);
     if (model.conversation.model) topbar.selectModel(model.conversation.model);
     if (branchChanged) scheduleRefresh();
