@@ -57,6 +57,15 @@ export class ConversationSearch {
       const link = event.target.closest('a[data-message-id]');
       if (link) revealMessage(link.dataset.messageId);
     });
+    // The results stay after one is opened: the open one is marked, as in the list.
+    window.addEventListener('hashchange', () => this.markCurrent());
+  }
+
+  markCurrent() {
+    for (const link of this.results.querySelectorAll('a')) {
+      if (link.getAttribute('href') === location.hash) link.setAttribute('aria-current', 'page');
+      else link.removeAttribute('aria-current');
+    }
   }
 
   get active() {
@@ -120,6 +129,7 @@ export class ConversationSearch {
     const fragment = document.createDocumentFragment();
     for (const item of items) fragment.append(resultItem(item));
     this.results.replaceChildren(fragment);
+    this.markCurrent();
     this.results.hidden = items.length === 0;
     this.listView.hidden = true;
     const count = `${items.length} ${items.length === 1 ? 'result' : 'results'}`;

@@ -133,6 +133,7 @@ def test_search_finds_message_text_marks_it_opens_the_message_and_clearing_retur
                message="its title")
     wait_until(lambda: message_id in browser.execute_script("return window.__found"), message="the message highlighted")
     assert result(browser, conversation_id), "the results stay after opening one"
+    assert result(browser, conversation_id).find_element(By.TAG_NAME, "a").get_attribute("aria-current") == "page"
 
     # Escape clears the box and brings the list back.
     box.send_keys(Keys.ESCAPE)
