@@ -155,6 +155,7 @@ export function messageActions(page) {
       clearError(el);
       conversations.upsert(created);
       location.hash = `#/c/${encodeURIComponent(created.id)}`;
+      composer.focus(); // the Fork button goes with the old branch; the next step is to write
       announce(`Forked into a new conversation, “${created.title}”, with ${created.messages ? created.messages.length : 'the'} messages up to this one.`);
     } catch (error) {
       showError(el, `Could not fork: ${describe(error)}`, () => fork(id, el, button));

@@ -54,10 +54,11 @@ export class ConversationList {
       this.showState();
     } catch (error) {
       if (generation !== this.generation) return;
+      this.loading = false;
+      // No retry loop: scrolling to the sentinel again (or a reload of the list) tries again.
       this.status.textContent = 'Could not load conversations.';
       this.onError(error);
-    } finally {
-      if (generation === this.generation) this.loading = false;
+      return;
     }
     if (generation === this.generation) this.loadIfShort();
   }

@@ -340,6 +340,7 @@ def test_fork_at_a_middle_message_opens_a_copy_up_to_it(browser, parley_fast):
     wait_until(lambda: browser.find_element(By.CSS_SELECTOR, f"#conversation-list li[data-id='{fork_id}'] a")
                .get_attribute("aria-current") == "page", message="the fork listed as current")
     assert "Forked" in browser.find_element(By.ID, "announcer").text
+    assert browser.switch_to.active_element.get_attribute("id") == "input", "the focus goes to the composer"
     # The original is unchanged.
     after = parley_fast.api("GET", f"/api/conversations/{original_id}")
     assert [m["id"] for m in after["messages"]] == [m["id"] for m in before["messages"]]
