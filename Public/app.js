@@ -56,7 +56,7 @@ const conversations = new ConversationList({
   list: $('conversation-list'), pinnedList: $('pinned-list'), pinnedHeading: $('pinned-heading'),
   listHeading: $('list-heading'), sentinel: $('conversation-sentinel'), status: $('conversation-list-status'),
   archivedToggle: $('show-archived'), scroller: document.querySelector('.conversation-nav'),
-  onError: () => {}, onMode: () => search.refresh(),
+  onError: () => {}, onMode: () => search.refresh(), onDelete: (id) => search.forget(id),
 });
 const search = new ConversationSearch({
   input: $('search'), results: $('search-results'), status: $('search-status'), listView: $('list-view'),
@@ -141,7 +141,7 @@ async function deleteOpen() {
   const id = model.conversation.id;
   try {
     await Api.deleteConversation(id);
-    conversations.remove(id);
+    conversations.deleted(id);
     announce('Conversation deleted.');
     location.hash = '#/';
   } catch (error) {

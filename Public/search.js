@@ -51,7 +51,17 @@ export class ConversationSearch {
       } else if (event.key === 'Enter') {
         event.preventDefault();
         this.run();
+      } else if (event.key === 'ArrowDown' && !results.hidden) {
+        event.preventDefault();
+        this.step(null, 1);
       }
+    });
+    // Up and Down move between the results; Up from the first goes back to the box.
+    results.addEventListener('keydown', (event) => {
+      const link = event.target.closest('a');
+      if (!link || (event.key !== 'ArrowDown' && event.key !== 'ArrowUp')) return;
+      event.preventDefault();
+      this.step(link, event.key === 'ArrowDown' ? 1 : -1);
     });
     results.addEventListener('click', (event) => {
       const link = event.target.closest('a[data-message-id]');
@@ -59,6 +69,22 @@ export class ConversationSearch {
     });
     // The results stay after one is opened: the open one is marked, as in the list.
     window.addEventListener('hashchange', () => this.markCurrent());
+  }
+
+  /** Focuses the result `by` after (or before) `from` (null: the box), or the box before the first. */
+  step(from, by) {
+    const links = [...this.results.querySelectorAll('a')];
+    const index = (from ? links.indexOf(from) : -1) + by;
+    if (index < 0) this.input.focus();
+    else if (index < links.length) links[index].focus();
+  }
+
+  /** A conversation deleted (here or elsewhere) leaves the results too. */
+  forget(id) {
+    const li = this.results.querySelector(`li[data-id="${CSS.escape(id)}"]`);
+    if (!li) return;
+    li.remove();
+    this.showCount(this.results.children.length, this.order);
   }
 
   markCurrent() {
@@ -130,11 +156,16 @@ export class ConversationSearch {
     for (const item of items) fragment.append(resultItem(item));
     this.results.replaceChildren(fragment);
     this.markCurrent();
-    this.results.hidden = items.length === 0;
     this.listView.hidden = true;
-    const count = `${items.length} ${items.length === 1 ? 'result' : 'results'}`;
-    const newest = answer.order === 'newest' ? ', newest first' : '';
-    this.status.textContent = items.length === 0 ? 'No conversation matches.' : `${count}${newest}.`;
+    this.order = answer.order;
+    this.showCount(items.length, answer.order);
+  }
+
+  showCount(count, order) {
+    this.results.hidden = count === 0;
+    const newest = order === 'newest' ? ', newest first' : '';
+    this.status.textContent = count === 0
+      ? 'No conversation matches.' : `${count} ${count === 1 ? 'result' : 'results'}${newest}.`;
   }
 
   showFailure(error) {

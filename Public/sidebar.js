@@ -10,10 +10,11 @@ const PINNED_PAGE_SIZE = 200;
 
 export class ConversationList {
   /** `ui`: the lists, headings, status, sentinel, the "Show archived" button and the scrolling nav. */
-  constructor({ list, pinnedList, pinnedHeading, listHeading, sentinel, status, archivedToggle, scroller, onError, onMode }) {
+  constructor({ list, pinnedList, pinnedHeading, listHeading, sentinel, status, archivedToggle, scroller, onError, onMode, onDelete }) {
     Object.assign(this, { list, pinnedList, pinnedHeading, listHeading, sentinel, status, archivedToggle, scroller });
     this.onError = onError;
-    this.onMode = onMode || (() => {});
+    this.onMode = onMode || (() => {}); // the archived view switched on or off
+    this.onDelete = onDelete || (() => {}); // a conversation was deleted
     this.items = new Map(); // id -> li
     this.archived = false; // showing the archived conversations instead
     this.currentId = null;
@@ -181,6 +182,12 @@ export class ConversationList {
     this.resetPaging();
     this.showState();
     this.loadMore();
+  }
+
+  /** A conversation was deleted: it leaves the list (and, through `onDelete`, the search results). */
+  deleted(id) {
+    this.remove(id);
+    this.onDelete(id);
   }
 
   rename(id, title) {

@@ -227,6 +227,39 @@ def test_search_is_debounced_and_only_the_newest_answer_is_shown(browser, parley
     assert len(searches) < (len(first) + len(second)) / 2, searches
 
 
+def test_search_results_by_keyboard_and_a_deleted_conversation_leaves_them(browser, parley_fast):
+    word = unique("otter")
+    first_id, _ = make_conversation(parley_fast, "Otters one", [f"The {word} swims"])
+    second_id, _ = make_conversation(parley_fast, "Otters two", [f"The {word} dives"])
+    open_page(browser, parley_fast.base)
+    live_ready(browser)
+    box = search_box(browser)
+    box.send_keys(word)
+    wait_until(lambda: result(browser, first_id) and result(browser, second_id), message="both results")
+    assert search_status(browser) == "2 results."
+    links = browser.find_elements(By.CSS_SELECTOR, "#search-results a")
+    active = lambda: browser.switch_to.active_element
+    box.send_keys(Keys.ARROW_DOWN)
+    assert active() == links[0]
+    active().send_keys(Keys.ARROW_DOWN)
+    assert active() == links[1]
+    active().send_keys(Keys.ARROW_UP)
+    assert active() == links[0]
+    active().send_keys(Keys.ARROW_UP)
+    assert active() == box
+    # Enter on a result opens it.
+    box.send_keys(Keys.ARROW_DOWN)
+    opened = active().find_element(By.XPATH, "..").get_attribute("data-id")
+    active().send_keys(Keys.ENTER)
+    wait_until(lambda: browser.current_url.endswith(f"#/c/{opened}"), message="the result opened by keyboard")
+    # A conversation deleted elsewhere leaves the results, and the count follows.
+    gone, kept = (first_id, second_id) if opened == second_id else (second_id, first_id)
+    parley_fast.api("DELETE", f"/api/conversations/{gone}")
+    wait_until(lambda: result(browser, gone) is None, message="the deleted conversation gone from the results")
+    assert result(browser, kept) is not None
+    assert search_status(browser) == "1 result."
+
+
 # MARK: - Pin and archive
 
 def test_pin_moves_to_the_pinned_group_and_survives_reload_and_archive_hides(browser, parley_fast):
