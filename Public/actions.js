@@ -1,15 +1,15 @@
 // Message actions, a part of the controller (app.js): the buttons of each message (copy, copy code,
-// edit, regenerate, continue, previous and next version, retry), through one delegated handler.
+// edit, regenerate, continue, previous and next version, retry, fork), through one delegated handler.
 import { Api } from './api.js';
 import { copyText } from './clipboard.js';
 import { withNewVersion } from './conversation.js';
 import { updateMeta, showError, clearError } from './view.js';
 
-/** `page` gives the parts the actions use and the controller's `render(conversation)`,
+/** `page` gives the parts the actions use (`conversations`: the list) and the controller's `render(conversation)`,
  *  `replaceFrom(el, messages)` and `touch(leafId)`. Returns `act(action, id, el, button)` (the list's
  *  delegated click handler) and `regenerate(id)` (also the Retry of a failed answer). */
 export function messageActions(page) {
-  const { model, messages, composer, scroller, live, replies, announce, describe } = page;
+  const { model, messages, composer, scroller, live, replies, announce, describe, conversations } = page;
 
   function act(action, id, el, button) {
     switch (action) {
@@ -20,6 +20,7 @@ export function messageActions(page) {
       case 'continue': continueAnswer(id); break;
       case 'prev': switchSibling(id, -1); break;
       case 'next': switchSibling(id, +1); break;
+      case 'fork': fork(id, el, button); break;
       case 'retry': if (typeof el.retry === 'function') { const retry = el.retry; clearError(el); retry(); } break;
       default: break;
     }
@@ -143,5 +144,36 @@ export function messageActions(page) {
     });
   }
 
+  /** Copies the branch up to this message into a new conversation, then opens it. */
+  async function fork(id, el, button) {
+    const conversation = model.conversation;
+    const message = model.messages.get(id);
+    if (!conversation || !message || message.local) return;
+    button.disabled = true;
+    try {
+      const created = await Api.fork(conversation.id, id, forkTitle(conversation.title));
+      clearError(el);
+      conversations.upsert(created);
+      location.hash = `#/c/${encodeURIComponent(created.id)}`;
+      composer.focus(); // the Fork button goes with the old branch; the next step is to write
+      announce(`Forked into a new conversation, “${created.title}”, with ${created.messages ? created.messages.length : 'the'} messages up to this one.`);
+    } catch (error) {
+      showError(el, `Could not fork: ${describe(error)}`, () => fork(id, el, button));
+      announce(`Could not fork: ${describe(error)}`);
+    } finally {
+      button.disabled = false;
+    }
+  }
+
   return { act, regenerate };
+}
+
+const FORK_PREFIX = 'Fork of ';
+const MAX_TITLE_CHARS = 200;
+
+/** "Fork of …" (at most 200 code points), so that the copy is told apart in the list; one not named
+ *  yet ("New conversation") is copied with the server's title as it is. */
+function forkTitle(title) {
+  if (!title || title === 'New conversation') return undefined;
+  return Array.from(FORK_PREFIX + title).slice(0, MAX_TITLE_CHARS).join('');
 }

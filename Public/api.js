@@ -41,8 +41,8 @@ export class JSONText {
   }
 }
 
-export async function api(method, path, body) {
-  const init = { method, headers: { Accept: 'application/json' } };
+export async function api(method, path, body, signal) {
+  const init = { method, headers: { Accept: 'application/json' }, signal };
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = body instanceof JSONText ? body.text : JSON.stringify(body);
@@ -74,8 +74,8 @@ const enc = encodeURIComponent;
 
 export const Api = {
   models: () => api('GET', '/api/models'),
-  listConversations: (limit, cursor) =>
-    api('GET', `/api/conversations?limit=${limit}${cursor ? `&cursor=${enc(cursor)}` : ''}`),
+  listConversations: (limit, cursor, filters = {}) =>
+    api('GET', `/api/conversations?limit=${limit}${cursor ? `&cursor=${enc(cursor)}` : ''}${query(filters)}`),
   createConversation: (fields) => api('POST', '/api/conversations', fields),
   conversation: (id) => api('GET', `/api/conversations/${enc(id)}`),
   updateConversation: (id, fields) => api('PATCH', `/api/conversations/${enc(id)}`, fields),
@@ -105,7 +105,19 @@ export const Api = {
   exportURL: (id, format) => `/api/conversations/${enc(id)}/export?format=${enc(format)}`,
   exportAllURL: () => '/api/export',
   importDocument: (text) => api('POST', '/api/import', new JSONText(text)),
+  // Search, pin/archive (through updateConversation) and fork.
+  search: (q, filters, signal) =>
+    api('GET', `/api/conversations?q=${enc(q)}&limit=50${query(filters)}`, undefined, signal),
+  fork: (id, messageId, title) =>
+    api('POST', `/api/conversations/${enc(id)}/fork`, title ? { message_id: messageId, title } : { message_id: messageId }),
 };
+
+/** `&key=value` for each filter set (`{pinned: false}`, `{archived: true}`). */
+function query(filters) {
+  return Object.entries(filters || {})
+    .filter(([, value]) => value !== undefined && value !== null)
+    .map(([key, value]) => `&${enc(key)}=${enc(String(value))}`).join('');
+}
 
 /** The array in a list answer, whether bare or wrapped ({"items": […]}, {"tokens": […]}, …). */
 export function listIn(answer, key) {

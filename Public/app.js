@@ -17,6 +17,8 @@ import { replyFollower } from './reply.js';
 import { messageActions } from './actions.js';
 import { SettingsForm } from './settings.js';
 import { Transfer } from './transfer.js';
+import { ConversationSearch } from './search.js';
+import { OrganiseButtons } from './organise.js';
 
 /** A hidden tab keeps its stream this long, then closes it and reopens it on return. */
 const HIDDEN_TAB_CLOSE_MS = 60_000;
@@ -56,19 +58,22 @@ const drawer = new Drawer({
   app: ui.app, sidebar: $('sidebar'), scrim: $('scrim'), toggle: ui.toggleSidebar, search: $('search'),
 });
 const conversations = new ConversationList({
-  list: $('conversation-list'),
-  sentinel: $('conversation-sentinel'),
-  status: $('conversation-list-status'),
-  search: $('search'),
-  scroller: document.querySelector('.conversation-nav'),
-  onError: () => {},
+  list: $('conversation-list'), pinnedList: $('pinned-list'), pinnedHeading: $('pinned-heading'),
+  listHeading: $('list-heading'), sentinel: $('conversation-sentinel'), status: $('conversation-list-status'),
+  archivedToggle: $('show-archived'), scroller: document.querySelector('.conversation-nav'),
+  onError: () => {}, onMode: () => search.refresh(), onDelete: (id) => search.forget(id),
 });
+const search = new ConversationSearch({
+  input: $('search'), results: $('search-results'), status: $('search-status'), listView: $('list-view'),
+  filters: () => (conversations.archived ? { archived: true } : {}), onError: () => {},
+});
+const organise = new OrganiseButtons({ pin: $('pin'), archive: $('archive') }, { model, conversations, announce });
 const replies = replyFollower({
   model, messages, composer, scroller, live, announce, describe, regenerate: (id) => actions.regenerate(id),
   finished: () => settings.changedElsewhere(),
 });
 const actions = messageActions({
-  model, messages, composer, scroller, live, replies, announce, describe,
+  model, messages, composer, scroller, live, replies, announce, describe, conversations,
   render: renderConversation, replaceFrom, touch: touchConversation,
 });
 
@@ -128,7 +133,7 @@ async function deleteOpen() {
   const id = model.conversation.id;
   try {
     await Api.deleteConversation(id);
-    conversations.remove(id);
+    conversations.deleted(id);
     announce('Conversation deleted.');
     location.hash = '#/';
   } catch (error) {
@@ -158,6 +163,7 @@ function showFresh() {
   ui.notice.hidden = true;
   topbar.showFresh();
   settings.showFresh();
+  organise.show(null);
   topbar.selectModel(topbar.preferredModel());
   conversations.markCurrent(null);
   document.title = 'Parley';
@@ -199,6 +205,7 @@ function renderConversation(conversation) {
   messages.show(shown);
   topbar.showTitle(rest.title);
   topbar.showActions(true, rest.id);
+  organise.show(rest);
   topbar.selectModel(rest.model);
   settings.showConversation();
   conversations.markCurrent(rest.id);
@@ -263,6 +270,7 @@ async function send(text, failedEl) {
       history.pushState(null, '', `#/c/${encodeURIComponent(created.id)}`);
       topbar.showTitle(created.title);
       topbar.showActions(true, created.id);
+      organise.show(created);
     }
     const conversationId = model.conversation.id;
     const result = await Api.postMessage(conversationId, { content: text });
@@ -351,6 +359,8 @@ const applyChange = applyNotifications({
   refresh: scheduleRefresh,
   updated(summary) {
     const branchChanged = model.applySummary(summary);
+    Object.assign(model.conversation, { pinned: summary.pinned, archived: summary.archived });
+    organise.show(model.conversation);
     topbar.showTitle(model.conversation.title);
     if (model.conversation.model) topbar.selectModel(model.conversation.model);
     settings.changedElsewhere();

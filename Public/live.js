@@ -187,7 +187,7 @@ export class UserStream {
 
 /**
  * What the page does with another tab's change. `page` gives the conversation list (`upsert`,
- * `rename`, `remove`, `bump`, `reload`), `openId()` (the conversation shown), `hasMessage(id)` (shown in
+ * `update`, `deleted`, `bump`, `reload`), `openId()` (the conversation shown), `hasMessage(id)` (shown in
  * it), `updated(summary)` (the shown one's title, model or branch changed), `refresh()` (read the shown
  * one again), `deleted()` (the shown one is gone).
  */
@@ -201,11 +201,11 @@ export function applyNotifications(page) {
         conversations.upsert(data.conversation);
         break;
       case 'conversation_updated':
-        conversations.rename(id, data.conversation.title || 'Untitled');
+        conversations.update(data.conversation); // its title, and its group (pinned, archived)
         if (shown) page.updated(data.conversation);
         break;
       case 'conversation_deleted':
-        conversations.remove(id);
+        conversations.deleted(id);
         if (shown) page.deleted();
         break;
       case 'turn':

@@ -1,124 +1,205 @@
-// The conversation list: newest first, loaded page by page (cursor) as the person scrolls,
-// filtered by title with the search box.
+// The conversation list: pinned conversations first (a "Pinned" group, all loaded at once), then the
+// rest newest first, loaded page by page (cursor) as the person scrolls. Archived conversations are
+// left out; "Show archived" lists only them instead. Search (search.js) shows its results in place
+// of this list.
 import { Api } from './api.js';
 
 const PAGE_SIZE = 30;
+/** Pinned conversations are few: loaded in pages of this size before the rest. */
+const PINNED_PAGE_SIZE = 200;
 
 export class ConversationList {
-  constructor({ list, sentinel, status, search, scroller, onError }) {
-    this.list = list;
-    this.sentinel = sentinel;
-    this.status = status;
-    this.search = search;
-    this.scroller = scroller;
+  /** `ui`: the lists, headings, status, sentinel, the "Show archived" button and the scrolling nav. */
+  constructor({ list, pinnedList, pinnedHeading, listHeading, sentinel, status, archivedToggle, scroller, onError, onMode, onDelete }) {
+    Object.assign(this, { list, pinnedList, pinnedHeading, listHeading, sentinel, status, archivedToggle, scroller });
     this.onError = onError;
+    this.onMode = onMode || (() => {}); // the archived view switched on or off
+    this.onDelete = onDelete || (() => {}); // a conversation was deleted
     this.items = new Map(); // id -> li
-    this.cursor = null;
-    this.exhausted = false;
-    this.loading = false;
+    this.archived = false; // showing the archived conversations instead
     this.currentId = null;
-    this.query = '';
+    this.resetPaging();
     this.observer = new IntersectionObserver((entries) => {
       if (entries.some((entry) => entry.isIntersecting)) this.loadMore();
     }, { root: scroller, rootMargin: '200px' });
     this.observer.observe(sentinel);
-    search.addEventListener('input', () => {
-      this.query = search.value.trim().toLowerCase();
-      this.applyFilter();
-      this.loadIfShort();
-    });
+    archivedToggle.addEventListener('click', () => this.showArchived(!this.archived));
+  }
+
+  resetPaging() {
+    this.generation = (this.generation || 0) + 1; // answers of an earlier generation are dropped
+    this.cursor = null;
+    this.exhausted = false;
+    this.loading = false;
+    this.pinnedLoaded = false;
+  }
+
+  /** The filters of what is listed: the rest after the pinned ones, or only the archived. */
+  get filters() {
+    return this.archived ? { archived: true } : { pinned: false };
   }
 
   async loadMore() {
     if (this.loading || this.exhausted) return;
     this.loading = true;
+    const generation = this.generation;
     this.status.textContent = 'Loading…';
     try {
-      const page = await Api.listConversations(PAGE_SIZE, this.cursor);
-      const fragment = document.createDocumentFragment();
-      for (const conversation of page.items || []) {
-        if (!this.items.has(conversation.id)) fragment.append(this.itemFor(conversation));
-      }
-      this.list.append(fragment);
+      if (!this.archived && !this.pinnedLoaded) await this.loadPinned(generation);
+      const page = await Api.listConversations(PAGE_SIZE, this.cursor, this.filters);
+      if (generation !== this.generation) return;
+      for (const conversation of page.items || []) this.place(conversation, { append: true });
       this.cursor = page.next_cursor || null;
       this.exhausted = !this.cursor;
-      this.status.textContent = '';
-      this.loading = false; // before applyFilter, which says nothing while a page is loading
-      this.applyFilter();
+      this.loading = false;
+      this.showState();
     } catch (error) {
+      if (generation !== this.generation) return;
+      this.loading = false;
+      // No retry loop: scrolling to the sentinel again (or a reload of the list) tries again.
       this.status.textContent = 'Could not load conversations.';
       this.onError(error);
-    } finally {
-      this.loading = false;
+      return;
     }
-    this.loadIfShort();
+    if (generation === this.generation) this.loadIfShort();
   }
 
-  /** Keeps loading while the sentinel is still in view (short list or a narrow filter). */
+  async loadPinned(generation) {
+    let cursor = null;
+    do {
+      const page = await Api.listConversations(PINNED_PAGE_SIZE, cursor, { pinned: true });
+      if (generation !== this.generation) return;
+      for (const conversation of page.items || []) this.place(conversation, { append: true });
+      cursor = page.next_cursor || null;
+    } while (cursor);
+    this.pinnedLoaded = true;
+  }
+
+  /** Keeps loading while the sentinel is still in view (a short list). */
   loadIfShort() {
-    if (this.exhausted || this.loading) return;
+    if (this.exhausted || this.loading || this.sentinel.offsetParent === null) return;
     const box = this.scroller.getBoundingClientRect();
     const mark = this.sentinel.getBoundingClientRect();
     if (mark.top < box.bottom + 200) this.loadMore();
+  }
+
+  /** Lists the archived conversations (true) or the others (false). */
+  showArchived(on) {
+    this.archived = on;
+    this.archivedToggle.setAttribute('aria-pressed', String(on));
+    this.reload();
+    this.onMode(on);
   }
 
   itemFor(conversation) {
     const li = document.createElement('li');
     const link = document.createElement('a');
     link.href = `#/c/${encodeURIComponent(conversation.id)}`;
-    link.textContent = conversation.title || 'Untitled';
-    link.title = conversation.title || 'Untitled';
     if (conversation.id === this.currentId) link.setAttribute('aria-current', 'page');
     li.append(link);
     li.dataset.id = conversation.id;
-    li.dataset.title = (conversation.title || '').toLowerCase();
-    this.items.set(conversation.id, li);
+    this.setTitle(li, conversation.title);
     return li;
   }
 
-  /** Adds or moves a conversation to the top (it was just created or updated). */
-  upsert(conversation) {
-    const old = this.items.get(conversation.id);
-    if (old) {
-      this.items.delete(conversation.id);
-      old.remove();
-    }
-    this.list.prepend(this.itemFor(conversation));
-    this.applyFilter();
+  setTitle(li, title) {
+    const link = li.firstElementChild;
+    link.textContent = title || 'Untitled';
+    link.title = title || 'Untitled';
   }
 
-  /** Moves a listed conversation to the top (a turn in another tab); false when it is not listed. */
+  /** The list a conversation belongs in now, or null when this view leaves it out. */
+  groupFor(conversation) {
+    if (this.archived) return conversation.archived ? this.list : null;
+    if (conversation.archived) return null;
+    return conversation.pinned ? this.pinnedList : this.list;
+  }
+
+  /**
+   * Puts a conversation where it belongs: `top` (it was just created or had a turn), `append` (a page
+   * being loaded, already in order), else by `updated_at` among those listed (pinned or archived:
+   * the order stays that of the last change). One the view leaves out is removed.
+   */
+  place(conversation, { top = false, append = false } = {}) {
+    const group = this.groupFor(conversation);
+    let li = this.items.get(conversation.id);
+    if (!group) {
+      if (li) this.remove(conversation.id);
+      return;
+    }
+    if (li) {
+      if (conversation.title !== undefined) this.setTitle(li, conversation.title);
+      if (li.parentElement === group && !top) return;
+    } else {
+      li = this.itemFor(conversation);
+      this.items.set(conversation.id, li);
+    }
+    li.dataset.updated = top ? new Date().toISOString() : (conversation.updated_at || '');
+    if (top) {
+      group.prepend(li);
+    } else if (append) {
+      group.append(li);
+    } else {
+      const after = [...group.children].find((other) => other !== li && other.dataset.updated < li.dataset.updated);
+      if (after) {
+        group.insertBefore(li, after);
+      } else if (group === this.list && !this.exhausted) {
+        // Older than every conversation loaded: a later page brings it.
+        li.remove();
+        this.items.delete(conversation.id);
+      } else {
+        group.append(li);
+      }
+    }
+    this.showState();
+  }
+
+  /** Adds or moves a conversation to the top of its group (it was just created or updated). */
+  upsert(conversation) {
+    this.place(conversation, { top: true });
+  }
+
+  /** A conversation's summary changed (title, pinned, archived): it moves if its group changed. */
+  update(conversation) {
+    this.place(conversation);
+  }
+
+  /** Moves a listed conversation to the top of its group (a turn in another tab); false when it is
+   *  not listed. */
   bump(id) {
     const li = this.items.get(id);
     if (!li) return false;
-    this.list.prepend(li);
+    li.dataset.updated = new Date().toISOString();
+    li.parentElement.prepend(li);
     return true;
   }
 
-  /** Loads the list again from the first page (this tab missed changes). */
+  /** Loads the list again from the first page (this tab missed changes, or the view changed). */
   reload() {
     this.items.clear();
     this.list.replaceChildren();
-    this.cursor = null;
-    this.exhausted = false;
+    this.pinnedList.replaceChildren();
+    this.resetPaging();
+    this.showState();
     this.loadMore();
+  }
+
+  /** A conversation was deleted: it leaves the list (and, through `onDelete`, the search results). */
+  deleted(id) {
+    this.remove(id);
+    this.onDelete(id);
   }
 
   rename(id, title) {
     const li = this.items.get(id);
-    if (!li) return;
-    const link = li.firstElementChild;
-    link.textContent = title;
-    link.title = title;
-    li.dataset.title = title.toLowerCase();
-    this.applyFilter();
+    if (li) this.setTitle(li, title);
   }
 
   remove(id) {
     const li = this.items.get(id);
     if (li) li.remove();
     this.items.delete(id);
-    this.applyFilter();
+    this.showState();
   }
 
   markCurrent(id) {
@@ -130,16 +211,17 @@ export class ConversationList {
     }
   }
 
-  applyFilter() {
-    let shown = 0;
-    for (const li of this.items.values()) {
-      const match = this.query === '' || li.dataset.title.includes(this.query);
-      li.hidden = !match;
-      if (match) shown += 1;
-    }
+  /** Headings (only when there is a Pinned group to tell apart, or the archived view) and status. */
+  showState() {
+    const pinned = !this.archived && this.pinnedList.children.length > 0;
+    this.pinnedList.hidden = !pinned;
+    this.pinnedHeading.hidden = !pinned;
+    this.listHeading.textContent = this.archived ? 'Archived' : 'Recent';
+    this.listHeading.hidden = !this.archived && !pinned;
     if (this.loading) return;
-    if (shown === 0 && this.exhausted) {
-      this.status.textContent = this.query ? 'No conversation matches.' : 'No conversations yet.';
+    const empty = this.list.children.length === 0 && !pinned;
+    if (empty && this.exhausted) {
+      this.status.textContent = this.archived ? 'No archived conversations.' : 'No conversations yet.';
     } else {
       this.status.textContent = '';
     }

@@ -25,10 +25,13 @@ def test_sidebar_pages_searches_renames_and_deletes(browser, parley_fast, artifa
         "return [...document.querySelectorAll('#conversation-list a')].some(a => a.textContent === 'Topic 00')"),
         message="the last page")
     search = browser.find_element(By.CSS_SELECTOR, "input[aria-label='Search conversations']")
-    search.send_keys("topic 1")
-    wait_until(lambda: len(links()) == 10, message="ten matches for 'topic 1'")
+    # The server's full-text search: a quoted phrase (a lone "1" would be too short for its trigrams).
+    search.send_keys('"topic 1"')
+    results = lambda: browser.find_elements(By.CSS_SELECTOR, "#search-results li a")
+    wait_until(lambda: len(results()) == 10, message="ten matches for '\"topic 1\"'")
     search.clear()
     search.send_keys(Keys.SPACE, Keys.BACKSPACE)
+    wait_until(lambda: browser.find_element(By.ID, "list-view").is_displayed(), message="the list back")
     # Rename the open conversation through the dialog.
     browser.get(f"{parley_fast.base}/#/c/{ids[3]}")
     wait_until(lambda: browser.find_element(By.ID, "conversation-title").text == "Topic 03", message="title")

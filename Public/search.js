@@ -1,0 +1,227 @@
+// Search: the sidebar's box asks the server (GET /api/conversations?q=, full text over titles and
+// messages) and shows the results, each with its highlighted snippet, in place of the list. Typing is
+// debounced; a newer query aborts the older request and only the newest answer is shown.
+import { Api, ApiError } from './api.js';
+
+const DEBOUNCE_MS = 250;
+/** How long a message found by search stays highlighted, and how long the page may take to show it. */
+const HIGHLIGHT_MS = 2500;
+const REVEAL_WAIT_MS = 8000;
+
+/**
+ * The snippet as nodes: the server sends escaped text where `<mark>` is the only markup; anything
+ * else that might get through is kept as its text only (parsed in a template: nothing loads or runs).
+ */
+export function snippetNodes(html) {
+  const holder = document.createElement('template');
+  holder.innerHTML = html || '';
+  const out = document.createDocumentFragment();
+  const walk = (node, into) => {
+    for (const child of node.childNodes) {
+      if (child.nodeType === Node.TEXT_NODE) {
+        into.append(child.data);
+      } else if (child.nodeType === Node.ELEMENT_NODE && child.localName === 'mark' && into === out) {
+        const mark = document.createElement('mark');
+        walk(child, mark);
+        into.append(mark);
+      } else if (child.nodeType === Node.ELEMENT_NODE) {
+        walk(child, into);
+      }
+    }
+  };
+  walk(holder.content, out);
+  return out;
+}
+
+export class ConversationSearch {
+  /** `filters()`: what the list shows (`{archived: true}` in the archived view), searched alike. */
+  constructor({ input, results, status, listView, filters, onError }) {
+    Object.assign(this, { input, results, status, listView, filters, onError });
+    this.timer = null;
+    this.controller = null;
+    this.sequence = 0;
+    this.query = '';
+    input.addEventListener('input', () => this.schedule());
+    input.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape' && input.value !== '') {
+        // Clears the search first; a second Escape reaches the page (closes the drawer).
+        event.preventDefault();
+        input.value = '';
+        this.schedule();
+      } else if (event.key === 'Enter') {
+        event.preventDefault();
+        this.run();
+      } else if (event.key === 'ArrowDown' && !results.hidden) {
+        event.preventDefault();
+        this.step(null, 1);
+      }
+    });
+    // Up and Down move between the results; Up from the first goes back to the box.
+    results.addEventListener('keydown', (event) => {
+      const link = event.target.closest('a');
+      if (!link || (event.key !== 'ArrowDown' && event.key !== 'ArrowUp')) return;
+      event.preventDefault();
+      this.step(link, event.key === 'ArrowDown' ? 1 : -1);
+    });
+    results.addEventListener('click', (event) => {
+      const link = event.target.closest('a[data-message-id]');
+      if (link) revealMessage(link.dataset.messageId);
+    });
+    // The results stay after one is opened: the open one is marked, as in the list.
+    window.addEventListener('hashchange', () => this.markCurrent());
+  }
+
+  /** Focuses the result `by` after (or before) `from` (null: the box), or the box before the first. */
+  step(from, by) {
+    const links = [...this.results.querySelectorAll('a')];
+    const index = (from ? links.indexOf(from) : -1) + by;
+    if (index < 0) this.input.focus();
+    else if (index < links.length) links[index].focus();
+  }
+
+  /** A conversation deleted (here or elsewhere) leaves the results too. */
+  forget(id) {
+    const li = this.results.querySelector(`li[data-id="${CSS.escape(id)}"]`);
+    if (!li) return;
+    li.remove();
+    this.showCount(this.results.children.length, this.order);
+  }
+
+  markCurrent() {
+    for (const link of this.results.querySelectorAll('a')) {
+      if (link.getAttribute('href') === location.hash) link.setAttribute('aria-current', 'page');
+      else link.removeAttribute('aria-current');
+    }
+  }
+
+  get active() {
+    return this.query !== '';
+  }
+
+  schedule() {
+    clearTimeout(this.timer);
+    if (this.input.value.trim() === '') {
+      this.run();
+      return;
+    }
+    this.timer = setTimeout(() => this.run(), DEBOUNCE_MS);
+  }
+
+  /** Searches for what the box holds now (or goes back to the list when it is empty). */
+  async run() {
+    clearTimeout(this.timer);
+    const query = this.input.value.trim();
+    const sequence = ++this.sequence;
+    if (this.controller) this.controller.abort();
+    this.controller = null;
+    this.query = query;
+    if (query === '') {
+      this.showList();
+      return;
+    }
+    const controller = new AbortController();
+    this.controller = controller;
+    this.results.setAttribute('aria-busy', 'true');
+    try {
+      const answer = await Api.search(query, this.filters(), controller.signal);
+      if (sequence !== this.sequence) return;
+      this.showResults(answer);
+    } catch (error) {
+      if (sequence !== this.sequence) return;
+      this.showFailure(error);
+    } finally {
+      if (sequence === this.sequence) {
+        this.controller = null;
+        this.results.removeAttribute('aria-busy');
+      }
+    }
+  }
+
+  /** Searches again (the archived view was switched), if a search is showing. */
+  refresh() {
+    if (this.active) this.run();
+  }
+
+  showList() {
+    this.results.hidden = true;
+    this.results.replaceChildren();
+    this.results.removeAttribute('aria-busy');
+    this.listView.hidden = false;
+    this.status.textContent = '';
+  }
+
+  showResults(answer) {
+    const items = answer.items || [];
+    const fragment = document.createDocumentFragment();
+    for (const item of items) fragment.append(resultItem(item));
+    this.results.replaceChildren(fragment);
+    this.markCurrent();
+    this.listView.hidden = true;
+    this.order = answer.order;
+    this.showCount(items.length, answer.order);
+  }
+
+  showCount(count, order) {
+    this.results.hidden = count === 0;
+    const newest = order === 'newest' ? ', newest first' : '';
+    this.status.textContent = count === 0
+      ? 'No conversation matches.' : `${count} ${count === 1 ? 'result' : 'results'}${newest}.`;
+  }
+
+  showFailure(error) {
+    this.results.replaceChildren();
+    this.results.hidden = true;
+    this.listView.hidden = true;
+    // 400 invalid_query / query_too_long: the server's message says what is wrong with the query.
+    this.status.textContent = error instanceof ApiError && error.status === 400
+      ? error.message : `Search failed: ${error instanceof ApiError ? error.describe() : 'something went wrong.'}`;
+    this.onError(error);
+  }
+}
+
+function resultItem(item) {
+  const li = document.createElement('li');
+  li.className = 'search-result';
+  li.dataset.id = item.id;
+  const link = document.createElement('a');
+  link.href = `#/c/${encodeURIComponent(item.id)}`;
+  if (item.message_id) link.dataset.messageId = item.message_id;
+  const title = document.createElement('span');
+  title.className = 'result-title';
+  title.textContent = item.title || 'Untitled';
+  const snippet = document.createElement('span');
+  snippet.className = 'result-snippet';
+  snippet.append(snippetNodes(item.snippet));
+  link.append(title, snippet);
+  li.append(link);
+  return li;
+}
+
+/** Once the conversation is shown, scrolls the found message into view and highlights it briefly
+ *  (only when it is on the branch shown). */
+function revealMessage(id) {
+  const list = document.getElementById('message-list');
+  const selector = `.message[data-id="${CSS.escape(id)}"]`;
+  const show = (el) => {
+    el.scrollIntoView({ block: 'center' });
+    el.classList.add('is-found');
+    setTimeout(() => el.classList.remove('is-found'), HIGHLIGHT_MS);
+  };
+  // The click is handled before the route changes: wait a task so the page starts loading the new
+  // conversation (an element of the one shown now must not count).
+  setTimeout(() => {
+    const found = list.querySelector(selector);
+    if (found) {
+      show(found);
+      return;
+    }
+    const observer = new MutationObserver(() => {
+      const el = list.querySelector(selector);
+      if (!el) return;
+      observer.disconnect();
+      show(el);
+    });
+    observer.observe(list, { childList: true });
+    setTimeout(() => observer.disconnect(), REVEAL_WAIT_MS);
+  }, 0);
+}
