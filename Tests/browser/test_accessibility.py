@@ -1,12 +1,15 @@
 """Issue 12, accessibility: axe-core (axe_check.py) finds no serious or critical violation, in the dark
 and in the light colour scheme, on the empty page, an answer while it streams and once finished (with
 a code block, a table and a link), a failed reply, the settings form (with a refused value), a reply's
-usage, the Export menu, an import's error, the phone-width drawer, and
+usage, the Export menu, an import's error, search results and a refused query, the Pinned group,
+the archived list, the phone-width drawer, and
 the Rename and Delete dialogs, and team mode's sign-in screen, user menu, Users, API tokens, Sessions
 and Change password dialogs. A check of the check: a page with known violations fails it.
 
 Other screens call `assert_accessible(driver, "what is shown")` from axe_check the same way, once the
 state to check is on the page (waited for, never slept for)."""
+import secrets
+import string
 import threading
 import urllib.error
 
@@ -139,6 +142,41 @@ def test_settings_usage_export_menu_and_import_error(browser, parley_fast, artif
     wait_until(lambda: browser.find_element(By.ID, "transfer-status").text.startswith("Not imported:"),
                message="the import's error")
     assert_accessible(browser, "import error")
+
+
+def test_search_results_errors_pinned_group_and_archived_list(browser, parley_fast, request):
+    """Search results with highlighted snippets, a refused query, the Pinned group with Pin/Archive in
+    the top bar, Fork on each message, and the Show archived list."""
+    request.node.allowed_console = ["status of 400"]  # the refused query
+    word = "quokka" + "".join(secrets.choice(string.ascii_lowercase) for _ in range(8))
+    found = parley_fast.api("POST", "/api/conversations", {"title": "Marsupials"})
+    turn = parley_fast.api("POST", f"/api/conversations/{found['id']}/messages", {"content": f"Tell me about the {word}"})
+    parley_fast.wait_finished(turn["assistant_message"]["id"])
+    parley_fast.api("PATCH", f"/api/conversations/{found['id']}", {"pinned": True})
+    stored = parley_fast.api("POST", "/api/conversations", {"title": f"Archived {word}"})
+    parley_fast.api("PATCH", f"/api/conversations/{stored['id']}", {"archived": True})
+
+    open_page(browser, parley_fast.base, f"/#/c/{found['id']}")
+    wait_until(lambda: shown(browser, "pinned-list") and shown(browser, "pin")
+               and browser.find_elements(By.CSS_SELECTOR, "#message-list [data-action='fork']"),
+               message="the Pinned group, Pin and Fork")
+    assert_accessible(browser, "pinned group, pin, archive and fork")
+
+    box = browser.find_element(By.ID, "search")
+    box.send_keys(word)
+    wait_until(lambda: browser.find_elements(By.CSS_SELECTOR, "#search-results li mark"), message="a marked snippet")
+    assert_accessible(browser, "search results")
+    box.send_keys(Keys.CONTROL, "a")
+    box.send_keys("(abc")
+    wait_until(lambda: "fts5" in browser.find_element(By.ID, "search-status").text.lower()
+               or "syntax" in browser.find_element(By.ID, "search-status").text.lower(), message="the refused query")
+    assert_accessible(browser, "search with a refused query")
+    box.send_keys(Keys.ESCAPE)
+
+    browser.find_element(By.ID, "show-archived").click()
+    wait_until(lambda: browser.find_elements(By.CSS_SELECTOR, f"#list-view li[data-id='{stored['id']}']"),
+               message="the archived list")
+    assert_accessible(browser, "archived list")
 
 
 def test_rename_and_delete_dialogs(browser, parley_fast):
