@@ -46,6 +46,7 @@ export class ConversationModel {
   load(conversation) {
     const { messages = [], ...rest } = conversation;
     this.conversation = rest;
+    this.pendingSettings = {}; // settings saved on a fresh page that was then left are not kept for later
     this.messages.clear();
     this.streamingId = null;
     const shown = [];

@@ -26,7 +26,10 @@ export class Transfer {
   }
 
   async importFile(file) {
-    if (this.busy) return; // (not disabled: that would take the focus away from the control)
+    if (this.busy) { // (the control is not disabled: that would take the focus away from it)
+      this.setStatus(`${file.name} was not imported: an import is still running. Choose it again when it is done.`, true);
+      return;
+    }
     this.busy = true;
     this.setStatus(`Importing ${file.name}…`);
     try {

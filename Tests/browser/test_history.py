@@ -432,3 +432,49 @@ def test_export_and_import_in_team_mode_carry_the_session(browser, parley_team, 
         wait_until(lambda: len(messages(browser)) == 2, message="its messages shown")
     finally:
         browser.execute_cdp_cmd("Network.clearBrowserCookies", {})
+
+
+def test_settings_of_a_fresh_page_that_was_left_are_not_kept(browser, parley_fast):
+    """Settings saved on a fresh page belong to that page: opening a conversation drops them, so a later
+    New conversation does not silently take them."""
+    other = parley_fast.api("POST", "/api/conversations", {"title": "Somewhere else"})
+    open_page(browser, parley_fast.base)
+    open_settings(browser)
+    set_field(browser, "settings-temperature", "1.7")
+    save_settings(browser)
+    wait_until(lambda: status(browser) == "Saved for the new conversation.", message="kept for the first send")
+    browser.get(f"{parley_fast.base}/#/c/{other['id']}")
+    wait_until(lambda: by_id(browser, "conversation-title").text == "Somewhere else", message="the other one open")
+    by_id(browser, "new-conversation").click()
+    wait_until(lambda: browser.current_url.endswith("#/"), message="a fresh page")
+    send_message(browser, "No leftover settings")
+    stored = parley_fast.api("GET", f"/api/conversations/{open_id(browser)}")
+    assert stored["temperature"] is None, "the left page's settings were applied"
+    wait_idle(browser)
+
+
+def test_a_second_import_while_one_runs_says_so(browser, parley_fast):
+    """Choosing a file while an import is still running is refused with a message, not ignored."""
+    title = f"Held import {uuid.uuid4().hex[:8]}"
+    exported = conversation_with_reply(parley_fast, title)
+    open_page(browser, parley_fast.base)
+    # Hold the page's POST /api/import until the test lets it go.
+    browser.execute_script("""
+        const original = window.fetch;
+        window.parleyRelease = null;
+        const held = new Promise((resolve) => { window.parleyRelease = resolve; });
+        window.fetch = async (...args) => {
+          if (String(args[0]).includes('/api/import')) await held;
+          return original(...args);
+        };""")
+    folder = tempfile.mkdtemp(prefix="parley-import-")
+    choose_file(browser, folder, "first.json", json.dumps(exported))
+    wait_until(lambda: status(browser, "transfer-status") == "Importing first.json…", message="the first running")
+    path = Path(folder) / "second.json"
+    path.write_text(json.dumps(exported), encoding="utf-8")
+    by_id(browser, "import-file").send_keys(str(path))
+    wait_until(lambda: status(browser, "transfer-status").startswith("second.json was not imported: an import is "
+                                                                      "still running"), message="the refusal")
+    browser.execute_script("window.parleyRelease()")
+    wait_until(lambda: status(browser, "transfer-status") == "Imported 1 conversation.", message="the first done")
+    wait_until(lambda: sum(1 for t in all_titles(parley_fast) if t == title) == 2, message="imported once")
