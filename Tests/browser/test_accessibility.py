@@ -13,6 +13,7 @@ import string
 import threading
 import urllib.error
 
+import fake_upstream as fake_upstream_module
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -22,11 +23,13 @@ from axe_check import assert_accessible
 from conftest import TEAM_ADMIN, last_assistant_id, open_page, send_message, wait_idle, wait_until
 from test_team import ALLOWED, api_sign_in, open_menu_item, shown, sign_in, start_signed_out
 
-# An answer with a link, a code block and a table; it pauses (answer_gate) before its last chunk.
+# An answer with a link, a code block and a table (both wider than the page, so they scroll); it pauses (answer_gate) before its last chunk.
 RICH_ANSWER = [
     "Here is [the documentation](https://example.com/docs) and some code:\n\n",
-    "```python\ndef greet(name):\n    return f\"Hello, {name}!\"\n```\n\n",
+    "```python\ndef greet(name):\n    return f\"Hello, {name}!\"\n"
+    f"LONG_LINE = \"{'wide ' * 80}\"  # wider than the page: the block scrolls\n```\n\n",
     "| Model | Tokens |\n| --- | ---: |\n| demo | 42 |\n| fake | 7 |\n\n",
+    "|" + "".join(f" Column {n} |" for n in range(40)) + "\n|" + " --- |" * 40 + "\n|" + " 1234567 |" * 40 + "\n\n",
     "That is all.\n",
 ]
 
@@ -147,6 +150,32 @@ def test_streamed_answer_with_code_table_and_link(browser, parley_fake, fake_ups
     finally:
         gate.set()
         fake_upstream.reset()
+
+
+def test_long_reasoning_while_thinking(browser, parley_fake, fake_upstream, monkeypatch):
+    """A reasoning longer than its box (max-height, scrolls) while the model thinks, and once answered."""
+    gate = threading.Event()
+    monkeypatch.setattr(fake_upstream_module, "REASONING_CHUNKS", [f"Step {n}: weigh it up.\n" for n in range(40)])
+    fake_upstream.mode = "reasoning"
+    fake_upstream.reasoning_gate = gate
+    try:
+        open_page(browser, parley_fake.base)
+        Select(browser.find_element(By.ID, "model")).select_by_value("openai:fake")
+        send_message(browser, "Think at length")
+        answer_id = last_assistant_id(browser)
+        text = f"#message-list .message[data-id='{answer_id}'] .reasoning-text"
+        wait_until(lambda: "Step 39" in browser.find_element(By.CSS_SELECTOR, text).text, message="the reasoning")
+        assert browser.execute_script(
+            "const box = document.querySelector(arguments[0]); return box.scrollHeight > box.clientHeight", text)
+        assert_accessible(browser, "long reasoning while thinking")
+        gate.set()
+        wait_idle(browser)
+        browser.find_element(By.CSS_SELECTOR, f"#message-list .message[data-id='{answer_id}'] .reasoning-summary").click()
+        assert_accessible(browser, "long reasoning opened after the answer")
+    finally:
+        gate.set()
+        fake_upstream.reset()
+        fake_upstream.mode, fake_upstream.reasoning_gate = "ok", None
 
 
 def test_failed_reply_and_settings_form(browser, parley_fake, fake_upstream):
