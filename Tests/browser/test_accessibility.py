@@ -1,10 +1,12 @@
-"""Issue 12, accessibility: axe-core (axe_check.py) finds no serious or critical violation, in the dark
-and in the light colour scheme, on the empty page, an answer while it streams and once finished (with
-a code block, a table and a link), a failed reply, the settings form (with a refused value), a reply's
+"""Issue 12, accessibility: axe-core 4 (axe_check.py) finds no serious or critical violation and no text
+contrast it cannot decide, in the dark and in the light colour scheme, on the empty page, an answer
+while it streams and once finished (with a code block and a table wider than the page, and a link), a
+long reasoning while the model thinks and once answered, a failed reply, the settings form (with a refused value), a reply's
 usage, the Export menu, an import's error, search results and a refused query, the Pinned group,
 the archived list, the phone-width drawer, and
 the Rename and Delete dialogs, and team mode's sign-in screen, user menu, Users, API tokens, Sessions
-and Change password dialogs. A check of the check: a page with known violations fails it.
+and Change password dialogs. A check of the check: a page with known violations fails it. The live
+regions for the search count and the import's status stay rendered while empty.
 
 Other screens call `assert_accessible(driver, "what is shown")` from axe_check the same way, once the
 state to check is on the page (waited for, never slept for)."""
