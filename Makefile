@@ -64,10 +64,16 @@ OPENAPI_VENV = .build/openapi-venv
 OPENAPI_FUZZ_SECONDS ?= 60
 OPENAPI_TIME_LIMIT ?= 300
 # The page's browser tests drive Debian's chromium with selenium and pytest, and check accessibility
-# with axe-core (PyPI axe-selenium-python, pinned: its bundled axe-core 3.1.1 decides which rules
-# judge the page), from a venv made here; Tests/browser/run.sh run by hand makes the same one.
+# with axe-core, from a venv made here; Tests/browser/run.sh run by hand makes the same one. Both pins
+# decide which rules judge the page: axe-selenium-python 2.1.6 (the newest PyPI serves) injects the
+# script, but its own axe-core is 3.1.1 from 2018; axe-playwright-python 0.1.8 is installed without
+# its dependencies (playwright) only for the axe-core 4.12.1 axe.min.js it ships, which
+# Tests/browser/axe_check.py injects. A venv without that exact version is brought up to date.
 BROWSER_VENV = .build/browser-venv
 BROWSER_PACKAGES = selenium pytest axe-selenium-python==2.1.6
+BROWSER_AXE_CORE = axe-playwright-python==0.1.8
+BROWSER_VENV_OK = import selenium, pytest, axe_selenium_python, importlib.metadata as m; \
+  assert "axe-playwright-python==" + m.version("axe-playwright-python") == "$(BROWSER_AXE_CORE)"
 
 test: test-deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
@@ -85,8 +91,9 @@ test: test-deps
 	PARLEY_BIN=.build/debug/parley PYTHON=$(OPENAPI_VENV)/bin/python OPENAPI_FUZZ_SECONDS=$(OPENAPI_FUZZ_SECONDS) \
 	  timeout --kill-after=10 $(OPENAPI_TIME_LIMIT) Tests/openapi/run.sh \
 	  || { status=$$?; [ $$status -ne 124 ] || echo "openapi tests: still running after $(OPENAPI_TIME_LIMIT) s (OPENAPI_TIME_LIMIT): stopped" >&2; exit $$status; }
-	@if ! $(BROWSER_VENV)/bin/python -c 'import selenium, pytest, axe_selenium_python' 2>/dev/null; then \
-	  python3 -m venv $(BROWSER_VENV) && $(BROWSER_VENV)/bin/pip install -q $(BROWSER_PACKAGES); \
+	@if ! $(BROWSER_VENV)/bin/python -c '$(BROWSER_VENV_OK)' 2>/dev/null; then \
+	  python3 -m venv $(BROWSER_VENV) && $(BROWSER_VENV)/bin/pip install -q $(BROWSER_PACKAGES) \
+	  && $(BROWSER_VENV)/bin/pip install -q --no-deps $(BROWSER_AXE_CORE); \
 	fi
 	PARLEY_BIN=.build/debug/parley PYTHON=$(BROWSER_VENV)/bin/python timeout --kill-after=10 $(BROWSER_TIME_LIMIT) \
 	  Tests/browser/run.sh \

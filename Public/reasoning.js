@@ -16,6 +16,7 @@ function reasoningBox(el, create) {
   summary.textContent = THOUGHT_LABEL;
   const body = document.createElement('div');
   body.className = 'reasoning-text';
+  body.tabIndex = 0; // it scrolls (max-height): keyboard users need to reach it (axe scrollable-region-focusable)
   // One text node that grows with appendData: a streamed token costs no re-parse and no copy of
   // everything before it.
   box.textNode = document.createTextNode('');

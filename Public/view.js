@@ -56,7 +56,9 @@ export function enhance(root) {
     const box = codeBox(language);
     pre.replaceWith(box);
     box.append(pre);
+    pre.tabIndex = 0; // a long line scrolls it sideways: keyboard users need to reach it (axe scrollable-region-focusable)
   }
+  for (const table of root.querySelectorAll('table')) table.tabIndex = 0; // scrolls sideways too (app.css)
   for (const link of root.querySelectorAll('a[href^="http://"], a[href^="https://"]')) {
     link.target = '_blank';
     link.rel = 'noopener noreferrer';
@@ -202,6 +204,7 @@ function openCode(el, state, fence) {
   const box = codeBox(language);
   box.classList.add('message-tail-code');
   const pre = document.createElement('pre');
+  pre.tabIndex = 0; // as in enhance()
   box.append(pre);
   const old = el.querySelector('.message-tail-code');
   if (old) old.replaceWith(box);

@@ -1,10 +1,12 @@
-"""Issue 12, accessibility: axe-core (axe_check.py) finds no serious or critical violation, in the dark
-and in the light colour scheme, on the empty page, an answer while it streams and once finished (with
-a code block, a table and a link), a failed reply, the settings form (with a refused value), a reply's
+"""Issue 12, accessibility: axe-core 4 (axe_check.py) finds no serious or critical violation and no text
+contrast it cannot decide, in the dark and in the light colour scheme, on the empty page, an answer
+while it streams and once finished (with a code block and a table wider than the page, and a link), a
+long reasoning while the model thinks and once answered, a failed reply, the settings form (with a refused value), a reply's
 usage, the Export menu, an import's error, search results and a refused query, the Pinned group,
 the archived list, the phone-width drawer, and
 the Rename and Delete dialogs, and team mode's sign-in screen, user menu, Users, API tokens, Sessions
-and Change password dialogs. A check of the check: a page with known violations fails it.
+and Change password dialogs. A check of the check: a page with known violations fails it. The live
+regions for the search count and the import's status stay rendered while empty.
 
 Other screens call `assert_accessible(driver, "what is shown")` from axe_check the same way, once the
 state to check is on the page (waited for, never slept for)."""
@@ -13,6 +15,7 @@ import string
 import threading
 import urllib.error
 
+import fake_upstream as fake_upstream_module
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -22,11 +25,13 @@ from axe_check import assert_accessible
 from conftest import TEAM_ADMIN, last_assistant_id, open_page, send_message, wait_idle, wait_until
 from test_team import ALLOWED, api_sign_in, open_menu_item, shown, sign_in, start_signed_out
 
-# An answer with a link, a code block and a table; it pauses (answer_gate) before its last chunk.
+# An answer with a link, a code block and a table (both wider than the page, so they scroll); it pauses (answer_gate) before its last chunk.
 RICH_ANSWER = [
     "Here is [the documentation](https://example.com/docs) and some code:\n\n",
-    "```python\ndef greet(name):\n    return f\"Hello, {name}!\"\n```\n\n",
+    "```python\ndef greet(name):\n    return f\"Hello, {name}!\"\n"
+    f"LONG_LINE = \"{'wide ' * 80}\"  # wider than the page: the block scrolls\n```\n\n",
     "| Model | Tokens |\n| --- | ---: |\n| demo | 42 |\n| fake | 7 |\n\n",
+    "|" + "".join(f" Column {n} |" for n in range(40)) + "\n|" + " --- |" * 40 + "\n|" + " 1234567 |" * 40 + "\n\n",
     "That is all.\n",
 ]
 
@@ -38,16 +43,33 @@ def message_element(driver, message_id):
 # MARK: - The helper itself
 
 def test_the_check_fails_on_known_violations(browser, parley_fast):
-    """Low contrast in dark only, and an autocomplete value no browser knows: both are reported."""
+    """Low contrast in dark only, an autocomplete value no browser knows, a link inside a button (a rule
+    only axe-core 4 has) and text half under a positioned box (contrast axe cannot decide): all are
+    reported. Text entirely under a box is not (nobody sees it)."""
     open_page(browser, parley_fast.base)
     browser.execute_script("""
+        const head = document.querySelector('.sidebar-head');
         const field = document.createElement('input');
         field.id = 'a11y-bad-field'; field.setAttribute('aria-label', 'Bad field');
         field.setAttribute('autocomplete', 'favourite-colour');
-        document.querySelector('.sidebar-head').append(field);
+        const outer = document.createElement('button');
+        outer.id = 'a11y-nested'; outer.type = 'button'; outer.append('Outer ');
+        const inner = document.createElement('a');
+        inner.href = '#/'; inner.textContent = 'Inner';
+        outer.append(inner);
+        head.append(field, outer);
         document.getElementById('send').classList.add('a11y-low-contrast-in-dark');
+        for (const [id, cover] of [['a11y-half-covered', 'a11y-half'], ['a11y-covered', 'a11y-whole']]) {
+          const box = document.createElement('div');
+          box.className = 'a11y-box';
+          box.innerHTML = `<p id="${id}">Some words under a box</p><div class="a11y-cover ${cover}"></div>`;
+          head.append(box);
+        }
         const sheet = new CSSStyleSheet();
-        sheet.replaceSync('@media (prefers-color-scheme: dark) { .a11y-low-contrast-in-dark { color: #555 !important; } }');
+        sheet.replaceSync(`@media (prefers-color-scheme: dark) { .a11y-low-contrast-in-dark { color: #555 !important; } }
+          .a11y-box { position: relative; } .a11y-box p { margin: 0; }
+          .a11y-cover { position: absolute; inset: 0 auto 0 0; background: var(--bg-soft); }
+          .a11y-half { width: 50%; } .a11y-whole { width: 100%; }`);
         document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
     """)
     with pytest.raises(AssertionError) as failure:
@@ -56,8 +78,43 @@ def test_the_check_fails_on_known_violations(browser, parley_fast):
     assert "autocomplete-valid" in report and "#a11y-bad-field" in report, report
     assert "color-contrast" in report and "dark:" in report and "#send" in report, report
     assert "light:\n  color-contrast" not in report, "the low contrast is in dark only"
+    assert "nested-interactive" in report and "#a11y-nested" in report, report
+    assert "contrast axe could not decide" in report and "#a11y-half-covered" in report, report
+    assert "#a11y-covered" not in report, report
     # The emulated scheme is put back after a check.
     assert browser.execute_script("return matchMedia('(prefers-color-scheme: dark)').matches") is False
+
+
+def test_live_regions_stay_rendered_while_empty(browser, parley_fast):
+    """The search count and the import's status are announced only if they are in the accessibility
+    tree when their text arrives: empty, they take no room but are not display:none."""
+    made = parley_fast.api("POST", "/api/conversations", {"title": "Live regions"})  # a list, so no "No conversations yet."
+    try:
+        open_page(browser, parley_fast.base)
+        wait_until(lambda: browser.find_elements(By.CSS_SELECTOR, f"#conversation-list li[data-id='{made['id']}']"),
+                   message="the list loaded")
+        regions = ["search-status", "transfer-status", "conversation-list-status"]
+        for region, text, display, visibility, height in live_region_layout(browser, regions):
+            assert text == "" and display != "none" and visibility == "visible", (region, display, visibility)
+            assert height <= 1, f"{region} takes room while empty: {height}px"
+        # Emptied again after a search: still rendered.
+        box = browser.find_element(By.ID, "search")
+        box.send_keys("zzzznothinglikethis")
+        wait_until(lambda: browser.find_element(By.ID, "search-status").text, message="the search count")
+        box.send_keys(Keys.ESCAPE)
+        wait_until(lambda: browser.find_element(By.ID, "search-status").get_attribute("textContent") == "",
+                   message="the count cleared")
+        assert [layout[2] for layout in live_region_layout(browser, regions)].count("none") == 0
+    finally:
+        parley_fast.api("DELETE", f"/api/conversations/{made['id']}")
+
+
+def live_region_layout(driver, ids):
+    """[id, text, display, visibility, height] of each element."""
+    return driver.execute_script("""return arguments[0].map((id) => {
+        const el = document.getElementById(id), style = getComputedStyle(el);
+        return [id, el.textContent, style.display, style.visibility, el.getBoundingClientRect().height];
+    });""", ids)
 
 
 # MARK: - Local mode
@@ -95,6 +152,32 @@ def test_streamed_answer_with_code_table_and_link(browser, parley_fake, fake_ups
     finally:
         gate.set()
         fake_upstream.reset()
+
+
+def test_long_reasoning_while_thinking(browser, parley_fake, fake_upstream, monkeypatch):
+    """A reasoning longer than its box (max-height, scrolls) while the model thinks, and once answered."""
+    gate = threading.Event()
+    monkeypatch.setattr(fake_upstream_module, "REASONING_CHUNKS", [f"Step {n}: weigh it up.\n" for n in range(40)])
+    fake_upstream.mode = "reasoning"
+    fake_upstream.reasoning_gate = gate
+    try:
+        open_page(browser, parley_fake.base)
+        Select(browser.find_element(By.ID, "model")).select_by_value("openai:fake")
+        send_message(browser, "Think at length")
+        answer_id = last_assistant_id(browser)
+        text = f"#message-list .message[data-id='{answer_id}'] .reasoning-text"
+        wait_until(lambda: "Step 39" in browser.find_element(By.CSS_SELECTOR, text).text, message="the reasoning")
+        assert browser.execute_script(
+            "const box = document.querySelector(arguments[0]); return box.scrollHeight > box.clientHeight", text)
+        assert_accessible(browser, "long reasoning while thinking")
+        gate.set()
+        wait_idle(browser)
+        browser.find_element(By.CSS_SELECTOR, f"#message-list .message[data-id='{answer_id}'] .reasoning-summary").click()
+        assert_accessible(browser, "long reasoning opened after the answer")
+    finally:
+        gate.set()
+        fake_upstream.reset()
+        fake_upstream.mode, fake_upstream.reasoning_gate = "ok", None
 
 
 def test_failed_reply_and_settings_form(browser, parley_fake, fake_upstream):
@@ -155,7 +238,14 @@ def test_search_results_errors_pinned_group_and_archived_list(browser, parley_fa
     parley_fast.api("PATCH", f"/api/conversations/{found['id']}", {"pinned": True})
     stored = parley_fast.api("POST", "/api/conversations", {"title": f"Archived {word}"})
     parley_fast.api("PATCH", f"/api/conversations/{stored['id']}", {"archived": True})
+    try:
+        check_search_pinned_and_archived(browser, parley_fast, word, found, stored)
+    finally:  # parley_fast is shared by the whole session: no Pinned group or archived one left behind
+        for conversation in (found, stored):
+            parley_fast.api("DELETE", f"/api/conversations/{conversation['id']}")
 
+
+def check_search_pinned_and_archived(browser, parley_fast, word, found, stored):
     open_page(browser, parley_fast.base, f"/#/c/{found['id']}")
     wait_until(lambda: shown(browser, "pinned-list") and shown(browser, "pin")
                and browser.find_elements(By.CSS_SELECTOR, "#message-list [data-action='fork']"),

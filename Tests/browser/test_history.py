@@ -286,7 +286,7 @@ def test_usage_is_shown_per_reply_after_streaming_and_after_reload(browser, parl
     answer_id = last_assistant_id(browser)
     wait_idle(browser)
     stored = parley_fast.api("GET", f"/api/messages/{answer_id}")["usage"]
-    expected = f"{stored['input_tokens']} in · {stored['output_tokens']:,} out"
+    expected = f"{stored['input_tokens']:,} in · {stored['output_tokens']:,} out"
     wait_until(lambda: usage_of(browser, answer_id), message="usage from the done event")
     shown = usage_of(browser, answer_id)
     assert shown["shown"] == expected and shown["estimated"] == "false", shown
@@ -308,7 +308,7 @@ def test_estimated_usage_is_marked(browser, parley_recorded):
     assert shown["spoken"].endswith("(estimated)."), shown
     stored = parley_recorded.api("GET", f"/api/messages/{answer_id}")["usage"]
     assert stored["estimated"] is True
-    assert shown["shown"] == f"≈ {stored['input_tokens']} in · {stored['output_tokens']} out"
+    assert shown["shown"] == f"≈ {stored['input_tokens']:,} in · {stored['output_tokens']:,} out"
 
 
 # MARK: - Export
