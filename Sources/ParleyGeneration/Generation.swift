@@ -221,23 +221,26 @@ public actor Generation {
             errorEventID = failure.id
             batch.append(failure)
         }
-        let usageJSON = usage.map(Self.encode)
+        // The row is written first: its usage, completed by the store (an estimate marked `estimated` when
+        // the provider reported none), is what `done` carries, as a late reader's `done` built from the row does.
+        var usageJSON = usage.map(Self.encode)
+        do {
+            let stored = try store.finishMessage(id: messageID, content: content, reasoning: text.reasoning,
+                                                 status: status, finishReason: finishReason, usage: usageJSON,
+                                                 model: model, errorCode: errorCode, errorMessage: errorMessage,
+                                                 html: blocks.joined())
+            usageJSON = stored.usage ?? usageJSON
+        } catch StoreError.notFound {
+            // The conversation was deleted during the reply; nothing is left to write to.
+        } catch {
+            FileHandle.standardError.write(Data("parley: storing message \(messageID) failed: \(error)\n".utf8))
+        }
         let result = GenerationOutcome(status: status, finishReason: finishReason, usage: usageJSON,
                                        patch: patch, blockCount: final.blockCount,
                                        errorCode: errorCode, errorMessage: errorMessage)
         outcome = result
         finished = FinishedReply(messageID: messageID, content: content, reasoning: text.reasoning, blocks: blocks,
                                  outcome: result)
-        do {
-            _ = try store.finishMessage(id: messageID, content: content, reasoning: text.reasoning, status: status,
-                                        finishReason: finishReason, usage: usageJSON, model: model,
-                                        errorCode: errorCode, errorMessage: errorMessage,
-                                        html: blocks.joined())
-        } catch StoreError.notFound {
-            // The conversation was deleted during the reply; nothing is left to write to.
-        } catch {
-            FileHandle.standardError.write(Data("parley: storing message \(messageID) failed: \(error)\n".utf8))
-        }
         batch.append(event(.done(result)))
         subscribers.deliver(batch)
         subscribers.removeAll()

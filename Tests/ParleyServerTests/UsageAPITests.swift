@@ -32,6 +32,30 @@ final class UsageAPITests: XCTestCase {
                        conversation.json["usage"] as? [String: AnyHashable])
     }
 
+    /// A client following the reply live gets in `done` the usage the store keeps (the estimate, marked),
+    /// as a client reading `done` later (built from the row) does.
+    func testDoneCarriesTheStoredUsageEstimateIncluded() async throws {
+        let upstream = try startUpstream()
+        let attached = FakeUpstream.Gate()
+        upstream.enqueue(UpstreamStreams.gated(.openAIChat(tokens: ["abcdefgh", "ijklmnopqrst"]), start: attached))
+        let parley = try startParley(upstream: upstream)
+        let id = try await parley.conversation(["model": "openai:fake"])
+        let (_, reply) = try await parley.send(id, "question")
+        let live = try await parley.events(reply, mode: "text", attached: attached)
+        let stored = try await parley.finished(reply)
+        let expected: [String: AnyHashable] = ["input_tokens": 2, "output_tokens": 5, "estimated": true]
+        XCTAssertEqual(stored["usage"] as? [String: AnyHashable], expected)
+        // The event's data as JSON text, read exactly (JSONSerialization would read `true` as 1).
+        func doneUsage(_ read: StreamRead) -> [String: AnyHashable]? {
+            guard let done = read.events.last(where: { $0.type == "done" }),
+                  let object = ExactJSON.parse(done.data)?.foundation as? [String: Any] else { return nil }
+            return object["usage"] as? [String: AnyHashable]
+        }
+        XCTAssertEqual(doneUsage(live), expected, "live done: \(live.raw)")
+        let late = try await parley.events(reply, mode: "text")
+        XCTAssertEqual(doneUsage(late), expected, "late done: \(late.raw)")
+    }
+
     func testAStoppedReplyGetsAnEstimate() async throws {
         let upstream = try startUpstream()
         upstream.enqueue(UpstreamStreams.stalling(after: ["twelve bytes"]))
