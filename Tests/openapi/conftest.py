@@ -78,12 +78,24 @@ def validate(reply, method, template):
         assert events, f"{method} {template}: no events"
         for event in events:
             validator.validate(event)
+            if "allOf" in schema:  # each event's data is JSON with a schema of its own
+                data_schema = event_data_schema(schema, event["event"])
+                assert data_schema is not None, f"{method} {template}: event {event['event']} has no data schema"
+                jsonschema.Draft202012Validator(data_schema).validate(json.loads(event["data"]))
         return reply.raw.decode()
     if media != "application/json":
         return reply.raw.decode()
     value = reply.json
     validator.validate(value)
     return value
+
+
+def event_data_schema(stream_schema, name):
+    """The `contentSchema` the document gives the `data` of event `name` (an `if`/`then` per event)."""
+    for rule in stream_schema.get("allOf", []):
+        if rule["if"]["properties"]["event"].get("const") == name:
+            return rule["then"]["properties"]["data"]["contentSchema"]
+    return None
 
 
 def server_sent_events(text):

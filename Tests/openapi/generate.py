@@ -158,13 +158,47 @@ USER_EVENTS = ["ready", "conversation_created", "conversation_updated", "convers
                "reply_started", "reply_finished", "resync"] + REPLY_EVENTS
 
 
+TEXT_EVENT = obj({"text": STRING})
+SUMMARY = obj({"id": STRING, "title": STRING, "model": nullable("string"), "current_leaf_id": nullable("string"),
+               "created_at": TIME, "updated_at": TIME, "pinned": BOOLEAN, "archived": BOOLEAN})
+# Each event's `data`, a JSON object (docs/api.md, "The event stream" and "The user event stream").
+EVENT_DATA = {
+    "snapshot": obj({"message_id": STRING, "status": STATUS, "blocks": {"type": "array", "items": STRING},
+                     "tail": STRING, "content": STRING, "content_length": INTEGER, "reasoning": STRING}),
+    "reasoning": TEXT_EVENT, "tail": TEXT_EVENT, "tail_append": TEXT_EVENT, "delta": TEXT_EVENT,
+    "block": obj({"index": INTEGER, "html": STRING}),
+    "error": obj({"code": STRING, "message": STRING}),
+    "done": obj({"status": STATUS, "finish_reason": nullable("string"),
+                 "usage": {"type": ["object", "null"], "required": ["input_tokens", "output_tokens"],
+                           "properties": {"input_tokens": INTEGER, "output_tokens": INTEGER, "estimated": BOOLEAN},
+                           "description": "The usage stored with the message: the provider's figures (and any "
+                                          "other fields it reported), or the estimate marked `estimated`."},
+                 "patch": {"type": "array", "items": obj({"index": INTEGER, "html": STRING})},
+                 "blocks": INTEGER}),
+    "ready": obj({}), "resync": obj({}),
+    "conversation_created": obj({"conversation": SUMMARY}),
+    "conversation_updated": obj({"conversation": SUMMARY}),
+    "conversation_deleted": obj({"conversation_id": STRING}),
+    "turn": obj({"conversation_id": STRING, "user_message_id": STRING, "assistant_message_id": STRING}),
+    "reply_started": obj({"conversation_id": STRING, "message_id": STRING}),
+    "reply_finished": obj({"conversation_id": STRING, "message_id": STRING, "status": STATUS}),
+}
+
+
 def event_stream(events, data_description):
     """`text/event-stream`: the schema is that of each event (as schemathesis and OpenAPI 3.2's itemSchema
-    read it); comments (`: ping`, `: keep-alive`) are not events."""
-    return {"text/event-stream": {"schema": {
-        "type": "object", "required": ["data"],
-        "properties": {"event": {"type": "string", "enum": events}, "id": STRING, "retry": INTEGER,
-                       "data": {"type": "string", "description": data_description}}}}}
+    read it); comments (`: ping`, `: keep-alive`) are not events. `data` is JSON text: for each event name
+    an `if`/`then` gives its `contentSchema` (JSON Schema 2020-12: an annotation, which
+    Tests/openapi/conftest.py's `validate` applies to the decoded data)."""
+    schema = {"type": "object", "required": ["data"],
+              "properties": {"event": {"type": "string", "enum": events}, "id": STRING, "retry": INTEGER,
+                             "data": {"type": "string", "description": data_description}}}
+    if all(name in EVENT_DATA for name in events):
+        schema["properties"]["data"]["contentMediaType"] = "application/json"
+        schema["allOf"] = [{"if": {"properties": {"event": {"const": name}}},
+                            "then": {"properties": {"data": {"contentSchema": EVENT_DATA[name]}}}}
+                           for name in events]
+    return {"text/event-stream": {"schema": schema}}
 
 
 def json_content(schema):
