@@ -283,6 +283,8 @@ def test_pin_moves_to_the_pinned_group_and_survives_reload_and_archive_hides(bro
         browser.refresh()
         wait_until(lambda: listed_in(browser, target_id) == "pinned", message="still pinned after reload")
         wait_until(lambda: browser.find_element(By.ID, "pin").text == "Unpin", message="Unpin after reload")
+        # The Pinned group loads first, then the rest's first page.
+        wait_until(lambda: listed_in(browser, other_id) == "list", message="the rest listed after reload")
         first = browser.execute_script("return document.querySelector('#list-view li').dataset.id")
         assert browser.execute_script(
             "return document.querySelector('#pinned-list').compareDocumentPosition("
