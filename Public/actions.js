@@ -144,19 +144,26 @@ export function messageActions(page) {
     });
   }
 
-  /** Copies the branch up to this message into a new conversation, then opens it. */
+  /** Copies the branch up to this message into a new conversation, then opens it (unless the person
+   *  has meanwhile opened another one: then it is only listed and announced). */
   async function fork(id, el, button) {
     const conversation = model.conversation;
     const message = model.messages.get(id);
     if (!conversation || !message || message.local) return;
+    const sequence = model.loadSequence; // changes when another conversation starts loading
     button.disabled = true;
     try {
       const created = await Api.fork(conversation.id, id, forkTitle(conversation.title));
       clearError(el);
       conversations.upsert(created);
+      const count = created.messages ? created.messages.length : 'the';
+      if (model.loadSequence !== sequence || model.openId !== conversation.id) {
+        announce(`Forked into a new conversation, “${created.title}”, with ${count} messages; it is in the list.`);
+        return;
+      }
       location.hash = `#/c/${encodeURIComponent(created.id)}`;
       composer.focus(); // the Fork button goes with the old branch; the next step is to write
-      announce(`Forked into a new conversation, “${created.title}”, with ${created.messages ? created.messages.length : 'the'} messages up to this one.`);
+      announce(`Forked into a new conversation, “${created.title}”, with ${count} messages up to this one.`);
     } catch (error) {
       showError(el, `Could not fork: ${describe(error)}`, () => fork(id, el, button));
       announce(`Could not fork: ${describe(error)}`);

@@ -1,9 +1,9 @@
 // Parley's chat page: the controller. It wires the conversation model (conversation.js), the views
 // (top bar, message list, composer, drawer, conversation list) and the tab's single live stream
-// (live.js: the user's notifications and the followed reply). The server renders Markdown and holds
-// all state; this page shows it.
+// (live.js: the user's notifications and the followed reply; changes.js applies other tabs' changes).
+// The server renders Markdown and holds all state; this page shows it.
 import { Api, ApiError } from './api.js';
-import { UserStream, applyNotifications } from './live.js';
+import { UserStream } from './live.js';
 import { startAccount } from './account.js';
 import { ConversationList } from './sidebar.js';
 import { ConversationModel, titleFrom } from './conversation.js';
@@ -19,6 +19,7 @@ import { SettingsForm } from './settings.js';
 import { Transfer } from './transfer.js';
 import { ConversationSearch } from './search.js';
 import { OrganiseButtons } from './organise.js';
+import { followChanges } from './changes.js';
 
 /** A hidden tab keeps its stream this long, then closes it and reopens it on return. */
 const HIDDEN_TAB_CLOSE_MS = 60_000;
@@ -27,7 +28,7 @@ const $ = (id) => document.getElementById(id);
 const ui = { app: $('app'), toggleSidebar: $('toggle-sidebar'), notice: $('route-notice'), announcer: $('announcer') };
 
 const model = new ConversationModel();
-const live = new UserStream((name, data) => applyChange(name, data));
+const live = new UserStream((name, data) => changes.apply(name, data));
 
 const topbar = new TopBar({
   title: $('conversation-title'), model: $('model'),
@@ -60,12 +61,13 @@ const drawer = new Drawer({
 const conversations = new ConversationList({
   list: $('conversation-list'), pinnedList: $('pinned-list'), pinnedHeading: $('pinned-heading'),
   listHeading: $('list-heading'), sentinel: $('conversation-sentinel'), status: $('conversation-list-status'),
-  archivedToggle: $('show-archived'), scroller: document.querySelector('.conversation-nav'),
-  onError: () => {}, onMode: () => search.refresh(), onDelete: (id) => search.forget(id),
+  retry: $('conversation-list-retry'), archivedToggle: $('show-archived'), scroller: document.querySelector('.conversation-nav'),
+  onMode: () => search.refresh(), onDelete: (id) => search.forget(id), onChange: (change) => search.update(change),
 });
 const search = new ConversationSearch({
   input: $('search'), results: $('search-results'), status: $('search-status'), listView: $('list-view'),
   filters: () => (conversations.archived ? { archived: true } : {}), onError: () => {},
+  onReveal: (messageId) => messages.reveal(messageId),
 });
 const organise = new OrganiseButtons({ pin: $('pin'), archive: $('archive') }, { model, conversations, announce });
 const replies = replyFollower({
@@ -75,6 +77,9 @@ const replies = replyFollower({
 const actions = messageActions({
   model, messages, composer, scroller, live, replies, announce, describe, conversations,
   render: renderConversation, replaceFrom, touch: touchConversation,
+});
+const changes = followChanges({
+  model, scroller, topbar, settings, organise, conversations, search, render: renderConversation, showFresh, showNotice,
 });
 
 const modelsReady = loadModels();
@@ -86,6 +91,12 @@ function announce(text) {
 
 function describe(error) {
   return error instanceof ApiError ? error.describe() : 'Something went wrong.';
+}
+
+/** Marks the open conversation (null: none) in the list and among the search results. */
+function markCurrent(id) {
+  conversations.markCurrent(id);
+  search.markCurrent(id);
 }
 
 function showNotice(text) {
@@ -165,7 +176,7 @@ function showFresh() {
   settings.showFresh();
   organise.show(null);
   topbar.selectModel(topbar.preferredModel());
-  conversations.markCurrent(null);
+  markCurrent(null);
   document.title = 'Parley';
   composer.showStreaming(false);
 }
@@ -180,6 +191,9 @@ async function openRoute() {
   const sequence = ++model.loadSequence;
   live.close();
   model.streamingId = null;
+  // Until it is shown, the actions (export, rename, delete, pin, archive) would act on the one before.
+  topbar.showActions(false);
+  organise.show(null);
   try {
     const conversation = await Api.conversation(id);
     if (sequence !== model.loadSequence) return;
@@ -208,7 +222,7 @@ function renderConversation(conversation) {
   organise.show(rest);
   topbar.selectModel(rest.model);
   settings.showConversation();
-  conversations.markCurrent(rest.id);
+  markCurrent(rest.id);
   for (const message of shown) {
     if (message.error && message.status !== 'streaming') replies.showServerError(message);
   }
@@ -232,7 +246,7 @@ function replaceFrom(el, list) {
 function touchConversation(leafId) {
   if (!model.moveLeaf(leafId)) return;
   conversations.upsert(model.conversation);
-  conversations.markCurrent(model.conversation.id);
+  markCurrent(model.conversation.id);
 }
 
 // MARK: - Composer
@@ -313,7 +327,7 @@ document.addEventListener('visibilitychange', () => {
   }
   clearTimeout(hiddenTimer);
   if (live.suspended) live.resume();
-  else refreshIfChanged();
+  else changes.refresh();
 });
 
 // Leaving the page (or entering the back/forward cache) drops the connection but keeps the place.
@@ -321,78 +335,6 @@ window.addEventListener('pagehide', () => live.suspend());
 window.addEventListener('pageshow', (event) => {
   if (event.persisted && live.suspended) live.resume();
 });
-
-/** Another tab may have changed the conversation while this one was in the background: re-render
- *  only when the branch or its last message differs from what is shown. */
-async function refreshIfChanged() {
-  const current = model.conversation;
-  if (!current || model.streamingId || model.sending) return;
-  // An unsent message (with its Retry) stays until the person deals with it.
-  if (model.hasUnsent()) return;
-  try {
-    const fresh = await Api.conversation(current.id);
-    if (model.conversation !== current || model.streamingId || model.sending) return;
-    if (model.differsFrom(fresh)) {
-      const pinned = scroller.pinned;
-      renderConversation(fresh);
-      if (pinned) scroller.bottomNow();
-      return;
-    }
-    const rest = model.refreshFields(fresh);
-    settings.showConversation();
-    if (rest.title !== current.title) {
-      topbar.setHeading(rest.title || 'Untitled');
-      conversations.rename(rest.id, rest.title || 'Untitled');
-    }
-    if (rest.model && rest.model !== topbar.model) topbar.selectModel(rest.model);
-  } catch {
-    // the next visit tries again
-  }
-}
-
-// MARK: - Changes made in other tabs and on other devices (live.js)
-
-const applyChange = applyNotifications({
-  conversations,
-  openId: () => model.openId,
-  hasMessage: (id) => model.messages.has(id),
-  refresh: scheduleRefresh,
-  updated(summary) {
-    const branchChanged = model.applySummary(summary);
-    Object.assign(model.conversation, { pinned: summary.pinned, archived: summary.archived });
-    organise.show(model.conversation);
-    topbar.showTitle(model.conversation.title);
-    if (model.conversation.model) topbar.selectModel(model.conversation.model);
-    settings.changedElsewhere();
-    if (branchChanged) scheduleRefresh();
-  },
-  deleted() {
-    showFresh();
-    history.replaceState(null, '', '#/');
-    showNotice('This conversation was deleted.');
-  },
-});
-
-let refreshing = false;
-let refreshAgain = false;
-
-/** One `refreshIfChanged` at a time; a change told meanwhile reads once more after it. */
-async function scheduleRefresh() {
-  if (refreshing) {
-    refreshAgain = true;
-    return;
-  }
-  refreshing = true;
-  try {
-    await refreshIfChanged();
-  } finally {
-    refreshing = false;
-    if (refreshAgain) {
-      refreshAgain = false;
-      scheduleRefresh();
-    }
-  }
-}
 
 // MARK: - Export all and Import (transfer.js)
 

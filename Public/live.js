@@ -187,7 +187,8 @@ export class UserStream {
 
 /**
  * What the page does with another tab's change. `page` gives the conversation list (`upsert`,
- * `update`, `deleted`, `bump`, `reload`), `openId()` (the conversation shown), `hasMessage(id)` (shown in
+ * `update`, `deleted`, `bump`, `reload`; the search results follow its changes), the search (`refresh`,
+ * after a resync), `openId()` (the conversation shown), `hasMessage(id)` (shown in
  * it), `updated(summary)` (the shown one's title, model or branch changed), `refresh()` (read the shown
  * one again), `deleted()` (the shown one is gone).
  */
@@ -218,7 +219,9 @@ export function applyNotifications(page) {
         if (shown && !page.hasMessage(data.message_id)) page.refresh();
         break;
       case 'resync':
+        // Changes were missed: the list, the results of a search and the open conversation are read again.
         conversations.reload();
+        page.search.refresh();
         page.refresh();
         break;
       default:

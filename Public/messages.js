@@ -8,6 +8,10 @@ import {
 import { setReasoning, appendReasoning, shownReasoning, syncReasoning } from './reasoning.js';
 import { showUsage } from './usage.js';
 
+/** How long a message found by search stays highlighted, and how long the page may take to show it. */
+const HIGHLIGHT_MS = 2500;
+const REVEAL_WAIT_MS = 8000;
+
 /** A message's element: view.js builds it, and its usage goes in its header. */
 function buildElement(message) {
   const el = createMessageElement(message);
@@ -146,6 +150,35 @@ export class MessageList {
     el.scrollIntoView({ block: 'nearest' });
     const control = el.querySelector(`[data-action="${step < 0 ? 'prev' : 'next'}"]`);
     (control && !control.disabled ? control : el.querySelector('[data-action="copy"]')).focus();
+  }
+
+  /**
+   * Scrolls message `id` into view and highlights it briefly, once it is shown (a search result was
+   * clicked: its conversation may still be loading; only a message on the branch shown is found).
+   */
+  reveal(id) {
+    const show = (el) => {
+      el.scrollIntoView({ block: 'center' });
+      el.classList.add('is-found');
+      setTimeout(() => el.classList.remove('is-found'), HIGHLIGHT_MS);
+    };
+    // The click is handled before the route changes: wait a task so the page starts loading the new
+    // conversation (an element of the one shown now must not count).
+    setTimeout(() => {
+      const found = this.elementFor(id);
+      if (found) {
+        show(found);
+        return;
+      }
+      const observer = new MutationObserver(() => {
+        const el = this.elementFor(id);
+        if (!el) return;
+        observer.disconnect();
+        show(el);
+      });
+      observer.observe(this.list, { childList: true });
+      setTimeout(() => observer.disconnect(), REVEAL_WAIT_MS);
+    }, 0);
   }
 
   /** The code of the code block a copy button belongs to, or null. */

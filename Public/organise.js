@@ -31,6 +31,7 @@ export class OrganiseButtons {
     if (!current) return;
     const value = !current[field];
     const button = field === 'pinned' ? this.pin : this.archive;
+    const sequence = this.model.loadSequence; // changes when another conversation starts loading
     button.disabled = true;
     try {
       const updated = await Api.updateConversation(current.id, { [field]: value });
@@ -46,8 +47,10 @@ export class OrganiseButtons {
       this.announce(`Could not ${verbFor(field, value)} the conversation: ${reason}`);
     } finally {
       button.disabled = false;
-      // The label changed under the focus: keep the focus where it was.
-      button.focus();
+      // The label changed under the focus (disabling may have dropped it to the body): keep it on the
+      // button, unless the person has moved on meanwhile (focused elsewhere, opened another conversation).
+      const stayed = document.activeElement === button || document.activeElement === document.body;
+      if (stayed && this.model.loadSequence === sequence && this.model.openId === current.id) button.focus();
     }
   }
 }

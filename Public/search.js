@@ -1,12 +1,13 @@
 // Search: the sidebar's box asks the server (GET /api/conversations?q=, full text over titles and
 // messages) and shows the results, each with its highlighted snippet, in place of the list. Typing is
-// debounced; a newer query aborts the older request and only the newest answer is shown.
+// debounced; a newer query aborts the older request and only the newest answer is shown. The results
+// follow changes told meanwhile (a rename, an archive, a deletion), even those told while the request
+// was in flight.
 import { Api, ApiError } from './api.js';
 
 const DEBOUNCE_MS = 250;
-/** How long a message found by search stays highlighted, and how long the page may take to show it. */
-const HIGHLIGHT_MS = 2500;
-const REVEAL_WAIT_MS = 8000;
+/** How many results Api.search asks for (`limit=50`): a full page may mean that more match. */
+const RESULT_LIMIT = 50;
 
 /**
  * The snippet as nodes: the server sends escaped text where `<mark>` is the only markup; anything
@@ -34,13 +35,20 @@ export function snippetNodes(html) {
 }
 
 export class ConversationSearch {
-  /** `filters()`: what the list shows (`{archived: true}` in the archived view), searched alike. */
-  constructor({ input, results, status, listView, filters, onError }) {
-    Object.assign(this, { input, results, status, listView, filters, onError });
+  /** `filters()`: what the list shows (`{archived: true}` in the archived view), searched alike;
+   *  `onReveal(messageId)`: a result that matched a message was clicked (the controller shows it). */
+  constructor({ input, results, status, listView, filters, onError, onReveal }) {
+    Object.assign(this, { input, results, status, listView, filters, onError, onReveal });
     this.timer = null;
     this.controller = null;
     this.sequence = 0;
     this.query = '';
+    this.currentId = null; // the conversation open, marked among the results
+    this.capped = false; // the answer held RESULT_LIMIT results: more may match
+    this.order = null;
+    // Changes told while a request is in flight (id -> the change, null: deleted): its answer may
+    // predate them, so they are applied to it.
+    this.pending = new Map();
     input.addEventListener('input', () => this.schedule());
     input.addEventListener('keydown', (event) => {
       if (event.key === 'Escape' && input.value !== '') {
@@ -65,10 +73,8 @@ export class ConversationSearch {
     });
     results.addEventListener('click', (event) => {
       const link = event.target.closest('a[data-message-id]');
-      if (link) revealMessage(link.dataset.messageId);
+      if (link) this.onReveal(link.dataset.messageId);
     });
-    // The results stay after one is opened: the open one is marked, as in the list.
-    window.addEventListener('hashchange', () => this.markCurrent());
   }
 
   /** Focuses the result `by` after (or before) `from` (null: the box), or the box before the first. */
@@ -79,17 +85,42 @@ export class ConversationSearch {
     else if (index < links.length) links[index].focus();
   }
 
-  /** A conversation deleted (here or elsewhere) leaves the results too. */
-  forget(id) {
-    const li = this.results.querySelector(`li[data-id="${CSS.escape(id)}"]`);
-    if (!li) return;
-    li.remove();
-    this.showCount(this.results.children.length, this.order);
+  itemFor(id) {
+    return this.results.querySelector(`li[data-id="${CSS.escape(id)}"]`);
   }
 
-  markCurrent() {
-    for (const link of this.results.querySelectorAll('a')) {
-      if (link.getAttribute('href') === location.hash) link.setAttribute('aria-current', 'page');
+  /** A conversation deleted (here or elsewhere) leaves the results too. */
+  forget(id) {
+    if (this.controller) this.pending.set(id, null);
+    const li = this.itemFor(id);
+    if (!li) return;
+    li.remove();
+    this.showCount(this.results.children.length);
+  }
+
+  /** A conversation changed (`title`, `archived`; fields left out did not): its result follows, or
+   *  leaves when the archived view no longer fits it. */
+  update(change) {
+    if (this.controller) {
+      const earlier = this.pending.get(change.id);
+      if (earlier !== null) this.pending.set(change.id, { ...earlier, ...change });
+    }
+    const li = this.itemFor(change.id);
+    if (!li) return;
+    if (typeof change.archived === 'boolean' && change.archived !== (this.filters().archived === true)) {
+      li.remove();
+      this.showCount(this.results.children.length);
+      return;
+    }
+    if (change.title !== undefined) li.querySelector('.result-title').textContent = change.title || 'Untitled';
+  }
+
+  /** The results stay after one is opened: the open one (`id`, null: none) is marked, as in the list. */
+  markCurrent(id = this.currentId) {
+    this.currentId = id;
+    for (const li of this.results.children) {
+      const link = li.firstElementChild;
+      if (li.dataset.id === id) link.setAttribute('aria-current', 'page');
       else link.removeAttribute('aria-current');
     }
   }
@@ -121,6 +152,7 @@ export class ConversationSearch {
     }
     const controller = new AbortController();
     this.controller = controller;
+    this.pending.clear();
     this.results.setAttribute('aria-busy', 'true');
     try {
       const answer = await Api.search(query, this.filters(), controller.signal);
@@ -137,7 +169,7 @@ export class ConversationSearch {
     }
   }
 
-  /** Searches again (the archived view was switched), if a search is showing. */
+  /** Searches again (the archived view was switched, or this tab missed changes), if a search is showing. */
   refresh() {
     if (this.active) this.run();
   }
@@ -158,14 +190,21 @@ export class ConversationSearch {
     this.markCurrent();
     this.listView.hidden = true;
     this.order = answer.order;
-    this.showCount(items.length, answer.order);
+    this.capped = items.length >= RESULT_LIMIT;
+    for (const [id, change] of this.pending) {
+      if (change === null) this.itemFor(id)?.remove();
+      else this.update(change);
+    }
+    this.pending.clear();
+    this.showCount(this.results.children.length);
   }
 
-  showCount(count, order) {
+  showCount(count) {
     this.results.hidden = count === 0;
-    const newest = order === 'newest' ? ', newest first' : '';
+    const newest = this.order === 'newest' ? ', newest first' : '';
+    const more = this.capped ? `; only the first ${RESULT_LIMIT} are shown, more may match` : '';
     this.status.textContent = count === 0
-      ? 'No conversation matches.' : `${count} ${count === 1 ? 'result' : 'results'}${newest}.`;
+      ? 'No conversation matches.' : `${count} ${count === 1 ? 'result' : 'results'}${newest}${more}.`;
   }
 
   showFailure(error) {
@@ -195,33 +234,4 @@ function resultItem(item) {
   link.append(title, snippet);
   li.append(link);
   return li;
-}
-
-/** Once the conversation is shown, scrolls the found message into view and highlights it briefly
- *  (only when it is on the branch shown). */
-function revealMessage(id) {
-  const list = document.getElementById('message-list');
-  const selector = `.message[data-id="${CSS.escape(id)}"]`;
-  const show = (el) => {
-    el.scrollIntoView({ block: 'center' });
-    el.classList.add('is-found');
-    setTimeout(() => el.classList.remove('is-found'), HIGHLIGHT_MS);
-  };
-  // The click is handled before the route changes: wait a task so the page starts loading the new
-  // conversation (an element of the one shown now must not count).
-  setTimeout(() => {
-    const found = list.querySelector(selector);
-    if (found) {
-      show(found);
-      return;
-    }
-    const observer = new MutationObserver(() => {
-      const el = list.querySelector(selector);
-      if (!el) return;
-      observer.disconnect();
-      show(el);
-    });
-    observer.observe(list, { childList: true });
-    setTimeout(() => observer.disconnect(), REVEAL_WAIT_MS);
-  }, 0);
 }

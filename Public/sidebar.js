@@ -9,12 +9,17 @@ const PAGE_SIZE = 30;
 const PINNED_PAGE_SIZE = 200;
 
 export class ConversationList {
-  /** `ui`: the lists, headings, status, sentinel, the "Show archived" button and the scrolling nav. */
-  constructor({ list, pinnedList, pinnedHeading, listHeading, sentinel, status, archivedToggle, scroller, onError, onMode, onDelete }) {
-    Object.assign(this, { list, pinnedList, pinnedHeading, listHeading, sentinel, status, archivedToggle, scroller });
-    this.onError = onError;
+  /** `ui`: the lists, headings, status and its Retry button, sentinel, the "Show archived" button and
+   *  the scrolling nav. */
+  constructor({
+    list, pinnedList, pinnedHeading, listHeading, sentinel, status, retry, archivedToggle, scroller, onError, onMode, onDelete,
+    onChange,
+  }) {
+    Object.assign(this, { list, pinnedList, pinnedHeading, listHeading, sentinel, status, retry, archivedToggle, scroller });
+    this.onError = onError || (() => {});
     this.onMode = onMode || (() => {}); // the archived view switched on or off
     this.onDelete = onDelete || (() => {}); // a conversation was deleted
+    this.onChange = onChange || (() => {}); // a conversation's title, pinned or archived changed (search follows)
     this.items = new Map(); // id -> li
     this.archived = false; // showing the archived conversations instead
     this.currentId = null;
@@ -24,6 +29,12 @@ export class ConversationList {
     }, { root: scroller, rootMargin: '200px' });
     this.observer.observe(sentinel);
     archivedToggle.addEventListener('click', () => this.showArchived(!this.archived));
+    // The observer fires only when the sentinel's visibility changes: a failed load of a short list
+    // would stay failed. Retry (or the network coming back) tries again.
+    retry.addEventListener('click', () => this.loadMore());
+    window.addEventListener('online', () => {
+      if (!retry.hidden) this.loadMore();
+    });
   }
 
   resetPaging() {
@@ -53,11 +64,12 @@ export class ConversationList {
       this.exhausted = !this.cursor;
       this.loading = false;
       this.showState();
+      this.hideRetry();
     } catch (error) {
       if (generation !== this.generation) return;
       this.loading = false;
-      // No retry loop: scrolling to the sentinel again (or a reload of the list) tries again.
       this.status.textContent = 'Could not load conversations.';
+      this.retry.hidden = false;
       this.onError(error);
       return;
     }
@@ -73,6 +85,16 @@ export class ConversationList {
       cursor = page.next_cursor || null;
     } while (cursor);
     this.pinnedLoaded = true;
+  }
+
+  /** Hides Retry once a load worked; the focus it had goes to the first conversation (or the search box). */
+  hideRetry() {
+    if (this.retry.hidden) return;
+    const focused = document.activeElement === this.retry;
+    this.retry.hidden = true;
+    if (!focused) return;
+    const first = this.pinnedList.querySelector('a') || this.list.querySelector('a');
+    (first || document.getElementById('search')).focus();
   }
 
   /** Keeps loading while the sentinel is still in view (a short list). */
@@ -121,6 +143,8 @@ export class ConversationList {
    * the order stays that of the last change). One the view leaves out is removed.
    */
   place(conversation, { top = false, append = false } = {}) {
+    // A page being loaded says nothing new; anything else may be a change the search results follow.
+    if (!append) this.onChange(conversation);
     const group = this.groupFor(conversation);
     let li = this.items.get(conversation.id);
     if (!group) {
@@ -193,6 +217,7 @@ export class ConversationList {
   rename(id, title) {
     const li = this.items.get(id);
     if (li) this.setTitle(li, title);
+    this.onChange({ id, title });
   }
 
   remove(id) {

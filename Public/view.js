@@ -324,6 +324,8 @@ export function updateMeta(el, message) {
     (message.status === 'stopped' || message.status === 'interrupted' || message.finish_reason === 'length');
   el.querySelector('[data-action="continue"]').hidden = !continuable;
   el.querySelector('[data-action="copy"]').hidden = message.local === true;
+  // Fork copies stored, finished messages: the server refuses (409) one that streams.
+  el.querySelector('[data-action="fork"]').hidden = streaming || message.local === true;
   // Streaming or not decides the reasoning's label ("Thinking…" only while it runs).
   syncReasoning(el);
 }
