@@ -52,7 +52,7 @@ run: build
 # has no per-test time allowance of its own.
 PARLEY_TEST_TIME_LIMIT ?= 120
 PARLEY_SUITE_TIME_LIMIT ?= 900
-BROWSER_TIME_LIMIT ?= 600
+BROWSER_TIME_LIMIT ?= 900
 OPENAI_TIME_LIMIT ?= 300
 # The OpenAI-compatible endpoint is tested with the official `openai` package (PyPI) as the client,
 # from a venv made here.
