@@ -295,6 +295,7 @@ async function send(text, failedEl) {
     scroller.bottomNow();
     replies.follow(result.assistant_message.id);
   } catch (error) {
+    if (!model.conversation) settings.refusedOnCreate(error);
     showFailedSend(text, error, failedEl);
   } finally {
     model.sending = false;

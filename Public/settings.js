@@ -186,6 +186,17 @@ export class SettingsForm {
     }
   }
 
+  /** A first send refused because of the settings saved for it (a limit only the server knows, such as
+   *  max_tokens): the form opens with the field the server named marked, for the person to fix it and
+   *  press the failed message's Retry. */
+  refusedOnCreate(error) {
+    const named = NUMBERS.find((field) => error instanceof ApiError && error.status === 400 &&
+      error.message.includes(`'${field.key}'`));
+    if (!named) return;
+    this.open();
+    this.refuse(this.ui[named.input], `Not sent: ${this.describe(error)} Change it, save, then Retry.`);
+  }
+
   /** Reads the open conversation again and shows its settings (unless being edited) and totals. */
   async reload() {
     const id = this.model.openId;

@@ -478,3 +478,32 @@ def test_a_second_import_while_one_runs_says_so(browser, parley_fast):
     browser.execute_script("window.parleyRelease()")
     wait_until(lambda: status(browser, "transfer-status") == "Imported 1 conversation.", message="the first done")
     wait_until(lambda: sum(1 for t in all_titles(parley_fast) if t == title) == 2, message="imported once")
+
+
+def test_a_first_send_refused_for_its_settings_opens_them_and_retry_sends(browser, parley_fast, request):
+    """A max_tokens over the server's limit (which only the server knows) is kept for the first send; the
+    server refuses the new conversation: the settings open with the field marked, and once it is fixed the
+    failed message's Retry sends."""
+    request.node.allowed_console = ["status of 400"]  # the refused create
+    open_page(browser, parley_fast.base)
+    open_settings(browser)
+    set_field(browser, "settings-max-tokens", "99999")
+    save_settings(browser)
+    wait_until(lambda: status(browser) == "Saved for the new conversation.", message="kept for the first send")
+    by_id(browser, "system-cancel").click()
+    box = browser.find_element(By.CSS_SELECTOR, "textarea[aria-label='Message']")
+    box.click()
+    box.send_keys("Refused for its settings", Keys.ENTER)
+    wait_until(lambda: by_id(browser, "system-form").is_displayed(), message="the settings opened")
+    field = by_id(browser, "settings-max-tokens")
+    assert field.get_attribute("aria-invalid") == "true"
+    assert "'max_tokens' must be an integer from 1 to 32768" in status(browser)
+    failed = wait_until(lambda: browser.find_elements(By.CSS_SELECTOR, "#message-list .message .message-error"),
+                        message="the failed message")[0]
+    set_field(browser, "settings-max-tokens", "200")
+    save_settings(browser)
+    wait_until(lambda: status(browser) == "Saved for the new conversation.", message="the fix kept")
+    failed.find_element(By.CSS_SELECTOR, "button[data-action='retry']").click()
+    conversation_id = open_id(browser)
+    assert parley_fast.api("GET", f"/api/conversations/{conversation_id}")["max_tokens"] == 200
+    wait_idle(browser)
