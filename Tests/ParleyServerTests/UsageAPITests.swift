@@ -54,6 +54,13 @@ final class UsageAPITests: XCTestCase {
         XCTAssertEqual(doneUsage(live), expected, "live done: \(live.raw)")
         let late = try await parley.events(reply, mode: "text")
         XCTAssertEqual(doneUsage(late), expected, "late done: \(late.raw)")
+        // Reported by the provider: the same shape as the message's `usage`, `estimated` false.
+        let reportedAttached = FakeUpstream.Gate()
+        upstream.enqueue(UpstreamStreams.gated(UpstreamStreams.complete(["reported"]), start: reportedAttached))
+        let (_, second) = try await parley.send(id, "again")
+        let reported = try await parley.events(second, mode: "text", attached: reportedAttached)
+        XCTAssertEqual(doneUsage(reported), ["input_tokens": 7, "output_tokens": 3, "estimated": false],
+                       reported.raw)
     }
 
     func testAStoppedReplyGetsAnEstimate() async throws {

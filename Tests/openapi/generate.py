@@ -169,10 +169,11 @@ EVENT_DATA = {
     "block": obj({"index": INTEGER, "html": STRING}),
     "error": obj({"code": STRING, "message": STRING}),
     "done": obj({"status": STATUS, "finish_reason": nullable("string"),
-                 "usage": {"type": ["object", "null"], "required": ["input_tokens", "output_tokens"],
-                           "properties": {"input_tokens": INTEGER, "output_tokens": INTEGER, "estimated": BOOLEAN},
-                           "description": "The usage stored with the message: the provider's figures (and any "
-                                          "other fields it reported), or the estimate marked `estimated`."},
+                 "usage": {"type": ["object", "null"], "required": ["input_tokens", "output_tokens", "estimated"],
+                           "properties": {"input_tokens": nullable("integer"), "output_tokens": nullable("integer"),
+                                          "estimated": BOOLEAN},
+                           "description": "The message's `usage`, as GET /api/messages/{id} gives it: the "
+                                          "provider's figures, or the estimate with `estimated` true."},
                  "patch": {"type": "array", "items": obj({"index": INTEGER, "html": STRING})},
                  "blocks": INTEGER}),
     "ready": obj({}), "resync": obj({}),
