@@ -21,19 +21,9 @@ final class CommandTests: XCTestCase {
     /// Runs `parley ARGUMENTS` to its end (killed after `timeout`); its exit status and output.
     private func parley(_ arguments: [String], _ environment: [String: String], timeout: TimeInterval = 20,
                         input: String? = nil) throws -> (status: Int32, output: String, errors: String) {
-        let process = Process()
-        process.executableURL = ParleyProcess.executable
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PARLEY_") }
-            .merging(environment) { $1 }
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        let stdin = Pipe()
-        process.standardInput = stdin
-        try process.run()
-        stdin.fileHandleForWriting.write(Data((input ?? "").utf8))
-        try stdin.fileHandleForWriting.close()
+        let process = try ChildProcess(executable: ParleyProcess.executable, arguments: arguments,
+                                       environment: ParleyProcess.environment(environment),
+                                       standardInput: Data((input ?? "").utf8))
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning, Date() < deadline { usleep(10_000) }
         if process.isRunning {
@@ -42,8 +32,8 @@ final class CommandTests: XCTestCase {
         }
         process.waitUntilExit()
         return (process.terminationStatus,
-                String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
-                String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+                String(decoding: process.standardOutput.readDataToEndOfFile(), as: UTF8.self),
+                String(decoding: process.standardError.readDataToEndOfFile(), as: UTF8.self))
     }
 
     private func port(_ server: ParleyProcess) throws -> String {

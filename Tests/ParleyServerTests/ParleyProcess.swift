@@ -6,12 +6,19 @@ import XCTest
 /// `listening on` line, signals, `kill -9` and what it logs. Standard output and standard error are
 /// collected (`output`, `errors`) for the test to inspect and for the failure messages.
 final class ParleyProcess: @unchecked Sendable {
-    let process = Process()
+    /// Set once in `init`, before the process is shared.
+    private(set) var process: ChildProcess!
     let base: String
     private let collected = Collected()
 
     static var executable: URL {
         TestParley.repositoryRoot.appendingPathComponent(".build/debug/parley")
+    }
+
+    /// The environment a child `parley` gets: the test process's own without any `PARLEY_` setting,
+    /// then `settings`.
+    static func environment(_ settings: [String: String]) -> [String: String] {
+        ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PARLEY_") }.merging(settings) { $1 }
     }
 
     /// Everything the process wrote to standard output so far.
@@ -23,18 +30,14 @@ final class ParleyProcess: @unchecked Sendable {
     /// that exits or stays silent is a failure, thrown with its standard error: a crash at start-up
     /// must fail the test, never skip it.
     init(environment: [String: String], arguments: [String] = [], startTimeout: TimeInterval = 20) throws {
-        process.executableURL = Self.executable
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PARLEY_") }
-            .merging(environment) { $1 }
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
+        let process = try ChildProcess(executable: Self.executable, arguments: arguments,
+                                       environment: Self.environment(environment))
+        self.process = process
+        let output = process.standardOutput
+        let errors = process.standardError
         let collected = self.collected
-        collected.read(output.fileHandleForReading, errors: false)
-        collected.read(errors.fileHandleForReading, errors: true)
+        collected.read(output, errors: false)
+        collected.read(errors, errors: true)
 
         let deadline = Date().addingTimeInterval(startTimeout)
         var line: Substring?

@@ -33,21 +33,16 @@ final class ProcessTests: XCTestCase {
         process.kill(SIGTERM)
         XCTAssertEqual(process.process.terminationStatus, 0, "SIGTERM is a clean shutdown")
 
-        let bad = Process()
-        bad.executableURL = ParleyProcess.executable
-        bad.arguments = ["--port", "seventy"]
-        bad.standardOutput = FileHandle.nullDevice
-        let errors = Pipe()
-        bad.standardError = errors
-        try bad.run()
+        let bad = try ChildProcess(executable: ParleyProcess.executable, arguments: ["--port", "seventy"],
+                                   environment: ParleyProcess.environment([:]))
         let exited = await Deadline(.seconds(10)).wait { !bad.isRunning }
         if !exited {
             XCTFail("parley --port seventy did not exit within 10 s")
-            bad.terminate()
+            bad.send(SIGKILL)
         }
         bad.waitUntilExit()
         XCTAssertEqual(bad.terminationStatus, 2)
-        XCTAssertTrue(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertTrue(String(decoding: bad.standardError.readDataToEndOfFile(), as: UTF8.self)
             .contains("PARLEY_PORT"))
     }
 
