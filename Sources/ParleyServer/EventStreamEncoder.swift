@@ -60,15 +60,6 @@ struct EventStreamEncoder: Sendable {
         out.append(contentsOf: "\n\n".utf8)
     }
 
-    /// The stored usage in the shape of the Message resource's `usage` (`input_tokens`, `output_tokens`,
-    /// `estimated` always present), so `done` and `GET /api/messages/{id}` agree; null when none is stored.
-    static func usageJSON(_ stored: String?) -> String {
-        guard let usage = ReplyUsage(stored: stored) else { return "null" }
-        let input = usage.inputTokens.map(String.init) ?? "null"
-        let output = usage.outputTokens.map(String.init) ?? "null"
-        return #"{"input_tokens":\#(input),"output_tokens":\#(output),"estimated":\#(usage.estimated)}"#
-    }
-
     private func payload(_ payload: GenerationEvent.Payload) -> (String, String)? {
         var json = JSONWriter()
         switch payload {
@@ -115,7 +106,8 @@ struct EventStreamEncoder: Sendable {
             json.object {
                 $0.field("status", outcome.status.rawValue)
                 $0.field("finish_reason", outcome.finishReason)
-                $0.rawField("usage", Self.usageJSON(outcome.usage))
+                // The message resource's `usage`, so `done` and `GET /api/messages/{id}` agree.
+                $0.rawField("usage", ReplyUsage(stored: outcome.usage)?.json ?? "null")
                 $0.field("patch", outcome.patch)
                 $0.field("blocks", outcome.blockCount)
             }

@@ -87,7 +87,7 @@ struct ImportDocument {
 
     /// A reply's usage as the store keeps it (`{"estimated","input_tokens","output_tokens"}`, what
     /// `ReplyUsage` reads back), or nil when the file gives neither count.
-    private static func storedUsage(_ usage: FileMessage.Usage) -> String? {
+    private static func storedUsage(_ usage: ReplyUsage.Fields) -> String? {
         guard usage.inputTokens != nil || usage.outputTokens != nil else { return nil }
         var fields: [String] = []
         if usage.estimated == true { fields.append("\"estimated\":true") }
@@ -225,18 +225,6 @@ private struct FileMessage: Decodable {
         let message: String
     }
 
-    struct Usage: Decodable {
-        let inputTokens: Int?
-        let outputTokens: Int?
-        let estimated: Bool?
-
-        enum CodingKeys: String, CodingKey {
-            case estimated
-            case inputTokens = "input_tokens"
-            case outputTokens = "output_tokens"
-        }
-    }
-
     let id: String
     let parentID: String?
     let role: String
@@ -245,7 +233,7 @@ private struct FileMessage: Decodable {
     let status: String
     let finishReason: String?
     let model: String?
-    let usage: Usage?
+    let usage: ReplyUsage.Fields?
     let error: Failure?
     let createdAt: String
     let updatedAt: String

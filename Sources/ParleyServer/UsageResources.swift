@@ -34,22 +34,26 @@ struct ReplyUsage: Encodable, Equatable {
 
     /// nil when the stored text is absent or not a JSON object.
     init?(stored text: String?) {
-        guard let text, let object = try? JSONDecoder().decode(Stored.self, from: Data(text.utf8)) else { return nil }
+        guard let text, let object = try? JSONDecoder().decode(Fields.self, from: Data(text.utf8)) else { return nil }
         inputTokens = object.inputTokens
         outputTokens = object.outputTokens
         estimated = object.estimated ?? false
     }
 
-    private struct Stored: Decodable {
+    /// A usage object as stored or as an export file gives it: each field may be missing.
+    struct Fields: Decodable {
         let inputTokens: Int?
         let outputTokens: Int?
         let estimated: Bool?
 
-        enum CodingKeys: String, CodingKey {
-            case estimated
-            case inputTokens = "input_tokens"
-            case outputTokens = "output_tokens"
-        }
+        typealias CodingKeys = ReplyUsage.CodingKeys
+    }
+
+    /// The same object as `encode(to:)` writes, as JSON text (for event data written by hand).
+    var json: String {
+        let input = inputTokens.map(String.init) ?? "null"
+        let output = outputTokens.map(String.init) ?? "null"
+        return #"{"input_tokens":\#(input),"output_tokens":\#(output),"estimated":\#(estimated)}"#
     }
 
     enum CodingKeys: String, CodingKey {
