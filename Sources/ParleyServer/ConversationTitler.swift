@@ -131,13 +131,16 @@ struct ConversationTitler: Sendable {
         return cut(title, maxCharacters: maxCharacters)
     }
 
-    /// `text` cut to `maxCharacters`, at the last space when there is one in the second half.
+    /// `text` cut to `maxCharacters` characters and 3 bytes of UTF-8 per character (so a grapheme
+    /// cluster of thousands of combining marks cannot make a huge title: `BoundedText`), at the last
+    /// space when there is one in the second half.
     static func cut(_ text: String, maxCharacters: Int) -> String {
-        guard text.count > maxCharacters else { return text }
-        let head = text.prefix(maxCharacters)
-        if let space = head.lastIndex(of: " "), head.distance(from: head.startIndex, to: space) > maxCharacters / 2 {
-            return String(head[..<space])
+        let head = BoundedText.prefix(text, characters: maxCharacters, bytes: 3 * maxCharacters)
+        guard head.cut else { return head.text }
+        let kept = head.text
+        if let space = kept.lastIndex(of: " "), kept.distance(from: kept.startIndex, to: space) > maxCharacters / 2 {
+            return String(kept[..<space])
         }
-        return String(head)
+        return kept
     }
 }

@@ -14,6 +14,8 @@ final class Database {
 
     private let handle: OpaquePointer
     private var statements: [String: Statement] = [:]
+    /// The connection's search tokenizer: `Store.search` tells it whose rows a MATCH may find.
+    let search: OwnedTrigramTokenizer
 
     /// Opens (creating if needed) the file at `path`. A reader connection is `query_only`, so a bug
     /// can never write through it.
@@ -28,6 +30,12 @@ final class Database {
             throw error.opening(path)
         }
         self.handle = handle
+        do {
+            search = try OwnedTrigramTokenizer.register(on: handle)
+        } catch {
+            sqlite3_close_v2(handle)
+            throw error.opening(path)
+        }
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
         do {
@@ -128,6 +136,13 @@ final class Database {
             }
             throw error
         }
+    }
+
+    /// The virtual machine steps the cached statement for `sql` has run since the last call (a
+    /// measure of a query's work that does not depend on the machine's speed), and resets the count.
+    func virtualMachineSteps(_ sql: String) -> Int {
+        guard let statement = statements[sql] else { return 0 }
+        return Int(sqlite3_stmt_status(statement.handle, SQLITE_STMTSTATUS_VM_STEP, 1))
     }
 
     // MARK: - Statement cache

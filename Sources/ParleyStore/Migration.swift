@@ -287,6 +287,90 @@ struct Migration: Sendable {
             FROM messages m WHERE m.role = 'assistant' AND m.status != 'streaming'
             GROUP BY m.conversation_id;
             """),
+        Migration(name: "v8_search_owned_by_user", sql: """
+            -- Search scoped to the owner at the index (issue 17): with one shared trigram index, a
+            -- term's rows were everyone's, so a user's MATCH walked other users' rows before the owner
+            -- filter, and its cost and bm25's index-wide statistics told the user about other users'
+            -- words. The tokenizer `parley_owned` (OwnedTrigramTokenizer, registered on every
+            -- connection) prefixes each trigram with the owner, read from the indexed text's form
+            -- `owner U+001F text`; a query's trigrams get the searching user's id. search_documents
+            -- gets its owner too, so the short-query scan walks only the owner's documents.
+            DROP TRIGGER search_message_added;
+            DROP TRIGGER search_message_changed;
+            DROP TRIGGER search_message_deleted;
+            DROP TRIGGER search_title_added;
+            DROP TRIGGER search_title_changed;
+            DROP TRIGGER search_title_deleted;
+            DROP TABLE search_index;
+            ALTER TABLE search_documents ADD COLUMN owner_id TEXT NOT NULL DEFAULT '';
+            UPDATE search_documents SET owner_id =
+                coalesce((SELECT owner_id FROM conversations WHERE id = search_documents.conversation_id), '');
+            CREATE INDEX search_documents_owner ON search_documents (owner_id, doc_id);
+            CREATE VIRTUAL TABLE search_index USING fts5 (body, tokenize = 'parley_owned');
+
+            CREATE TRIGGER search_message_added AFTER INSERT ON messages WHEN new.status <> 'streaming'
+            BEGIN
+                INSERT INTO search_documents (conversation_id, message_id, owner_id)
+                SELECT new.conversation_id, new.id, owner_id FROM conversations WHERE id = new.conversation_id;
+                INSERT INTO search_index (rowid, body)
+                SELECT doc_id, owner_id || char(31) || replace(replace(new.content, char(57344), ''), char(57345), '')
+                FROM search_documents WHERE message_id = new.id;
+            END;
+            CREATE TRIGGER search_message_changed AFTER UPDATE OF content, status ON messages
+            WHEN old.status <> 'streaming' OR new.status <> 'streaming'
+            BEGIN
+                DELETE FROM search_index WHERE rowid = (SELECT doc_id FROM search_documents WHERE message_id = old.id);
+                DELETE FROM search_documents WHERE message_id = old.id;
+                INSERT INTO search_documents (conversation_id, message_id, owner_id)
+                SELECT new.conversation_id, new.id, owner_id FROM conversations
+                WHERE id = new.conversation_id AND new.status <> 'streaming';
+                INSERT INTO search_index (rowid, body)
+                SELECT doc_id, owner_id || char(31) || replace(replace(new.content, char(57344), ''), char(57345), '')
+                FROM search_documents WHERE message_id = new.id;
+            END;
+            CREATE TRIGGER search_message_deleted AFTER DELETE ON messages WHEN old.status <> 'streaming'
+            BEGIN
+                DELETE FROM search_index WHERE rowid = (SELECT doc_id FROM search_documents WHERE message_id = old.id);
+                DELETE FROM search_documents WHERE message_id = old.id;
+            END;
+            CREATE TRIGGER search_title_added AFTER INSERT ON conversations
+            BEGIN
+                INSERT INTO search_documents (conversation_id, message_id, owner_id) VALUES (new.id, NULL, new.owner_id);
+                INSERT INTO search_index (rowid, body)
+                SELECT doc_id, new.owner_id || char(31) || replace(replace(new.title, char(57344), ''), char(57345), '')
+                FROM search_documents WHERE conversation_id = new.id AND message_id IS NULL;
+            END;
+            CREATE TRIGGER search_title_changed AFTER UPDATE OF title ON conversations WHEN old.title <> new.title
+            BEGIN
+                DELETE FROM search_index WHERE rowid =
+                    (SELECT doc_id FROM search_documents WHERE conversation_id = old.id AND message_id IS NULL);
+                INSERT INTO search_index (rowid, body)
+                SELECT doc_id, new.owner_id || char(31) || replace(replace(new.title, char(57344), ''), char(57345), '')
+                FROM search_documents WHERE conversation_id = new.id AND message_id IS NULL;
+            END;
+            CREATE TRIGGER search_title_deleted AFTER DELETE ON conversations
+            BEGIN
+                DELETE FROM search_index WHERE rowid =
+                    (SELECT doc_id FROM search_documents WHERE conversation_id = old.id AND message_id IS NULL);
+                DELETE FROM search_documents WHERE conversation_id = old.id AND message_id IS NULL;
+            END;
+            -- a conversation given to another user (local mode's, on the first start in team mode):
+            -- its documents are indexed again under the new owner
+            CREATE TRIGGER search_owner_changed AFTER UPDATE OF owner_id ON conversations
+            WHEN old.owner_id <> new.owner_id
+            BEGIN
+                UPDATE search_documents SET owner_id = new.owner_id WHERE conversation_id = new.id;
+                UPDATE search_index SET body = new.owner_id || char(31) || substr(body, instr(body, char(31)) + 1)
+                WHERE rowid IN (SELECT doc_id FROM search_documents WHERE conversation_id = new.id);
+            END;
+
+            INSERT INTO search_index (rowid, body)
+            SELECT d.doc_id, d.owner_id || char(31)
+                   || replace(replace(coalesce(m.content, c.title), char(57344), ''), char(57345), '')
+            FROM search_documents d
+            LEFT JOIN messages m ON m.id = d.message_id
+            LEFT JOIN conversations c ON c.id = d.conversation_id AND d.message_id IS NULL;
+            """),
     ]
 
     /// Applies every migration past the file's `user_version`, each in its own transaction with

@@ -2,7 +2,9 @@ import Foundation
 
 /// The snippet of a search hit, made from the document's text and the query's terms: about 60
 /// characters around the first match, every occurrence of a term in it between `SearchHit`'s match
-/// marks, `…` where the text was cut.
+/// marks, `…` where the text was cut. At most `maxBytes` bytes of UTF-8, marks and `…` included, and
+/// each character capped (`BoundedText`): a character count alone let one grapheme cluster of
+/// 450,000 combining marks make a 900 KB snippet.
 ///
 /// Made here rather than by FTS5's `snippet()`: that function needs the MATCH evaluated again for its
 /// one row, about 0.8 ms per hit on trigrams (16 ms for a page of 20), while finding the terms in
@@ -12,6 +14,8 @@ enum SearchSnippet {
     /// Characters kept before the first match, and in all.
     static let before = 24
     static let length = 64
+    /// The whole snippet's UTF-8 bytes, marks and ellipses included.
+    static let maxBytes = 512
 
     static func make(terms: [String], in body: String) -> String {
         let text = String(String.UnicodeScalarView(body.unicodeScalars.filter {
@@ -21,9 +25,19 @@ enum SearchSnippet {
         guard let first = terms.compactMap({ text.range(of: $0, options: .caseInsensitive) })
             .min(by: { $0.lowerBound < $1.lowerBound })
         else {
-            return String(text.prefix(length)) + (text.count > length ? "…" : "")
+            let head = BoundedText.prefix(text, characters: length, bytes: maxBytes - ellipsis)
+            return head.text + (head.cut ? "…" : "")
         }
-        let start = text.index(first.lowerBound, offsetBy: -before, limitedBy: text.startIndex) ?? text.startIndex
+        // Up to `before` characters before the match, but at most a quarter of the bytes, so wide
+        // characters ahead of it never push the match itself out.
+        var start = first.lowerBound
+        var lead = 0
+        for _ in 0..<before where start > text.startIndex {
+            let previous = text.index(before: start)
+            lead += BoundedText.size(of: text[previous])
+            guard lead <= maxBytes / 4 else { break }
+            start = previous
+        }
         let end = text.index(start, offsetBy: length, limitedBy: text.endIndex) ?? text.endIndex
         // Every occurrence of every term in the window, overlapping ones merged.
         var ranges: [Range<String.Index>] = []
@@ -43,17 +57,50 @@ enum SearchSnippet {
                 merged.append(range)
             }
         }
-        var out = start == text.startIndex ? "" : "…"
+        var out = Piece(budget: maxBytes - ellipsis)  // room kept for the closing `…`
+        if start != text.startIndex { out.append("…") }
         var cursor = start
-        for range in merged {
-            out += text[cursor..<range.lowerBound]
-            out.unicodeScalars.append(SearchHit.matchStart)
-            out += text[range]
-            out.unicodeScalars.append(SearchHit.matchEnd)
+        var complete = true
+        for range in merged where complete {
+            complete = out.append(text[cursor..<range.lowerBound])
+            guard complete else { break }
+            complete = out.appendMarked(text[range])
             cursor = range.upperBound
         }
-        out += text[cursor..<end]
-        return out + (end == text.endIndex ? "" : "…")
+        if complete { complete = out.append(text[cursor..<end]) }
+        return out.text + (complete && end == text.endIndex ? "" : "…")
+    }
+
+    /// The bytes of `…`.
+    private static let ellipsis = 3
+
+    /// The snippet as it is made, within its byte budget.
+    private struct Piece {
+        var text = ""
+        var budget: Int
+
+        /// Appends what fits of `part`, each character capped; false if not all of it did.
+        @discardableResult
+        mutating func append(_ part: Substring) -> Bool {
+            let kept = BoundedText.prefix(part, characters: Int.max, bytes: budget)
+            text += kept.text
+            budget -= kept.text.utf8.count
+            return !kept.cut
+        }
+
+        /// `part` between the match marks; a mark is opened only if a character of it fits.
+        mutating func appendMarked(_ part: Substring) -> Bool {
+            let marks = 2 * UTF8.width(SearchHit.matchStart)
+            guard budget > marks else { return false }
+            budget -= marks
+            let kept = BoundedText.prefix(part, characters: Int.max, bytes: budget)
+            guard !kept.text.isEmpty else { return false }
+            text.unicodeScalars.append(SearchHit.matchStart)
+            text += kept.text
+            text.unicodeScalars.append(SearchHit.matchEnd)
+            budget -= kept.text.utf8.count
+            return !kept.cut
+        }
     }
 
     /// The words and phrases an FTS5 query looks for, to mark in a snippet: quoted phrases whole,

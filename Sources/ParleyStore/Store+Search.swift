@@ -8,15 +8,17 @@ extension Store {
     /// `limit` (cut to 1...`maxPageSize`), one hit per conversation. `pinned` and `archived` filter as
     /// in `listConversations` (archived ones are left out unless asked for).
     ///
-    /// Order: bm25 of each conversation's best match, when the owner has at most `candidates`
-    /// matching documents. bm25 first counts every match of each term in the whole index, and on
-    /// trigrams that costs about 1 ms per 1,000 matches (50 ms for a word in half of 100,000
-    /// messages), so a query matching more than `candidates` documents is answered newest first
-    /// instead, from a walk that stops after `candidates + 1` matches (`SearchResults.order` says
-    /// which). Text is indexed as trigrams (migration 6), so a term of fewer than 3 characters matches
-    /// nothing in FTS5: a whole query that short (`東京`, `go`) is searched as plain text instead
-    /// (`substringSearch`). Throws `invalidQuery` when FTS5 cannot parse the query. One read
-    /// transaction.
+    /// Only the owner's rows are walked: every indexed trigram carries its owner
+    /// (`OwnedTrigramTokenizer`, migration 8), so neither the results, their order nor the query's
+    /// work depend on another user's text.
+    ///
+    /// Order: BM25 of each conversation's best match, computed over the owner's matching rows alone
+    /// (`SearchRanking`), when the owner has at most `candidates` matching documents; more are
+    /// answered newest first, from a walk that stops after `candidates + 1` matches
+    /// (`SearchResults.order` says which). Text is indexed as trigrams, so a term of fewer than 3
+    /// characters matches nothing in FTS5: a whole query that short (`東京`, `go`) is searched as
+    /// plain text instead (`substringSearch`). Throws `invalidQuery` when FTS5 cannot parse the
+    /// query. One read transaction.
     public func search(
         _ query: String, ownedBy owner: String = User.localID, limit: Int = Store.defaultPageSize,
         pinned: Bool? = nil, archived: Bool? = false, candidates: Int = Store.defaultSearchCandidates
@@ -33,50 +35,35 @@ extension Store {
                                    archived.map(SQLValue.bool) ?? .null]
         do {
             return try read { (database) throws(StoreError) in
+                // The MATCH finds the owner's rows only (`OwnedTrigramTokenizer`), so its work and its
+                // order depend on the owner's text alone.
+                database.search.queryOwner = owner
+                defer { database.search.queryOwner = nil }
                 // The owner's newest matches, one more than the budget: FTS5 walks rowids newest first
-                // and stops at the limit, and nothing is ranked yet.
-                let newest = try database.query(
-                    """
-                    SELECT d.conversation_id, d.message_id, search_index.rowid
-                    FROM search_index
-                    JOIN search_documents d ON d.doc_id = search_index.rowid
-                    JOIN conversations c ON c.id = d.conversation_id
-                    WHERE search_index MATCH ?1 AND c.owner_id = ?2
-                      AND (?3 IS NULL OR c.pinned = ?3) AND (?4 IS NULL OR c.archived = ?4)
-                    ORDER BY search_index.rowid DESC LIMIT ?5
-                    """,
-                    filters + [.integer(Int64(budget + 1))], Self.match)
-                var best: [Match]
+                // and stops at the limit.
+                let newest = try database.query(Self.matchSQL, filters + [.integer(Int64(budget + 1))]) { row in
+                    SearchRanking.Candidate(doc: row.int64(2), conversationID: row.text(0), messageID: row.optionalText(1),
+                                            counts: MatchCounts(row.text(3)) ?? MatchCounts(length: 0, phrases: []))
+                }
+                let steps = database.virtualMachineSteps(Self.matchSQL)
+                let best: [SearchRanking.Candidate]
                 let order: SearchResults.Order
                 if newest.count > budget {
                     var seen: Set<String> = []
-                    best = newest.filter { seen.insert($0.conversationID).inserted }
-                    best = Array(best.prefix(count))
+                    best = Array(newest.filter { seen.insert($0.conversationID).inserted }.prefix(count))
                     order = .newest
                 } else {
-                    // Few enough to rank: the best match of each conversation, then the best conversations.
-                    best = try database.query(
-                        """
-                        SELECT conversation_id, message_id, doc FROM (
-                            SELECT d.conversation_id, d.message_id, search_index.rowid AS doc, search_index.rank AS score,
-                                   row_number() OVER (PARTITION BY d.conversation_id ORDER BY search_index.rank) AS place
-                            FROM search_index
-                            JOIN search_documents d ON d.doc_id = search_index.rowid
-                            JOIN conversations c ON c.id = d.conversation_id
-                            WHERE search_index MATCH ?1 AND c.owner_id = ?2
-                              AND (?3 IS NULL OR c.pinned = ?3) AND (?4 IS NULL OR c.archived = ?4)
-                        )
-                        WHERE place = 1 ORDER BY score LIMIT ?5
-                        """,
-                        filters + [.integer(Int64(count))], Self.match)
+                    // Few enough to rank: BM25 over these rows, the best of each conversation first.
+                    best = SearchRanking(candidates: newest).best(limit: count)
                     order = .relevance
                 }
                 var hits: [SearchHit] = []
                 let terms = SearchSnippet.terms(of: query)
                 for match in best {
-                    // The indexed copy, by rowid (no MATCH: see SearchSnippet).
+                    // The indexed copy, by rowid (no MATCH: see SearchSnippet), without its owner.
                     let body = try database.queryFirst(
-                        "SELECT body FROM search_index WHERE rowid = ?", [.integer(match.doc)]) { row in row.text(0) } ?? ""
+                        "SELECT substr(body, instr(body, char(31)) + 1) FROM search_index WHERE rowid = ?",
+                        [.integer(match.doc)]) { row in row.text(0) } ?? ""
                     let snippet = SearchSnippet.make(terms: terms, in: body)
                     let conversation = try database.queryFirst(
                         "SELECT \(Conversation.columns) FROM conversations WHERE id = ?",
@@ -84,7 +71,7 @@ extension Store {
                     guard let conversation else { continue }
                     hits.append(SearchHit(conversation: conversation, messageID: match.messageID, snippet: snippet))
                 }
-                return SearchResults(hits: hits, order: order)
+                return SearchResults(hits: hits, order: order, steps: steps)
             }
         } catch {
             // The statements are prepared (so the SQL is sound): a plain SQLITE_ERROR while stepping is
@@ -97,12 +84,16 @@ extension Store {
         }
     }
 
-    /// One matching document: its conversation, its message (nil: the title) and its index rowid.
-    private typealias Match = (conversationID: String, messageID: String?, doc: Int64)
-
-    private static func match(_ row: Row) -> Match {
-        (conversationID: row.text(0), messageID: row.optionalText(1), doc: row.int64(2))
-    }
+    /// The owner's matching documents, newest first, with the counts `SearchRanking` scores.
+    private static let matchSQL = """
+        SELECT d.conversation_id, d.message_id, search_index.rowid, parley_match_counts(search_index)
+        FROM search_index
+        JOIN search_documents d ON d.doc_id = search_index.rowid
+        JOIN conversations c ON c.id = d.conversation_id
+        WHERE search_index MATCH ?1 AND c.owner_id = ?2
+          AND (?3 IS NULL OR c.pinned = ?3) AND (?4 IS NULL OR c.archived = ?4)
+        ORDER BY search_index.rowid DESC LIMIT ?5
+        """
 
     // MARK: - Short queries
 
@@ -122,10 +113,10 @@ extension Store {
             let matches = try database.query(
                 """
                 SELECT d.conversation_id, d.message_id, coalesce(m.content, c.title)
-                FROM search_documents d
+                FROM search_documents d INDEXED BY search_documents_owner
                 JOIN conversations c ON c.id = d.conversation_id
                 LEFT JOIN messages m ON m.id = d.message_id
-                WHERE c.owner_id = ?2 AND (?3 IS NULL OR c.pinned = ?3) AND (?4 IS NULL OR c.archived = ?4)
+                WHERE d.owner_id = ?2 AND c.owner_id = ?2 AND (?3 IS NULL OR c.pinned = ?3) AND (?4 IS NULL OR c.archived = ?4)
                   AND instr(lower(coalesce(m.content, c.title)), lower(?1)) > 0
                 ORDER BY d.doc_id DESC LIMIT ?5
                 """,

@@ -125,6 +125,11 @@ final class ConversationTitleTests: UpstreamTestCase {
         XCTAssertEqual(ConversationTitler.clean("   ", maxCharacters: 60), "")
         XCTAssertEqual(ConversationTitler.cut("one two three four five", maxCharacters: 12), "one two")
         XCTAssertEqual(ConversationTitler.cut("東京の天気について教えてください", maxCharacters: 5), "東京の天気")
+        // One grapheme cluster of 450,000 combining marks is one character, but not a 900 KB title.
+        let monster = "zq" + String(repeating: "\u{0301}", count: 450_000) + " more words"
+        let title = ConversationTitler.firstWords(of: monster, maxCharacters: 60)
+        XCTAssertLessThanOrEqual(title.utf8.count, 180)
+        XCTAssertTrue(title.unicodeScalars.starts(with: "zq\u{0301}".unicodeScalars))
         XCTAssertEqual(ConversationTitler.firstWords(of: "Why?", maxCharacters: 60), "Why")
     }
 }

@@ -104,4 +104,71 @@ final class SearchAPITests: XCTestCase {
         let anonymous = try await parley.call("GET", "/api/conversations?q=heliotrope")
         XCTAssertEqual(anonymous.status, 401)
     }
+
+    // MARK: - Issue 17: nothing of another user's text
+
+    /// A one-conversation import document whose one user message is `content`.
+    private func importDocument(_ content: String, title: String = "Imported") throws -> [UInt8] {
+        let message: [String: Any] = [
+            "id": "m", "parent_id": NSNull(), "role": "user", "content": content, "reasoning": "", "status": "complete",
+            "finish_reason": NSNull(), "model": NSNull(), "usage": NSNull(), "error": NSNull(),
+            "created_at": "2026-01-02T03:04:05.678Z", "updated_at": "2026-01-02T03:04:05.678Z"]
+        let document: [String: Any] = [
+            "parley_export": 1, "title": title, "model": NSNull(), "system_prompt": NSNull(), "pinned": false,
+            "archived": false, "current_leaf_id": NSNull(), "created_at": "2026-01-02T03:04:05.678Z",
+            "updated_at": "2026-01-02T03:04:05.678Z", "messages": [message]]
+        return Array(try JSONSerialization.data(withJSONObject: document))
+    }
+
+    /// The ranking probe of the issue, over HTTP: which of the member's two imports ranks first must
+    /// not say whether another user wrote the guessed word.
+    func testTheOrderOfResultsDoesNotRevealAnotherUsersWords() async throws {
+        func probe(victimWritesGuess: Bool) async throws -> [String] {
+            let parley = try startTeamParley()
+            let mallory = try Team.bearer(parley, "mallory")
+            let victim = try Team.bearer(parley, "victim")
+            for index in 0..<3 {
+                let secret = victimWritesGuess ? "the marmoset project \(index)" : "the other project \(index)"
+                let made = try await parley.call("POST", "/api/import", body: try importDocument(secret), headers: [victim])
+                XCTAssertEqual(made.status, 201, made.text)
+            }
+            var titles: [String: String] = [:]
+            for (title, text) in [("control", "zz kestrel zz zzz"), ("guess", "zz marmoset")] {
+                let made = try await parley.call("POST", "/api/import", body: try importDocument(text, title: title),
+                                                 headers: [mallory])
+                XCTAssertEqual(made.status, 201, made.text)
+                if let id = made.exact["items"]?.array?.first?["id"]?.string { titles[id] = title }
+            }
+            let hits = try await parley.call("GET", "/api/conversations?q=marmoset%20OR%20kestrel", as: mallory)
+            XCTAssertEqual(hits.status, 200, hits.text)
+            return hits.items.compactMap { ($0["id"] as? String).flatMap { titles[$0] } }
+        }
+        let without = try await probe(victimWritesGuess: false)
+        let with = try await probe(victimWritesGuess: true)
+        XCTAssertEqual(without.count, 2)
+        XCTAssertEqual(with, without)
+    }
+
+    /// One grapheme cluster of `zq` and 450,000 combining marks: ten such imports once made a page of
+    /// ten results 9 MB (each snippet 900,007 bytes). Snippets are bounded in bytes.
+    func testSnippetsAreBoundedInBytesWhateverTheGraphemeClusters() async throws {
+        let parley = try startParley(["PARLEY_MAX_BODY_BYTES": String(2 << 20)])
+        let monster = "zq" + String(repeating: "\u{0301}", count: 450_000) + " tail"
+        for _ in 0..<10 {
+            let made = try await parley.call("POST", "/api/import", body: try importDocument(monster))
+            XCTAssertEqual(made.status, 201, made.text)
+        }
+        let reply = try await parley.call("GET", "/api/conversations?q=zq&limit=10")
+        XCTAssertEqual(reply.status, 200, reply.text)
+        let items = try XCTUnwrap(reply.exact["items"]?.array)
+        XCTAssertEqual(items.count, 10)
+        for item in items {
+            let snippet = try XCTUnwrap(item["snippet"]?.string)
+            // Escaped HTML with <mark>: the text part is at most 512 bytes, the marks add 13 bytes.
+            XCTAssertLessThanOrEqual(snippet.utf8.count, 512 + 13, "\(snippet.utf8.count) bytes")
+            // (No mark: as a string of characters, "zq" is not in "z" + "q" with its marks.)
+            XCTAssertTrue(snippet.unicodeScalars.starts(with: "zq\u{0301}".unicodeScalars), String(snippet.prefix(20)))
+        }
+        XCTAssertLessThan(reply.text.utf8.count, 20_000, "the whole page stays small")
+    }
 }

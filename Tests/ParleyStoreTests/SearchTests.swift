@@ -93,6 +93,29 @@ final class SearchTests: StoreTestCase {
                        "marks in the text itself are dropped first")
     }
 
+    /// Snippets are bounded in UTF-8 bytes (marks and ellipses included), not only in characters: one
+    /// grapheme cluster can hold 450,000 combining marks.
+    func testSnippetsAreBoundedInBytes() {
+        let monster = "zq" + String(repeating: "\u{0301}", count: 450_000) + " tail"
+        let head = SearchSnippet.make(terms: ["nothing"], in: monster)
+        XCTAssertLessThanOrEqual(head.utf8.count, SearchSnippet.maxBytes)
+        XCTAssertTrue(head.hasSuffix("…"))
+        // Many short matches: every mark counts against the budget.
+        let dense = String(repeating: "a ", count: 400)
+        let marked = SearchSnippet.make(terms: ["a"], in: dense)
+        XCTAssertLessThanOrEqual(marked.utf8.count, SearchSnippet.maxBytes)
+        XCTAssertTrue(marked.hasPrefix("\u{E000}a\u{E001} \u{E000}a\u{E001}"), marked)
+        // Wide characters: 64 of them would be 256 bytes of emoji, kept whole; 4-byte scalars never split.
+        let emoji = String(repeating: "👩‍👩‍👧‍👦", count: 100) + " find me " + String(repeating: "👩‍👩‍👧‍👦", count: 100)
+        let family = SearchSnippet.make(terms: ["find"], in: emoji)
+        XCTAssertLessThanOrEqual(family.utf8.count, SearchSnippet.maxBytes)
+        XCTAssertTrue(family.contains("\u{E000}find\u{E001}"), family)
+        XCTAssertTrue(family.hasPrefix("…👩‍👩‍👧‍👦"), family)
+        XCTAssertEqual(BoundedText.prefix("héllo wörld", characters: 5, bytes: 100).text, "héllo")
+        XCTAssertEqual(BoundedText.prefix("héllo", characters: 5, bytes: 3).text, "hé")
+        XCTAssertFalse(BoundedText.prefix("short", characters: 10, bytes: 10).cut)
+    }
+
     func testSyntaxErrorsAreInvalidQueries() throws {
         let store = try makeStore()
         _ = try turn(store, user: "hello there", reply: "hi")
