@@ -15,7 +15,7 @@ public struct InputLimits: Sendable {
     /// Longest search query (`GET /api/conversations?q=`), in code points: every term of a query is
     /// looked up in the index, so its length bounds a search's work.
     public var maxSearchQueryCharacters = 256
-    /// Matches (messages and titles) a search ranks by bm25 (`Store.search`); a query matching more is
+    /// Matches (messages and titles) a search ranks by relevance (`Store.search`); a query matching more is
     /// answered newest first: bounds the work of a query that matches much of the history.
     public var searchCandidates = 1000
 

@@ -1,4 +1,4 @@
-/// One conversation found by `Store.search`: the conversation and its best-ranked match (bm25).
+/// One conversation found by `Store.search`: the conversation and its best-ranked match (`SearchRanking`).
 public struct SearchHit: Sendable, Equatable {
     public let conversation: Conversation
     /// The message that matched best, or nil when the title did.

@@ -56,7 +56,7 @@ public final class Store: Sendable {
     public static let defaultTitle = "New conversation"
     /// The page size of `listConversations` when the caller gives none.
     public static let defaultPageSize = 50
-    /// How many matching documents `search` ranks by bm25 (more: newest first) when the caller gives no number.
+    /// How many matching documents `search` ranks by relevance (more: newest first) when the caller gives no number.
     public static let defaultSearchCandidates = 1000
 
     /// Opens (creating if needed) the database at `path` and applies pending migrations.
