@@ -92,6 +92,10 @@ final class SearchIsolationTests: StoreTestCase {
         let hits = try store.search("heliotrope", ownedBy: root.id).hits
         XCTAssertEqual(hits.map(\.conversation.id), [local.id])
         XCTAssertEqual(hits.first?.snippet, "\u{E000}heliotrope\u{E001} notes", "the snippet has no owner in it")
+        // The index agrees with its stored text (FTS5 re-tokenizes every row and compares).
+        XCTAssertNoThrow(try store.write { (writer, _) throws(StoreError) in
+            try writer.database.run("INSERT INTO search_index (search_index) VALUES ('integrity-check')")
+        })
     }
 
     /// A MATCH on a connection with no search owner set finds nothing, rather than anybody's rows.
