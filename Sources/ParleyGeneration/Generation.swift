@@ -223,10 +223,12 @@ public actor Generation {
         }
         // The row is written first: its usage, completed by the store (an estimate marked `estimated` when
         // the provider reported none), is what `done` carries, as a late reader's `done` built from the row does.
-        var usageJSON = usage.map(Self.encode)
+        // The provider's figures are clamped into `ReplyTokens.range` here, as every stored usage is.
+        let reported = usage.map { ReplyTokens(inputTokens: $0.inputTokens, outputTokens: $0.outputTokens) }
+        var usageJSON = reported?.json
         do {
             let stored = try store.finishMessage(id: messageID, content: content, reasoning: text.reasoning,
-                                                 status: status, finishReason: finishReason, usage: usageJSON,
+                                                 status: status, finishReason: finishReason, usage: reported,
                                                  model: model, errorCode: errorCode, errorMessage: errorMessage,
                                                  html: blocks.joined())
             usageJSON = stored.usage ?? usageJSON
@@ -248,13 +250,6 @@ public actor Generation {
             self.onEnd = nil
             await onEnd(messageID, log.lastID)
         }
-    }
-
-    private static func encode(_ usage: Usage) -> String {
-        var fields: [String] = []
-        if let input = usage.inputTokens { fields.append("\"input_tokens\":\(input)") }
-        if let output = usage.outputTokens { fields.append("\"output_tokens\":\(output)") }
-        return "{" + fields.joined(separator: ",") + "}"
     }
 
     // MARK: - Subscribing

@@ -12,15 +12,23 @@ public final class ProviderRegistry: Sendable {
     public let demo: DemoProvider
     private let knownModels: Mutex<[ModelInfo]>
     /// The last complete listing and when it was made: model servers are asked at most once per
-    /// `modelListLifetime` (the page and every message without a model need the list).
+    /// `listLifetime` (the page, every message without a model and, with PARLEY_LISTED_MODELS_ONLY,
+    /// every model check need the list).
     private let listing = Mutex<(models: [ModelInfo], at: ContinuousClock.Instant)?>(nil)
-    /// How long a model listing is reused.
+    /// Each provider's last non-empty listing, by its index in `providers`: a listing that fails
+    /// (comes back empty) falls back to it, so one failed `GET /models` neither empties the model menu
+    /// nor, with PARLEY_LISTED_MODELS_ONLY, closes every model.
+    private let lastGood = Mutex<[Int: [ModelInfo]]>([:])
+    /// How long a model listing is reused (by default).
     public static let modelListLifetime: Duration = .seconds(60)
+    private let listLifetime: Duration
 
-    public init(providers: [any ChatProvider], demo: DemoProvider = DemoProvider(), configuredModels: [ModelInfo] = []) {
+    public init(providers: [any ChatProvider], demo: DemoProvider = DemoProvider(), configuredModels: [ModelInfo] = [],
+                modelListLifetime: Duration = ProviderRegistry.modelListLifetime) {
         self.providers = providers
         self.demo = demo
         knownModels = Mutex(configuredModels)
+        listLifetime = modelListLifetime
     }
 
     public convenience init(configuration: ProviderConfiguration, client: UpstreamClient) {
@@ -44,9 +52,10 @@ public final class ProviderRegistry: Sendable {
     }
 
     /// Every model of every provider (asked concurrently), or just the demo model when none is configured.
+    /// A provider whose listing fails counts with its last good one (none before its first success).
     public func models() async -> [ModelInfo] {
         guard !providers.isEmpty else { return await demo.models() }
-        if let cached = listing.withLock({ $0 }), ContinuousClock.now - cached.at < Self.modelListLifetime {
+        if let cached = listing.withLock({ $0 }), ContinuousClock.now - cached.at < listLifetime {
             return cached.models
         }
         var lists = [[ModelInfo]](repeating: [], count: providers.count)
@@ -55,6 +64,13 @@ public final class ProviderRegistry: Sendable {
                 group.addTask { (index, await provider.models()) }
             }
             for await (index, list) in group { lists[index] = list }
+        }
+        lists = lastGood.withLock { good in
+            lists.enumerated().map { index, list in
+                guard !list.isEmpty else { return good[index] ?? [] }
+                good[index] = list
+                return list
+            }
         }
         let all = lists.flatMap { $0 }
         knownModels.withLock { known in

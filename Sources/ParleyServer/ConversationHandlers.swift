@@ -26,7 +26,7 @@ struct ConversationHandlers: Sendable {
         var model: String?
         if let requested = try body.string("model") {
             model = try await rules.model(requested)
-            try access.require(requested, for: caller)
+            try await access.require(requested, for: caller)
         }
         let settings = GenerationSettings(try settingsFields.change(request))
         let conversation = try store.createConversation(title: title, model: model, systemPrompt: systemPrompt,
@@ -120,7 +120,7 @@ struct ConversationHandlers: Sendable {
         if body.has("model") {
             if let requested = try body.string("model") {
                 model = .some(try await rules.model(requested))
-                try access.require(requested, for: caller)
+                try await access.require(requested, for: caller)
             } else {
                 model = .some(nil)
             }

@@ -60,7 +60,7 @@ struct ExportHandlers: Sendable {
             guard let model = document.archives[index].conversation.model else { continue }
             do {
                 _ = try await rules.model(model)
-                try access.require(model, for: caller)
+                try await access.require(model, for: caller)
             } catch {
                 document.archives[index].conversation.model = nil
             }

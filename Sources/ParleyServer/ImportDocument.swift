@@ -68,7 +68,9 @@ struct ImportDocument {
             guard status != .streaming else {
                 throw invalid("\(at)status: a message that is 'streaming' cannot be imported (nothing would finish it).")
             }
-            let usage = message.usage.flatMap(Self.storedUsage)
+            let usage = try message.usage.flatMap { (fields) throws(HTTPError) in
+                try Self.storedUsage(fields, at + "usage")
+            }
             messages.append(Message(
                 id: message.id, conversationID: "", parentID: message.parentID, role: role, content: message.content,
                 reasoning: message.reasoning ?? "", status: status, finishReason: message.finishReason,
@@ -85,15 +87,19 @@ struct ImportDocument {
         return ConversationArchive(conversation: conversation, messages: messages)
     }
 
-    /// A reply's usage as the store keeps it (`{"estimated","input_tokens","output_tokens"}`, what
-    /// `ReplyUsage` reads back), or nil when the file gives neither count.
-    private static func storedUsage(_ usage: ReplyUsage.Fields) -> String? {
+    /// A reply's usage as the store keeps it (`ReplyTokens`, what `ReplyUsage` reads back), or nil
+    /// when the file gives neither count. A count outside `ReplyTokens.range` is refused, naming it:
+    /// a file is not a provider, and a figure it cannot have measured is a fault to report, not clamp.
+    private static func storedUsage(_ usage: ReplyUsage.Fields, _ place: String) throws(HTTPError) -> String? {
         guard usage.inputTokens != nil || usage.outputTokens != nil else { return nil }
-        var fields: [String] = []
-        if usage.estimated == true { fields.append("\"estimated\":true") }
-        if let input = usage.inputTokens { fields.append("\"input_tokens\":\(input)") }
-        if let output = usage.outputTokens { fields.append("\"output_tokens\":\(output)") }
-        return "{" + fields.joined(separator: ",") + "}"
+        for (name, count) in [("input_tokens", usage.inputTokens), ("output_tokens", usage.outputTokens)] {
+            if let count, !ReplyTokens.range.contains(count) {
+                throw invalid("\(place).\(name): must be an integer from \(ReplyTokens.range.lowerBound) to "
+                              + "\(ReplyTokens.range.upperBound) (tokens of one reply), not \(count).")
+            }
+        }
+        return ReplyTokens(inputTokens: usage.inputTokens, outputTokens: usage.outputTokens,
+                           estimated: usage.estimated == true).json
     }
 
     /// How far past the import's time a timestamp may be: the clocks of two servers differ, and a

@@ -1,12 +1,17 @@
 import ParleyHTTP
 import ParleyProviders
 
-/// Which models a caller may use (PARLEY_MEMBER_MODELS): admins (and local mode's user) every
-/// model, members the listed ones, everyone every model when the list is unset. `GET /api/models`
-/// shows each caller only its own; any other model answers 403 `model_not_allowed`.
+/// Which models a caller may use. With PARLEY_LISTED_MODELS_ONLY (team mode's default), only the
+/// models `GET /api/models` lists, for everyone, admins included: a provider's unlisted models are not
+/// on offer (`demo`, which sends nothing anywhere, stays usable). On top, PARLEY_MEMBER_MODELS: admins
+/// (and local mode's user) every model, members the ones it names, everyone every model when it is
+/// unset. `GET /api/models` shows each caller only its own; any other model answers 403
+/// `model_not_allowed` before anything is sent upstream.
 struct ModelAccess: Sendable {
     /// nil: unrestricted.
     let memberModels: [String]?
+    /// PARLEY_LISTED_MODELS_ONLY as in force for the mode.
+    let listedOnly: Bool
     let providers: ProviderRegistry
 
     /// The models `caller` may use, in the providers' order.
@@ -17,13 +22,26 @@ struct ModelAccess: Sendable {
     }
 
     /// Throws 403 `model_not_allowed` unless `caller` may use `modelID` (an id `FieldRules.model`
-    /// accepted: prefixed, `demo`, or a bare name one provider lists).
-    func require(_ modelID: String, for caller: Caller) throws(HTTPError) {
+    /// accepted: prefixed, `demo`, or a bare name one provider lists). With `listedOnly`, asks for
+    /// the (cached) listing.
+    func require(_ modelID: String, for caller: Caller) async throws(HTTPError) {
+        if listedOnly, !(await isListed(modelID)) {
+            throw HTTPError(status: 403, code: "model_not_allowed",
+                            message: "The model \(modelID) is not one this server lists (PARLEY_LISTED_MODELS_ONLY); "
+                                + "GET /api/models lists yours.")
+        }
         guard !isRestricted(caller) || allows(modelID) else {
             throw HTTPError(status: 403, code: "model_not_allowed",
                             message: "The model \(modelID) is not open to members (PARLEY_MEMBER_MODELS); "
                                 + "GET /api/models lists yours.")
         }
+    }
+
+    /// Whether `GET /api/models` lists the model (any accepted spelling), or it is `demo`.
+    private func isListed(_ modelID: String) async -> Bool {
+        let id = canonical(modelID)
+        guard id != DemoProvider.modelID else { return true }
+        return await providers.models().contains { $0.id == id }
     }
 
     /// The model a reply for `caller` runs with, when it must be said explicitly: nil means "as
@@ -33,7 +51,7 @@ struct ModelAccess: Sendable {
     /// the first model it may use take the default's place.
     func replyModel(requested: String?, stored: String?, for caller: Caller) async throws -> String? {
         if let named = requested ?? stored, !named.isEmpty {
-            try require(named, for: caller)
+            try await require(named, for: caller)
             return requested
         }
         guard isRestricted(caller) else { return nil }

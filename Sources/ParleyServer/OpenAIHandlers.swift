@@ -50,7 +50,7 @@ struct OpenAIHandlers: Sendable {
         let model: String
         do {
             model = try await rules.model(chat.model)
-            try access.require(model, for: caller)
+            try await access.require(model, for: caller)
         } catch {
             throw OpenAIError.modelNotFound(chat.model)
         }

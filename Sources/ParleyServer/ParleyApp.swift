@@ -54,7 +54,9 @@ public final class ParleyApp: Sendable {
         let limiter = AttemptLimiter(limit: accounts.loginAttempts, window: accounts.loginWindow)
         let authenticator = Authenticator(store: store, settings: accounts,
                                           trustedProxies: configuration.http.trustedProxies)
-        let access = ModelAccess(memberModels: configuration.usage.memberModels, providers: providers)
+        let access = ModelAccess(memberModels: configuration.usage.memberModels,
+                                 listedOnly: configuration.usage.listedModelsOnly(in: accounts.mode),
+                                 providers: providers)
         let quotas = Quotas(store: store, policy: configuration.usage, mode: accounts.mode)
         let titler = ConversationTitler(store: store, generations: generations, providers: providers, feed: feed,
                                         maxCharacters: min(60, configuration.input.maxTitleCharacters),

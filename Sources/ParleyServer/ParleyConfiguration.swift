@@ -182,6 +182,7 @@ extension ParleyConfiguration {
                                                     range: 0...1_000_000_000_000)
         let models = read.list("PARLEY_MEMBER_MODELS")
         policy.memberModels = models.isEmpty ? nil : models
+        policy.listedModelsOnly = try read.switchValue("PARLEY_LISTED_MODELS_ONLY")
         return policy
     }
 

@@ -32,12 +32,13 @@ struct ReplyUsage: Encodable, Equatable {
     let outputTokens: Int?
     let estimated: Bool
 
-    /// nil when the stored text is absent or not a JSON object.
+    /// nil when the stored text is absent or not a JSON object. Counts are clamped into
+    /// `ReplyTokens.range` (a row stored before the bound is shown, and exported, within it).
     init?(stored text: String?) {
-        guard let text, let object = try? JSONDecoder().decode(Fields.self, from: Data(text.utf8)) else { return nil }
-        inputTokens = object.inputTokens
-        outputTokens = object.outputTokens
-        estimated = object.estimated ?? false
+        guard let tokens = ReplyTokens(stored: text) else { return nil }
+        inputTokens = tokens.inputTokens
+        outputTokens = tokens.outputTokens
+        estimated = tokens.estimated
     }
 
     /// A usage object as stored or as an export file gives it: each field may be missing.

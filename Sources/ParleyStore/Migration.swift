@@ -371,6 +371,76 @@ struct Migration: Sendable {
             LEFT JOIN messages m ON m.id = d.message_id
             LEFT JOIN conversations c ON c.id = d.conversation_id AND d.message_id IS NULL;
             """),
+        Migration(name: "v9_bounded_token_totals", sql: """
+            -- The triggers of v5 and v7 again, bounded (docs/api.md "Usage"): a reply's estimate is at most
+            -- 1000000000 tokens (ReplyTokens.maximum; a provider's or an import's counts are bounded before
+            -- they are written), and each total saturates at 9223372036854775807 instead of overflowing.
+            -- In SQLite an integer `+` that overflows yields a REAL, and min() of that REAL and the largest
+            -- integer is that integer, so the columns stay INTEGER. max(…, 0) mends a total that a
+            -- provider's negative figure drove below 0 before this version. Rows are not rewritten: the
+            -- store clamps what it reads (Store+Usage), so old values are harmless where they lie.
+            DROP TRIGGER daily_output_on_finish;
+            CREATE TRIGGER daily_output_on_finish AFTER UPDATE OF status ON messages
+            WHEN old.status = 'streaming' AND new.status != 'streaming' AND new.role = 'assistant'
+            BEGIN
+                INSERT INTO daily_output (user_id, day, output_tokens)
+                VALUES ((SELECT owner_id FROM conversations WHERE id = new.conversation_id),
+                        new.updated_at / 86400000,
+                        max(0, min(1000000000, coalesce(
+                            CASE WHEN json_valid(new.usage) THEN json_extract(new.usage, '$.output_tokens') END,
+                            length(CAST(new.content AS BLOB)) / 4))))
+                ON CONFLICT (user_id, day) DO UPDATE SET
+                    output_tokens = min(max(output_tokens, 0) + excluded.output_tokens, 9223372036854775807);
+            END;
+            DROP TRIGGER usage_on_finish;
+            CREATE TRIGGER usage_on_finish AFTER UPDATE OF status ON messages
+            WHEN old.status = 'streaming' AND new.status != 'streaming' AND new.role = 'assistant'
+            BEGIN
+                UPDATE messages SET usage = json_set(
+                    CASE WHEN json_type(CASE WHEN json_valid(new.usage) THEN new.usage END) = 'object'
+                         THEN new.usage ELSE '{}' END,
+                    '$.input_tokens', coalesce(
+                        CASE WHEN json_valid(new.usage) THEN json_extract(new.usage, '$.input_tokens') END,
+                        min(1000000000,
+                            ((SELECT coalesce(length(CAST(system_prompt AS BLOB)), 0) FROM conversations
+                              WHERE id = new.conversation_id)
+                             + (WITH RECURSIVE branch (id, parent_id, bytes) AS (
+                                    SELECT id, parent_id, length(CAST(content AS BLOB)) FROM messages
+                                    WHERE id = new.parent_id
+                                    UNION ALL
+                                    SELECT m.id, m.parent_id, length(CAST(m.content AS BLOB))
+                                    FROM messages m JOIN branch ON m.id = branch.parent_id)
+                                SELECT coalesce(sum(bytes), 0) FROM branch)) / 4)),
+                    '$.output_tokens', coalesce(
+                        CASE WHEN json_valid(new.usage) THEN json_extract(new.usage, '$.output_tokens') END,
+                        min(1000000000, length(CAST(new.content AS BLOB)) / 4)),
+                    '$.estimated', json('true'))
+                -- (CASE, not AND: only CASE is sure not to run json_type on text that is not JSON)
+                WHERE id = new.id AND NOT coalesce(CASE WHEN json_valid(new.usage) THEN
+                    json_type(new.usage, '$.input_tokens') = 'integer'
+                    AND json_type(new.usage, '$.output_tokens') = 'integer' END, 0);
+                INSERT INTO usage_daily (user_id, day, model, input_tokens, output_tokens, replies, estimated_replies)
+                SELECT c.owner_id, m.updated_at / 86400000, coalesce(m.model, ''),
+                       max(0, min(1000000000, coalesce(json_extract(m.usage, '$.input_tokens'), 0))),
+                       max(0, min(1000000000, coalesce(json_extract(m.usage, '$.output_tokens'), 0))), 1,
+                       coalesce(json_extract(m.usage, '$.estimated'), 0)
+                FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE m.id = new.id
+                ON CONFLICT (user_id, day, model) DO UPDATE SET
+                    input_tokens = min(max(input_tokens, 0) + excluded.input_tokens, 9223372036854775807),
+                    output_tokens = min(max(output_tokens, 0) + excluded.output_tokens, 9223372036854775807),
+                    replies = replies + 1, estimated_replies = estimated_replies + excluded.estimated_replies;
+                INSERT INTO conversation_usage (conversation_id, input_tokens, output_tokens, replies, estimated_replies)
+                SELECT m.conversation_id,
+                       max(0, min(1000000000, coalesce(json_extract(m.usage, '$.input_tokens'), 0))),
+                       max(0, min(1000000000, coalesce(json_extract(m.usage, '$.output_tokens'), 0))), 1,
+                       coalesce(json_extract(m.usage, '$.estimated'), 0)
+                FROM messages m WHERE m.id = new.id
+                ON CONFLICT (conversation_id) DO UPDATE SET
+                    input_tokens = min(max(input_tokens, 0) + excluded.input_tokens, 9223372036854775807),
+                    output_tokens = min(max(output_tokens, 0) + excluded.output_tokens, 9223372036854775807),
+                    replies = replies + 1, estimated_replies = estimated_replies + excluded.estimated_replies;
+            END;
+            """),
     ]
 
     /// Applies every migration past the file's `user_version`, each in its own transaction with

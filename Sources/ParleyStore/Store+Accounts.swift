@@ -91,7 +91,8 @@ extension Store {
 
     /// Counts of the user's conversations, messages and replies, and the output tokens their replies
     /// reported: one pass over the user's messages (by the conversation index), reading no content.
-    /// Read transaction.
+    /// Each reply's count is clamped into `ReplyTokens.range` as it is read (rows stored before the
+    /// bound may hold anything), so the sum cannot overflow short of 9.2 billion replies. Read transaction.
     public func usage(userID: String) throws(StoreError) -> UserUsage {
         try read { (database) throws(StoreError) in
             try database.queryFirst(
@@ -100,7 +101,8 @@ extension Store {
                     count(m.id),
                     count(CASE WHEN m.role = 'assistant' THEN 1 END),
                     coalesce(sum(CASE WHEN m.role = 'assistant' AND json_valid(m.usage)
-                                 THEN CAST(json_extract(m.usage, '$.output_tokens') AS INTEGER) END), 0),
+                                 THEN max(0, min(\(ReplyTokens.maximum),
+                                                 CAST(json_extract(m.usage, '$.output_tokens') AS INTEGER))) END), 0),
                     max(coalesce(max(c.updated_at), 0), coalesce(max(m.updated_at), 0))
                 FROM conversations c LEFT JOIN messages m ON m.conversation_id = c.id
                 WHERE c.owner_id = ?1

@@ -146,7 +146,8 @@ extension Store {
 
     /// The conversation's token totals (`conversation_usage`) from the usage its copied replies carry,
     /// one run each. Only the conversation's totals: nothing was spent here, so the owner's daily
-    /// usage and budget are left alone.
+    /// usage and budget are left alone. `insertCopy` wrote each count through `ReplyTokens`, so each is
+    /// at most `ReplyTokens.maximum` and the sums cannot overflow short of 9.2 billion replies.
     private func countUsage(_ database: Database, of conversationID: String) throws(StoreError) {
         try database.run(
             """
@@ -162,7 +163,9 @@ extension Store {
             [.text(conversationID)])
     }
 
-    /// Inserts `message` under a new id, conversation and parent, every other field as it is.
+    /// Inserts `message` under a new id, conversation and parent, every other field as it is but its
+    /// usage, which is written again through `ReplyTokens` (counts clamped into range: a copy of a row
+    /// stored before the bound, or a caller's text, is bounded like a provider's figures).
     private func insertCopy(
         _ database: Database, _ message: Message, id: String, conversationID: String, parentID: String?
     ) throws(StoreError) {
@@ -174,7 +177,8 @@ extension Store {
             """,
             [.text(id), .text(conversationID), .optionalText(parentID), .text(message.role.rawValue),
              .text(message.content), .text(message.reasoning), .text(message.status.rawValue),
-             .optionalText(message.finishReason), .optionalText(message.model), .optionalText(message.usage),
+             .optionalText(message.finishReason), .optionalText(message.model),
+             .optionalText(ReplyTokens(stored: message.usage)?.json),
              .optionalText(message.errorCode), .optionalText(message.errorMessage), .optionalText(message.html),
              .integer(message.createdAt.millisecondsSince1970), .integer(message.updatedAt.millisecondsSince1970)])
     }

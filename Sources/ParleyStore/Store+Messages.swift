@@ -129,11 +129,13 @@ extension Store {
 
     /// Ends a `streaming` message with its final content and a final `status` (not `.streaming`,
     /// else `conflict`). `model` and `reasoning` nil keep the stored value; the other optional
-    /// fields are stored as given. Bumps the conversation's `updatedAt`. Throws `notFound` for an unknown id,
-    /// `conflict` if the message is not streaming (finishing twice is a bug). Write transaction.
+    /// fields are stored as given (`usage` already bounded by `ReplyTokens`; a missing count is
+    /// estimated by the `usage_on_finish` trigger). Bumps the conversation's `updatedAt`. Throws
+    /// `notFound` for an unknown id, `conflict` if the message is not streaming (finishing twice is a
+    /// bug). Write transaction.
     public func finishMessage(
         id: String, content: String, reasoning: String? = nil, status: MessageStatus, finishReason: String? = nil,
-        usage: String? = nil, model: String? = nil, errorCode: String? = nil,
+        usage: ReplyTokens? = nil, model: String? = nil, errorCode: String? = nil,
         errorMessage: String? = nil, html: String? = nil
     ) throws(StoreError) -> Message {
         guard status != .streaming else {
@@ -150,7 +152,7 @@ extension Store {
                 RETURNING \(Message.columns)
                 """,
                 [.text(content), .text(status.rawValue), .optionalText(finishReason), .optionalText(model),
-                 .optionalText(usage), .optionalText(errorCode), .optionalText(errorMessage),
+                 .optionalText(usage?.json), .optionalText(errorCode), .optionalText(errorMessage),
                  .optionalText(html), .integer(now), .optionalText(reasoning), .text(id)],
                 Message.init(row:))
             guard let finished else {

@@ -35,21 +35,25 @@ extension Store {
         }
     }
 
-    /// The user's token totals over all time (counts only: no title, no content). Read transaction.
+    /// The user's token totals over all time (counts only: no title, no content), added in Swift with
+    /// `TokenUsage`'s saturating `+`: SQLite's sum() raises "integer overflow" past Int64 (one row per
+    /// day and model, so a few thousand rows at most). Read transaction.
     public func tokenTotals(userID: String) throws(StoreError) -> TokenUsage {
         try read { (database) throws(StoreError) in
-            try database.queryFirst(
+            try database.query(
                 """
-                SELECT coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0),
-                       coalesce(sum(replies), 0), coalesce(sum(estimated_replies), 0)
+                SELECT input_tokens, output_tokens, replies, estimated_replies
                 FROM usage_daily WHERE user_id = ?
                 """,
-                [.text(userID)]) { row in Self.tokenUsage(row, from: 0) } ?? TokenUsage()
-        }
+                [.text(userID)]) { row in Self.tokenUsage(row, from: 0) }
+        }.reduce(TokenUsage(), +)
     }
 
+    /// A row of totals. A column below 0 reads as 0: rows added up before migration 9 bounded each
+    /// reply may hold a provider's negative figure (a REAL past Int64 already reads as Int64.max).
     private static func tokenUsage(_ row: Row, from first: Int32) -> TokenUsage {
-        TokenUsage(inputTokens: Int(row.int64(first)), outputTokens: Int(row.int64(first + 1)),
-                   replies: Int(row.int64(first + 2)), estimatedReplies: Int(row.int64(first + 3)))
+        func count(_ column: Int32) -> Int { Int(max(row.int64(column), 0)) }
+        return TokenUsage(inputTokens: count(first), outputTokens: count(first + 1),
+                          replies: count(first + 2), estimatedReplies: count(first + 3))
     }
 }

@@ -15,11 +15,20 @@ public struct TokenUsage: Sendable, Equatable {
         self.estimatedReplies = estimatedReplies
     }
 
+    /// Field by field, saturating: a total that would pass `Int.max` stays there (a report of
+    /// absurd figures is wrong, but it must not trap the server nor wrap round to a negative total).
     public static func + (left: TokenUsage, right: TokenUsage) -> TokenUsage {
-        TokenUsage(inputTokens: left.inputTokens + right.inputTokens,
-                   outputTokens: left.outputTokens + right.outputTokens,
-                   replies: left.replies + right.replies,
-                   estimatedReplies: left.estimatedReplies + right.estimatedReplies)
+        TokenUsage(inputTokens: saturatingSum(left.inputTokens, right.inputTokens),
+                   outputTokens: saturatingSum(left.outputTokens, right.outputTokens),
+                   replies: saturatingSum(left.replies, right.replies),
+                   estimatedReplies: saturatingSum(left.estimatedReplies, right.estimatedReplies))
+    }
+
+    /// `left + right`, or `Int.max` (`Int.min`) where that overflows.
+    public static func saturatingSum(_ left: Int, _ right: Int) -> Int {
+        let (sum, overflow) = left.addingReportingOverflow(right)
+        guard overflow else { return sum }
+        return right > 0 ? .max : .min
     }
 }
 

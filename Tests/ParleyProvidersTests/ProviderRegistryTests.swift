@@ -38,6 +38,24 @@ final class ProviderRegistryTests: XCTestCase {
         }
     }
 
+    /// One failed `GET /models` must not empty the list (with PARLEY_LISTED_MODELS_ONLY it would close
+    /// every model): the provider counts with its last good listing until one succeeds again.
+    func testAFailedListingKeepsTheProvidersLastGoodOne() async throws {
+        let fake = try FakeUpstream()
+        defer { fake.shutdown() }
+        fake.enqueue(.json(#"{"data":[{"id":"fake"},{"id":"big"}]}"#))  // then the empty queue answers 500
+        let provider = OpenAICompatibleProvider(baseURL: fake.baseURL + "/v1", client: client)
+        let registry = ProviderRegistry(providers: [provider], modelListLifetime: .zero)
+        let first = await registry.models().map(\.id)
+        XCTAssertEqual(first, ["openai:fake", "openai:big"])
+        let afterFailure = await registry.models().map(\.id)
+        XCTAssertEqual(afterFailure, ["openai:fake", "openai:big"])
+        XCTAssertEqual(fake.requests.count, 2, "the model server was asked again, and failed")
+        fake.enqueue(.json(#"{"data":[{"id":"new"}]}"#))
+        let renewed = await registry.models().map(\.id)
+        XCTAssertEqual(renewed, ["openai:new"], "a good listing replaces the last one")
+    }
+
     func testOnlyDemoIsListedWhenNothingIsConfigured() async throws {
         let registry = ProviderRegistry(configuration: try ProviderConfiguration(environment: [:]), client: client)
         let models = await registry.models()

@@ -81,6 +81,8 @@ final class ConfigurationTests: XCTestCase {
                 + "\(server.usage.messagesPerMinute(in: .local)) in local mode",
             "PARLEY_USER_DAILY_OUTPUT_TOKENS": "\(server.usage.dailyOutputTokens)",
             "PARLEY_MEMBER_MODELS": server.usage.memberModels?.joined(separator: ",") ?? "",
+            "PARLEY_LISTED_MODELS_ONLY": "\(server.usage.listedModelsOnly(in: .team) ? "on" : "off") in team mode, "
+                + "\(server.usage.listedModelsOnly(in: .local) ? "on" : "off") in local",
             "PARLEY_AUTH_HEADER": server.accounts.proxyHeader ?? "",
             "PARLEY_USER_EVENT_LOG": "\(server.userEventLogSize)",
             "PARLEY_TITLES": server.titles.rawValue,

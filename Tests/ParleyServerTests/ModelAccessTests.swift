@@ -4,6 +4,8 @@ import XCTest
 
 /// PARLEY_MEMBER_MODELS over real HTTP: members see and use only the listed models, admins every
 /// model; any other model answers 403 `model_not_allowed` wherever it can be named or is stored.
+/// PARLEY_LISTED_MODELS_ONLY (team mode's default): a model `GET /api/models` does not list is refused
+/// to everyone, before anything reaches the provider.
 final class ModelAccessTests: XCTestCase {
     private var upstream: FakeUpstream!
 
@@ -12,11 +14,12 @@ final class ModelAccessTests: XCTestCase {
     }
 
     /// A team Parley offering `openai:fake` and `openai:big` (in that order: `fake` is the default).
-    private func parley(memberModels: String?, directory: URL? = nil) throws -> TestParley {
+    private func parley(memberModels: String?, directory: URL? = nil, _ extra: [String: String] = [:]) throws
+        -> TestParley {
         var settings = Team.settings.merging(["PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1",
                                               "PARLEY_OPENAI_MODELS": "fake,big"]) { $1 }
         settings["PARLEY_MEMBER_MODELS"] = memberModels
-        return try startParley(settings, directory: directory)
+        return try startParley(settings.merging(extra) { $1 }, directory: directory)
     }
 
     private func modelIDs(_ parley: TestParley, as auth: (String, String)) async throws -> [String] {
@@ -118,5 +121,83 @@ final class ModelAccessTests: XCTestCase {
         XCTAssertEqual((sent.json["assistant_message"] as? [String: Any])?["model"] as? String, "openai:big")
         _ = try await parley.finished(try XCTUnwrap(sent.assistantID), headers: [bob])
         XCTAssertEqual(upstream.requests.last?.jsonBody?["model"] as? String, "big")
+    }
+
+    // MARK: - Listed models only
+
+    private static let unlisted = "openai:gpt-4-unlisted-expensive"
+
+    func testAnUnlistedModelIsRefusedToEveryoneInTeamModeAndNothingReachesTheProvider() async throws {
+        let parley = try parley(memberModels: nil)
+        let bob = try Team.bearer(parley, "bob"), admin = try Team.bearer(parley, "root", role: .admin)
+        var replies: [(auth: (String, String), conversation: String, assistant: String)] = []
+        for auth in [bob, admin] {
+            let conversation = try await parley.conversation(as: auth, ["model": "openai:fake"])
+            let sent = try await parley.send(as: auth, conversation)
+            let assistant = try XCTUnwrap(sent.assistantID)
+            _ = try await parley.finished(assistant, headers: [auth])
+            replies.append((auth, conversation, assistant))
+        }
+        let upstreamCalls = upstream.requests.count
+
+        for (auth, conversation, assistant) in replies {
+            let refusals: [(String, String, [String: Any])] = [
+                ("POST", "/api/conversations", ["model": Self.unlisted]),
+                ("PATCH", "/api/conversations/\(conversation)", ["model": Self.unlisted]),
+                ("POST", "/api/conversations/\(conversation)/messages", ["content": "hi", "model": Self.unlisted]),
+                ("POST", "/api/messages/\(assistant)/regenerate", ["model": Self.unlisted]),
+            ]
+            for (method, path, body) in refusals {
+                let reply = try await parley.call(method, path, as: auth, json: body)
+                XCTAssertEqual(reply.status, 403, "\(method) \(path): \(reply.text)")
+                XCTAssertEqual(reply.errorCode, "model_not_allowed", "\(method) \(path)")
+                XCTAssertTrue(reply.errorMessage.contains("PARLEY_LISTED_MODELS_ONLY"), reply.text)
+            }
+            let openAI = try await parley.call("POST", "/v1/chat/completions", as: auth, json: [
+                "model": Self.unlisted, "messages": [["role": "user", "content": "hi"]]])
+            XCTAssertEqual(openAI.status, 404, openAI.text)
+            let error = try XCTUnwrap(openAI.json["error"] as? [String: Any])
+            XCTAssertEqual(error["code"] as? String, "model_not_found")
+            XCTAssertEqual(error["type"] as? String, "invalid_request_error")
+            XCTAssertEqual(error["param"] as? String, "model")
+        }
+        XCTAssertEqual(upstream.requests.count, upstreamCalls, "nothing reached the provider")
+
+        // An import naming it keeps its conversation, without the model.
+        let at = "2026-01-02T03:04:05.678Z"
+        let imported = try await parley.call("POST", "/api/import", as: bob, json: [
+            "parley_export": 1, "title": "Old", "model": Self.unlisted, "created_at": at, "updated_at": at,
+            "messages": [] as [Any]])
+        XCTAssertEqual(imported.status, 201, imported.text)
+        let items = try XCTUnwrap(imported.json["items"] as? [[String: Any]])
+        XCTAssertTrue(items.first?["model"] is NSNull, imported.text)
+        // Listed models, and demo (which sends nothing anywhere), still work.
+        let listed = try await parley.conversation(as: admin, ["model": "openai:big"])
+        let adminSent = try await parley.send(as: admin, listed)
+        XCTAssertEqual(adminSent.status, 201, adminSent.text)
+        _ = try await parley.finished(try XCTUnwrap(adminSent.assistantID), headers: [admin])
+        let demo = try await parley.call("POST", "/api/conversations", as: bob, json: ["model": "demo"])
+        XCTAssertEqual(demo.status, 201, demo.text)
+    }
+
+    func testUnlistedModelsAreOpenInLocalModeAndWhenTheSettingIsOff() async throws {
+        let local = try startParley(["PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1",
+                                     "PARLEY_OPENAI_MODELS": "fake"])
+        let id = try await local.conversation(["model": Self.unlisted])
+        let (_, reply) = try await local.send(id, "hi")
+        _ = try await local.finished(reply)
+        XCTAssertEqual(upstream.requests.last?.jsonBody?["model"] as? String, "gpt-4-unlisted-expensive",
+                       "local mode's default is off: its one user owns the key")
+
+        let off = try parley(memberModels: nil, ["PARLEY_LISTED_MODELS_ONLY": "off"])
+        let bob = try Team.bearer(off, "bob")
+        let conversation = try await off.call("POST", "/api/conversations", as: bob, json: ["model": Self.unlisted])
+        XCTAssertEqual(conversation.status, 201, conversation.text)
+
+        let on = try startParley(["PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1", "PARLEY_OPENAI_MODELS": "fake",
+                                  "PARLEY_LISTED_MODELS_ONLY": "on"])
+        let refused = try await on.call("POST", "/api/conversations", json: ["model": Self.unlisted])
+        XCTAssertEqual(refused.status, 403, refused.text)
+        XCTAssertEqual(refused.errorCode, "model_not_allowed")
     }
 }

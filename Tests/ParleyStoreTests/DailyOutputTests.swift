@@ -13,12 +13,12 @@ final class DailyOutputTests: StoreTestCase {
         try store.saveProgress([MessageProgress(id: turn.assistant.id, content: "partial text")])
         XCTAssertEqual(try store.outputTokens(userID: "bob", on: clock.now()), 0, "a streaming reply is not counted yet")
         _ = try store.finishMessage(id: turn.assistant.id, content: "the answer", status: .complete,
-                                    usage: "{\"input_tokens\":3,\"output_tokens\":42}")
+                                    usage: ReplyTokens(inputTokens: 3, outputTokens: 42))
         XCTAssertEqual(try store.outputTokens(userID: "bob", on: clock.now()), 42)
         // A continue is a second run: its own usage is added.
         _ = try store.resumeStreaming(id: turn.assistant.id)
         _ = try store.finishMessage(id: turn.assistant.id, content: "the answer, longer", status: .stopped,
-                                    usage: "{\"output_tokens\":8}")
+                                    usage: ReplyTokens(inputTokens: nil, outputTokens: 8))
         XCTAssertEqual(try store.outputTokens(userID: "bob", on: clock.now()), 50)
         XCTAssertEqual(try store.outputTokens(userID: "carol", on: clock.now()), 0, "per user")
         // Deleting the conversation keeps what was spent.
@@ -34,8 +34,9 @@ final class DailyOutputTests: StoreTestCase {
                                     errorCode: "upstream_unauthorized")  // 12 UTF-8 bytes
         XCTAssertEqual(try store.outputTokens(userID: "bob", on: clock.now()), 3)
         let other = try store.appendTurn(conversationID: conversation.id, parentID: nil, userContent: "x", model: "demo")
-        _ = try store.finishMessage(id: other.assistant.id, content: "abcdefgh", status: .complete, usage: "not json")
-        XCTAssertEqual(try store.outputTokens(userID: "bob", on: clock.now()), 5, "unreadable usage counts bytes too")
+        _ = try store.finishMessage(id: other.assistant.id, content: "abcdefgh", status: .complete,
+                                    usage: ReplyTokens(inputTokens: nil, outputTokens: nil))
+        XCTAssertEqual(try store.outputTokens(userID: "bob", on: clock.now()), 5, "a usage without counts counts bytes too")
     }
 
     func testTheDayIsTheUTCDayTheRunEnded() throws {
@@ -43,7 +44,8 @@ final class DailyOutputTests: StoreTestCase {
         let conversation = try store.createConversation(ownedBy: "bob")
         let turn = try store.appendTurn(conversationID: conversation.id, parentID: nil, userContent: "hi", model: "demo")
         clock.advance(milliseconds: 23 * 3_600_000)  // 00:00 UTC the next day
-        _ = try store.finishMessage(id: turn.assistant.id, content: "x", status: .complete, usage: "{\"output_tokens\":7}")
+        _ = try store.finishMessage(id: turn.assistant.id, content: "x", status: .complete,
+                                    usage: ReplyTokens(inputTokens: nil, outputTokens: 7))
         XCTAssertEqual(try store.outputTokens(userID: "bob", on: clock.now().addingTimeInterval(-1)), 0)
         XCTAssertEqual(try store.outputTokens(userID: "bob", on: clock.now()), 7)
     }

@@ -39,7 +39,7 @@ final class MessageLifecycleTests: StoreTestCase {
         let assistant = try startTurn()
         let finished = try store.finishMessage(
             id: assistant.id, content: "**hi**", status: .complete, finishReason: "stop",
-            usage: #"{"input_tokens":3,"output_tokens":1}"#, model: "resolved-model", html: "<p><strong>hi</strong></p>")
+            usage: ReplyTokens(inputTokens: 3, outputTokens: 1), model: "resolved-model", html: "<p><strong>hi</strong></p>")
         XCTAssertEqual(finished.status, .complete)
         XCTAssertEqual(finished.finishReason, "stop")
         XCTAssertEqual(finished.usage, #"{"input_tokens":3,"output_tokens":1}"#, "a whole usage is stored as given")

@@ -32,7 +32,7 @@ final class UsageStoreTests: StoreTestCase {
         let conversation = try store.createConversation(systemPrompt: "12345678", ownedBy: "bob")
         let first = try store.appendTurn(conversationID: conversation.id, parentID: nil, userContent: "question", model: "m")
         _ = try store.finishMessage(id: first.assistant.id, content: "answer!!", status: .complete,
-                                    usage: "{\"input_tokens\":30,\"output_tokens\":2}")
+                                    usage: ReplyTokens(inputTokens: 30, outputTokens: 2))
         XCTAssertEqual(try usage(store, first.assistant.id), StoredUsage(inputTokens: 30, outputTokens: 2))
 
         // No usage: input = (system 8 + "question" 8 + "answer!!" 8 + "why then" 8) / 4, output = 12 / 4.
@@ -40,18 +40,18 @@ final class UsageStoreTests: StoreTestCase {
         _ = try store.finishMessage(id: second.assistant.id, content: "because 1234", status: .stopped)
         XCTAssertEqual(try usage(store, second.assistant.id), StoredUsage(inputTokens: 8, outputTokens: 3, estimated: true))
 
-        // Half a usage (a stopped Anthropic stream reports input only): the rest is estimated, other
-        // fields are kept, and the message finish returns is the one stored.
+        // Half a usage (a stopped Anthropic stream reports input only): the rest is estimated, and the
+        // message finish returns is the one stored.
         let third = try store.appendTurn(conversationID: conversation.id, parentID: nil, userContent: "more", model: "m")
         let finished = try store.finishMessage(id: third.assistant.id, content: "12345678", status: .stopped,
-                                               usage: "{\"input_tokens\":50,\"cache_read_input_tokens\":4}")
+                                               usage: ReplyTokens(inputTokens: 50, outputTokens: nil))
         XCTAssertEqual(try usage(store, third.assistant.id), StoredUsage(inputTokens: 50, outputTokens: 2, estimated: true))
-        XCTAssertTrue(finished.usage?.contains("\"cache_read_input_tokens\":4") ?? false, finished.usage ?? "nil")
         XCTAssertEqual(finished, try store.message(id: third.assistant.id))
 
-        // Text that is not JSON never fails the final write.
+        // A usage without counts is estimated whole.
         let fourth = try store.appendTurn(conversationID: conversation.id, parentID: nil, userContent: "x", model: "m")
-        _ = try store.finishMessage(id: fourth.assistant.id, content: "abcd", status: .complete, usage: "not json")
+        _ = try store.finishMessage(id: fourth.assistant.id, content: "abcd", status: .complete,
+                                    usage: ReplyTokens(inputTokens: nil, outputTokens: nil))
         XCTAssertEqual(try usage(store, fourth.assistant.id).estimated, true)
 
         let totals = try XCTUnwrap(try store.usage(conversationIDs: [conversation.id])[conversation.id])
@@ -66,16 +66,16 @@ final class UsageStoreTests: StoreTestCase {
         for model in ["b-model", "a-model", "a-model"] {
             let turn = try store.appendTurn(conversationID: conversation.id, parentID: nil, userContent: "q", model: model)
             _ = try store.finishMessage(id: turn.assistant.id, content: "x", status: .complete,
-                                        usage: "{\"input_tokens\":10,\"output_tokens\":5}")
+                                        usage: ReplyTokens(inputTokens: 10, outputTokens: 5))
         }
         // A continue is a run of its own.
         let turn = try store.appendTurn(conversationID: conversation.id, parentID: nil, userContent: "q", model: "a-model")
         _ = try store.finishMessage(id: turn.assistant.id, content: "x", status: .stopped,
-                                    usage: "{\"input_tokens\":1,\"output_tokens\":1}")
+                                    usage: ReplyTokens(inputTokens: 1, outputTokens: 1))
         clock.advance(milliseconds: 86_400_000)
         _ = try store.resumeStreaming(id: turn.assistant.id)
         _ = try store.finishMessage(id: turn.assistant.id, content: "x more", status: .complete,
-                                    usage: "{\"input_tokens\":2,\"output_tokens\":2}")
+                                    usage: ReplyTokens(inputTokens: 2, outputTokens: 2))
         // A streaming reply is not counted yet.
         _ = try store.appendTurn(conversationID: conversation.id, parentID: nil, userContent: "q", model: "a-model")
 
@@ -93,6 +93,56 @@ final class UsageStoreTests: StoreTestCase {
         XCTAssertEqual(try store.tokenTotals(userID: "bob"),
                        TokenUsage(inputTokens: 33, outputTokens: 18, replies: 5, estimatedReplies: 0),
                        "the user's usage stays")
+    }
+
+    func testTotalsSaturateInsteadOfOverflowing() {
+        XCTAssertEqual(TokenUsage.saturatingSum(.max - 1, 1), .max)
+        XCTAssertEqual(TokenUsage.saturatingSum(.max, .max), .max)
+        XCTAssertEqual(TokenUsage.saturatingSum(.min, -1), .min)
+        XCTAssertEqual(TokenUsage.saturatingSum(40, 2), 42)
+        let top = TokenUsage(inputTokens: .max, outputTokens: .max - 5, replies: 1, estimatedReplies: 0)
+        XCTAssertEqual(top + TokenUsage(inputTokens: 1, outputTokens: ReplyTokens.maximum, replies: 1, estimatedReplies: 1),
+                       TokenUsage(inputTokens: .max, outputTokens: .max, replies: 2, estimatedReplies: 1))
+    }
+
+    func testAReplysCountsAreClampedIntoTheRange() {
+        let clamped = ReplyTokens(inputTokens: -5, outputTokens: 1_000_000_000_000)
+        XCTAssertEqual(clamped, ReplyTokens(inputTokens: 0, outputTokens: ReplyTokens.maximum))
+        XCTAssertEqual(clamped.json, #"{"input_tokens":0,"output_tokens":1000000000}"#)
+        XCTAssertEqual(ReplyTokens(stored: #"{"input_tokens":9223372036854775807,"output_tokens":"x","estimated":true}"#),
+                       ReplyTokens(inputTokens: ReplyTokens.maximum, outputTokens: nil, estimated: true))
+        XCTAssertNil(ReplyTokens(stored: "not json"))
+        XCTAssertNil(ReplyTokens(stored: "[1]"))
+    }
+
+    /// Rows stored before the bound (here by hand) are read clamped, and the triggers keep totals at
+    /// Int64.max as integers when another reply is added.
+    func testLegacyTotalsAreReadWithoutOverflowAndStayIntegers() throws {
+        let store = try makeStore(now: clock.now)
+        let conversation = try store.createConversation(ownedBy: "bob")
+        let turn = try store.appendTurn(conversationID: conversation.id, parentID: nil, userContent: "q", model: "m")
+        do {
+            let database = try Database(path: databasePath, readOnly: false, busyTimeoutMilliseconds: 1000)
+            try database.execute("""
+                INSERT INTO usage_daily (user_id, day, model, input_tokens, output_tokens, replies, estimated_replies)
+                VALUES ('bob', \(today), 'm', 9223372036854775807, -7, 1, 0),
+                       ('bob', 1, 'm', 9223372036854775807, 9223372036854775807, 1, 0);
+                INSERT INTO daily_output (user_id, day, output_tokens) VALUES ('bob', \(today), 9223372036854775807);
+                """)
+        }
+        XCTAssertEqual(try store.tokenTotals(userID: "bob"),
+                       TokenUsage(inputTokens: .max, outputTokens: .max, replies: 2, estimatedReplies: 0))
+        XCTAssertEqual(try store.usage(userID: "bob", days: today...today).first?.usage.outputTokens, 0, "below 0 reads 0")
+        _ = try store.finishMessage(id: turn.assistant.id, content: "x", status: .complete,
+                                    usage: ReplyTokens(inputTokens: 5, outputTokens: 5))
+        XCTAssertEqual(try store.outputTokens(userID: "bob", on: clock.now()), .max)
+        let database = try Database(path: databasePath, readOnly: true, busyTimeoutMilliseconds: 1000)
+        let row = try database.queryFirst(
+            """
+            SELECT typeof(u.input_tokens), u.input_tokens, u.output_tokens, typeof(d.output_tokens)
+            FROM usage_daily u, daily_output d WHERE u.day = \(today) AND d.day = \(today)
+            """) { row in [row.text(0), "\(row.int64(1))", "\(row.int64(2))", row.text(3)] }
+        XCTAssertEqual(row, ["integer", "9223372036854775807", "5", "integer"], "a negative total starts again from 0")
     }
 
     func testTheMigrationCountsRepliesFinishedBeforeIt() throws {

@@ -25,6 +25,9 @@ def obj(properties, required=None, **extra):
 
 
 STRING, INTEGER, NUMBER, BOOLEAN = ({"type": t} for t in ("string", "integer", "number", "boolean"))
+# One reply's token count (ReplyTokens.range), and a total of them (saturating at Int64.max).
+REPLY_TOKENS = {"type": ["integer", "null"], "minimum": 0, "maximum": 1_000_000_000}
+TOKEN_TOTAL = {"type": "integer", "minimum": 0, "maximum": 9223372036854775807}
 TIME = {"type": "string", "description": "ISO-8601 UTC with milliseconds (2026-11-29T14:20:00.123Z)."}
 STATUS = {"type": "string", "enum": ["streaming", "complete", "stopped", "failed", "interrupted"]}
 ROLE = {"type": "string", "enum": ["user", "assistant", "system"]}
@@ -58,13 +61,15 @@ SCHEMAS = {
                                       "code": nullable("string")})},
                        description="Errors of /v1 routes, in OpenAI's shape."),
     "Health": obj({"status": {"type": "string", "const": "ok"}}),
-    "TokenTotals": obj({"input_tokens": INTEGER, "output_tokens": INTEGER, "replies": INTEGER,
-                        "estimated_replies": INTEGER}),
+    "TokenTotals": obj({"input_tokens": TOKEN_TOTAL, "output_tokens": TOKEN_TOTAL, "replies": INTEGER,
+                        "estimated_replies": INTEGER},
+                       description="Totals saturate at 9223372036854775807 instead of overflowing."),
     "ReplyUsage": {"type": ["object", "null"],
-                   "properties": {"input_tokens": nullable("integer"), "output_tokens": nullable("integer"),
+                   "properties": {"input_tokens": REPLY_TOKENS, "output_tokens": REPLY_TOKENS,
                                   "estimated": BOOLEAN},
                    "required": ["input_tokens", "output_tokens", "estimated"],
-                   "description": "null while streaming and for turns a client brought to /v1/chat/completions."},
+                   "description": "null while streaming and for turns a client brought to /v1/chat/completions. "
+                                  "Each count is 0 to 1000000000 (an import outside it is 400 invalid_import)."},
     "ModelList": obj({"models": {"type": "array", "items": obj({"id": STRING, "provider": STRING, "label": STRING})}}),
     "Conversation": obj(dict(CONVERSATION_FIELDS, messages={"type": "array", "items": ref("Message")}),
                         required=list(CONVERSATION_FIELDS)),
@@ -72,7 +77,7 @@ SCHEMAS = {
     "ConversationPage": obj({"items": {"type": "array", "items": ref("Conversation")},
                              "next_cursor": nullable("string")}),
     "SearchHit": obj(dict(CONVERSATION_FIELDS, message_id=nullable("string"),
-                          snippet={"type": "string", "description": "Escaped text; <mark> is its only markup."}),
+                          snippet={"type": "string", "description": "Escaped text; <mark> is its only markup. About 64 characters around the first match, at most 512 bytes of UTF-8 before escaping (marks and ellipses included)."}),
                      required=list(CONVERSATION_FIELDS) + ["message_id", "snippet"]),
     "SearchPage": obj({"items": {"type": "array", "items": ref("SearchHit")},
                        "order": {"type": "string", "enum": ["relevance", "newest"]},
