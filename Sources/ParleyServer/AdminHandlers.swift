@@ -62,6 +62,11 @@ struct AdminHandlers: Sendable {
                                               displayName: displayName) else {
             throw Self.userNotFound
         }
+        if hash != nil || disabled != nil {
+            // The old hash may have been the last at an old cost that failed sign-ins are padded to,
+            // or an enabled account brings its cost back.
+            passwords.accountsChanged(try store.users())
+        }
         var stopped = 0
         if disabled == true {
             stopped = await generations.stopAll(owner: id)
