@@ -294,11 +294,11 @@ extension ServerCore {
                 Unmanaged<EventStreamWriter>.fromOpaque(retained).release()
                 writer.connectionEnded()  // leaves the backlog budget
             }
-            let fixed = ["content-type", "cache-control", "x-accel-buffering"]
-            headers += [
-                ("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-cache"),
-                ("X-Accel-Buffering", "no"),
-            ]
+            // The handler may make the cache rule stricter (`no-store` for one user's stream); the
+            // type and the proxy-buffering header are the stream's own.
+            let fixed = ["content-type", "x-accel-buffering"]
+            headers += [("Content-Type", "text/event-stream; charset=utf-8"), ("X-Accel-Buffering", "no")]
+            if response.header("Cache-Control") == nil { headers.append(("Cache-Control", "no-cache")) }
             headers += response.headers.filter { !fixed.contains($0.0.lowercased()) }
             stream = (writer, start)
         }

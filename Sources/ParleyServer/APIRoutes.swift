@@ -19,25 +19,26 @@ struct APIRoutes {
     func register(in router: inout Router) {
         let authenticator = authenticator
         // Every API route takes JSON bodies only, finds its caller (401 in team mode without one),
-        // and turns store and generation errors into API errors (APIErrors) on the way out.
+        // and turns store and generation errors into API errors (APIErrors) on the way out. Its
+        // answers, errors too, are `Cache-Control: no-store` (see `uncached`).
         func route(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
             router.on(method, pattern) { request in
                 do {
                     try APIErrors.requireJSON(request)
-                    return try await handler(request, try authenticator.caller(for: request))
+                    return Self.uncached(try await handler(request, try authenticator.caller(for: request)))
                 } catch {
-                    throw APIErrors.map(error)
+                    throw Self.uncached(APIErrors.map(error))
                 }
             }
         }
-        /// A route anyone may call: signing in.
+        /// A route anyone may call: signing in (its answer sets the session cookie: not cached either).
         func publicRoute(_ method: String, _ pattern: String, _ handler: @escaping Router.Handler) {
             router.on(method, pattern) { request in
                 do {
                     try APIErrors.requireJSON(request)
-                    return try await handler(request)
+                    return Self.uncached(try await handler(request))
                 } catch {
-                    throw APIErrors.map(error)
+                    throw Self.uncached(APIErrors.map(error))
                 }
             }
         }
@@ -47,9 +48,9 @@ struct APIRoutes {
             router.on(method, pattern) { request in
                 do {
                     try APIErrors.requireJSON(request)
-                    return try await handler(request, try authenticator.caller(for: request))
+                    return Self.uncached(try await handler(request, try authenticator.caller(for: request)))
                 } catch {
-                    return OpenAIError.from(error).response
+                    return Self.uncached(OpenAIError.from(error).response)
                 }
             }
         }
@@ -102,5 +103,28 @@ struct APIRoutes {
         openAIRoute("GET", "/v1/models", openAI.models)
 
         route("GET", "/api/events", events.events)
+    }
+
+    // MARK: - Caching
+
+    /// An API answer is one caller's data (or says whether they may see it): no cache keeps it, not a
+    /// shared proxy's and not the browser's disk, so another person at that proxy or that computer
+    /// cannot be shown it. A handler that chose its own `Cache-Control` keeps it. Event streams too:
+    /// the HTTP layer sends `no-cache` only when the handler sent none.
+    static func uncached(_ response: HTTPResponse) -> HTTPResponse {
+        guard response.header("Cache-Control") == nil else { return response }
+        var response = response
+        response.headers.append(("Cache-Control", "no-store"))
+        return response
+    }
+
+    /// The same for an error on its way to the HTTP layer. Anything but an `HTTPError` becomes the
+    /// HTTP layer's 500, which is logged there and whose body is the same constant text for everyone.
+    static func uncached(_ error: Error) -> Error {
+        guard var error = error as? HTTPError else { return error }
+        if !error.headers.contains(where: { $0.name.lowercased() == "cache-control" }) {
+            error.headers.append(HTTPError.Header("Cache-Control", "no-store"))
+        }
+        return error
     }
 }

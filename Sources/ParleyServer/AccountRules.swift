@@ -36,6 +36,18 @@ enum AccountRules {
         guard caller.isAdmin else { throw APIErrors.forbidden }
     }
 
+    /// Admin routes that change accounts (create, and every `PATCH /api/users/{id}`, even a display
+    /// name alone): an admin, signed in as a person. A leaked admin token could otherwise make itself
+    /// an admin account, or reset the real admin's password and lock them out. Reading the users and
+    /// their usage stays open to an admin's token, for scripts.
+    static func requireAdminSession(_ caller: Caller, _ settings: AccountSettings) throws(HTTPError) {
+        try requireAdmin(caller, settings)
+        if case .apiToken = caller.credential {
+            throw HTTPError(status: 403, code: "session_required",
+                            message: "Accounts are created and changed from a signed-in session, not with an API token.")
+        }
+    }
+
     /// 1–64 ASCII letters, digits and `. - _ @`. ASCII only: SQLite's NOCASE folds ASCII letters
     /// alone, so "taken, in any case" holds only for them, and look-alike letters from other
     /// scripts cannot pose as another user's name.

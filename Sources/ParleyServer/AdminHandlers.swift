@@ -4,7 +4,9 @@ import ParleyStore
 
 /// Accounts as an admin manages them (team mode only): list, create, change (role, disabled,
 /// password, display name) and usage counts. A member gets 403 `forbidden` on every route, whatever
-/// the id. An admin sees accounts, never a member's conversations: usage is counts only.
+/// the id. An admin sees accounts, never a member's conversations: usage is counts only. Creating and
+/// changing accounts needs an admin's session (403 `session_required` with an API token); listing
+/// and usage do not.
 struct AdminHandlers: Sendable {
     let store: Store
     let generations: Generations
@@ -22,7 +24,7 @@ struct AdminHandlers: Sendable {
     /// `POST /api/users {"username","password","role"?,"display_name"?}`: 201 the user. The role
     /// defaults to member and the display name to the username; a username taken in any case is 409.
     func create(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
-        try AccountRules.requireAdmin(caller, settings)
+        try AccountRules.requireAdminSession(caller, settings)
         let body = try JSONBody(request)
         let username = try AccountRules.username(try body.requiredString("username"))
         let password = try AccountRules.password(try body.requiredString("password"), field: "password")
@@ -44,7 +46,7 @@ struct AdminHandlers: Sendable {
     /// a new password ends their sessions (but the caller's own) and their API tokens. The last enabled admin cannot be
     /// demoted or disabled (409 `conflict`).
     func update(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
-        try AccountRules.requireAdmin(caller, settings)
+        try AccountRules.requireAdminSession(caller, settings)
         let id = try request.parameter("id")
         let body = try JSONBody(request)
         let role = try body.string("role").map(AccountRules.role)
@@ -59,6 +61,11 @@ struct AdminHandlers: Sendable {
         guard let user = try store.updateUser(id: id, role: role, disabled: disabled, passwordHash: hash,
                                               displayName: displayName) else {
             throw Self.userNotFound
+        }
+        if hash != nil || disabled != nil {
+            // The old hash may have been the last at an old cost that failed sign-ins are padded to,
+            // or an enabled account brings its cost back.
+            passwords.accountsChanged(try store.users())
         }
         var stopped = 0
         if disabled == true {

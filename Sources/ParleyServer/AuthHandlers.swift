@@ -4,8 +4,9 @@ import ParleyHTTP
 import ParleyStore
 
 /// Sign-in, sign-out and "who am I". Sign-in answers the same 401 for a wrong password, an unknown
-/// user and a disabled one, after the same Argon2id work, and counts failures per username and per
-/// address.
+/// user and a disabled one, after the same Argon2id work and the same time (that of the slowest
+/// password cost still stored: `PasswordWork.padFailure`), and counts failures per username and
+/// per address.
 struct AuthHandlers: Sendable {
     let store: Store
     let authenticator: Authenticator
@@ -33,17 +34,21 @@ struct AuthHandlers: Sendable {
                             message: "Too many failed sign-ins; try again in \(wait) s.",
                             headers: [HTTPError.Header("Retry-After", String(wait))])
         }
+        let started = ContinuousClock.now
         let user = plausible ? try store.user(username: username) : nil
         let hash = user.flatMap { $0.disabled ? nil : $0.passwordHash }
         guard try await passwords.verify(password, against: hash), let user, let hash else {
             Audit.record("sign_in_failed", ["username": String(username.prefix(64)), "address": address])
+            await passwords.padFailure(startedAt: started)
             throw APIErrors.invalidCredentials
         }
         limiter.succeeded(keys, clearing: [userKey])
         if passwords.hasher.needsRehash(hash) {
             // Made under another PARLEY_PASSWORD_MEMORY_KIB: brought to today's cost, so it takes
-            // as long to check as every other (and as the decoy).
+            // as long to check as every other (and as the decoy). Once no hash has the old cost,
+            // failures are no longer padded to it.
             _ = try store.updateUser(id: user.id, passwordHash: try await passwords.hash(password))
+            passwords.accountsChanged(try store.users())
         }
         // A session the client brought along is never kept (no fixation): it is ended, a new one made.
         for old in Authenticator.sessionSecrets(request) {

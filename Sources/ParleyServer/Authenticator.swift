@@ -5,7 +5,8 @@ import ParleyStore
 
 /// Finds the caller of a request. In local mode everyone is the implicit local user; in team mode a
 /// request carries an API token (`Authorization: Bearer`) or a session cookie, or it is refused with
-/// 401 `unauthenticated`. Secrets are looked up by their digest only.
+/// 401 `unauthenticated`. Other `Authorization` schemes are not Parley's and are ignored. Secrets are
+/// looked up by their digest only.
 struct Authenticator: Sendable {
     let store: Store
     let settings: AccountSettings
@@ -17,10 +18,11 @@ struct Authenticator: Sendable {
     func caller(for request: HTTPRequest) throws -> Caller {
         guard settings.mode == .team else { return .local }
         if let caller = try proxyCaller(request) { return caller }
-        if let authorization = request.header("Authorization") {
-            let parts = authorization.split(separator: " ", maxSplits: 1)
-            guard parts.count == 2, parts[0].lowercased() == "bearer",
-                  let (token, user) = try store.token(digest: SecretToken.digest(String(parts[1]))) else {
+        // A Bearer token is Parley's own: a wrong one is 401, whatever else the request carries. Any
+        // other scheme (Basic from a proxy that guards itself with it) is not Parley's and is ignored,
+        // so the session cookie beside it still counts; alone it is 401 like no credential at all.
+        if let authorization = request.header("Authorization"), let secret = Self.bearerSecret(authorization) {
+            guard let (token, user) = try store.token(digest: SecretToken.digest(secret)) else {
                 throw APIErrors.unauthenticated
             }
             return Caller(user: user, credential: .apiToken(id: token.id))
@@ -33,6 +35,14 @@ struct Authenticator: Sendable {
             }
         }
         throw APIErrors.unauthenticated
+    }
+
+    /// The secret of `Bearer <secret>` (the scheme in any case); "" for a bare `Bearer`, so it is
+    /// refused rather than ignored. Nil for any other scheme.
+    private static func bearerSecret(_ authorization: String) -> String? {
+        let parts = authorization.split(separator: " ", maxSplits: 1)
+        guard let scheme = parts.first, scheme.lowercased() == "bearer" else { return nil }
+        return parts.count == 2 ? String(parts[1]) : ""
     }
 
     // MARK: - Proxy sign-in

@@ -36,7 +36,7 @@ public final class ParleyApp: Sendable {
         let passwords = PasswordWork(memoryKiB: accounts.passwordMemoryKiB)
         if accounts.mode == .team {
             try Self.prepareTeamMode(store: store, accounts: accounts, passwords: passwords)
-            try passwords.prepareDecoy()
+            try passwords.prepare(accounts: store.users())
             let now = Date()
             try store.deleteExpiredSessions(idleCutoff: now.addingTimeInterval(-accounts.sessionIdle),
                                             lifetimeCutoff: now.addingTimeInterval(-accounts.sessionLifetime))

@@ -35,6 +35,19 @@ final class CredentialTests: XCTestCase {
         XCTAssertTrue(PasswordHasher.interactive.needsRehash(hash))
     }
 
+    func testTheCostIsReadFromTheHashItself() throws {
+        XCTAssertEqual(PasswordCost(hash: try hasher.hash("password1")), PasswordCost(memoryKiB: 8, operations: 1))
+        let other = PasswordHasher(operations: 2, memoryBytes: 64 * 1024)
+        XCTAssertEqual(PasswordCost(hash: try other.hash("password1")), PasswordCost(other))
+        XCTAssertEqual(PasswordCost(other).hasher.memoryBytes, other.memoryBytes)
+        XCTAssertEqual(PasswordCost(hash: "$argon2id$v=19$m=65536,t=3,p=1$c2FsdA$aGFzaA"),
+                       PasswordCost(memoryKiB: 65536, operations: 3))
+        for malformed in ["", "plain", "$argon2id$v=19$m=8,t=1,p=1$", "$argon2i$v=19$m=8,t=1,p=1$a$b",
+                          "$argon2id$v=19$m=0,t=1,p=1$a$b", "$argon2id$v=19$t=1,p=1$a$b", "$argon2id$v=19$m=x,t=1$a$b"] {
+            XCTAssertNil(PasswordCost(hash: malformed), malformed)
+        }
+    }
+
     func testSecretsAreRandomURLSafeAndStoredAsDigests() {
         let secrets = (0..<200).map { _ in SecretToken.generate(prefix: "pt_") }
         XCTAssertEqual(Set(secrets).count, secrets.count)

@@ -32,6 +32,25 @@ final class EventStreamTests: XCTestCase {
         XCTAssertEqual(response.header("Transfer-Encoding"), "chunked")
     }
 
+    /// A handler may make the cache rule stricter (one user's stream: `no-store`); the type and the
+    /// proxy-buffering header stay the stream's own.
+    func testTheHandlersCacheControlWinsButNotItsContentType() throws {
+        let (_, base) = try startServer(self) { router in
+            router.on("GET", "/events") { _ in
+                HTTPResponse(headers: [("Cache-Control", "no-store"), ("Content-Type", "text/plain"),
+                                       ("X-Accel-Buffering", "yes")],
+                             body: .eventStream { writer in
+                    writer.write("data: one\n\n")
+                    writer.finish()
+                })
+            }
+        }
+        let response = try TestHTTPClient().request(base + "/events")
+        XCTAssertEqual(response.header("Cache-Control"), "no-store")
+        XCTAssertEqual(response.header("Content-Type"), "text/event-stream; charset=utf-8")
+        XCTAssertEqual(response.header("X-Accel-Buffering"), "no")
+    }
+
     func testFinishedStreamKeepsConnectionAlive() throws {
         let (_, base) = try startServer(self) { router in
             router.on("GET", "/events") { _ in

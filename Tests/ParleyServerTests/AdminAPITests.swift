@@ -27,6 +27,66 @@ final class AdminAPITests: XCTestCase {
         XCTAssertEqual(try team.parley.app.store.user(id: adaID)?.role, .admin)
     }
 
+    /// A leaked admin token reads accounts and usage (scripts do), but creates and changes nothing:
+    /// every kind of change is 403 `session_required` and leaves the account as it was. Otherwise the
+    /// token could make itself an admin account, or reset the real admin's password and lock them out.
+    func testAnAdminTokenReadsAccountsButCannotCreateOrChangeThem() async throws {
+        let team = try startTeam()
+        let store = team.parley.app.store
+        let adaID = try XCTUnwrap(try store.user(username: Team.admin.username)?.id)
+        let bobID = try team.addMember("bob")
+        let carolID = try team.addMember("carol")
+        _ = try store.updateUser(id: carolID, disabled: true)
+        let token = try Team.bearer(team.parley, Team.admin.username)
+        let ada = try await team.signIn()
+
+        for path in ["/api/users", "/api/users/\(adaID)/usage", "/api/users/\(bobID)/usage", "/api/usage"] {
+            let read = try await team.parley.call("GET", path, as: token)
+            XCTAssertEqual(read.status, 200, "\(path): \(read.text)")
+        }
+        let changes: [(String, String, [String: Any])] = [
+            ("POST", "/api/users", ["username": "mallory", "password": "mallory's password", "role": "admin"]),
+            ("POST", "/api/users", ["username": "mallory", "password": "mallory's password"]),
+            ("PATCH", "/api/users/\(adaID)", ["password": "attacker's choice"]),
+            ("PATCH", "/api/users/\(bobID)", ["password": "attacker's choice"]),
+            ("PATCH", "/api/users/\(bobID)", ["role": "admin"]),
+            ("PATCH", "/api/users/\(adaID)", ["role": "member"]),
+            ("PATCH", "/api/users/\(bobID)", ["disabled": true]),
+            ("PATCH", "/api/users/\(carolID)", ["disabled": false]),
+            ("PATCH", "/api/users/\(bobID)", ["display_name": "Not Bob"]),
+            ("PATCH", "/api/users/\(bobID)", [:]),
+            ("PATCH", "/api/users/nope", ["role": "admin"]),
+        ]
+        for (method, path, body) in changes {
+            let reply = try await team.parley.call(method, path, as: token, json: body)
+            XCTAssertEqual(reply.status, 403, "\(method) \(path) \(body): \(reply.text)")
+            XCTAssertEqual(reply.errorCode, "session_required", "\(method) \(path) \(body)")
+        }
+        XCTAssertNil(try store.user(username: "mallory"), "no account was made")
+        let bob = try XCTUnwrap(try store.user(id: bobID))
+        XCTAssertEqual([bob.role, try store.user(id: adaID)?.role], [.member, .admin])
+        XCTAssertEqual(bob.displayName, "bob")
+        XCTAssertFalse(bob.disabled)
+        XCTAssertEqual(try store.user(id: carolID)?.disabled, true)
+        let adaStillSignsIn = try await team.canSignIn(Team.admin.username, Team.admin.password)
+        let bobStillSignsIn = try await team.canSignIn("bob", "member password")
+        XCTAssertTrue(adaStillSignsIn && bobStillSignsIn, "both passwords still work")
+        let adaMe = try await team.me(ada)
+        XCTAssertEqual(adaMe, 200, "the admin's session was not ended")
+        let stillToken = try await team.parley.call("GET", "/api/users", as: token)
+        XCTAssertEqual(stillToken.status, 200, "nor the token")
+
+        // The same changes from the admin's session work (one of each kind).
+        let made = try await team.call("POST", "/api/users", cookie: ada,
+                                       json: ["username": "dan", "password": "dan's password"])
+        XCTAssertEqual(made.status, 201, made.text)
+        for body in [["display_name": "Bob B."], ["role": "admin"], ["disabled": true], ["disabled": false],
+                     ["password": "bob's new password"]] as [[String: Any]] {
+            let changed = try await team.call("PATCH", "/api/users/\(bobID)", cookie: ada, json: body)
+            XCTAssertEqual(changed.status, 200, "\(body): \(changed.text)")
+        }
+    }
+
     func testAnAdminCreatesAUserWhoCanSignIn() async throws {
         let team = try startTeam()
         let ada = try await team.signIn()

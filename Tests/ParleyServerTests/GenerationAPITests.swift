@@ -20,7 +20,7 @@ final class GenerationAPITests: UpstreamTestCase {
         let read = try await parley.events(assistant)
         XCTAssertEqual(read.status, 200)
         XCTAssertEqual(read.headers["content-type"], "text/event-stream; charset=utf-8")
-        XCTAssertEqual(read.headers["cache-control"], "no-cache")
+        XCTAssertEqual(read.headers["cache-control"], "no-store", "one user's reply: no cache keeps it")
         XCTAssertEqual(read.headers["x-accel-buffering"], "no")
         XCTAssertEqual(read.events.first?.type, "snapshot")
         XCTAssertEqual(read.done?["status"] as? String, "complete")

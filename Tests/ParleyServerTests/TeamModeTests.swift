@@ -284,6 +284,33 @@ final class TeamModeTests: XCTestCase {
         XCTAssertEqual(wrongScheme.status, 401)
     }
 
+    /// A proxy that guards itself with Basic auth sends its `Authorization: Basic` with every request;
+    /// Parley never issues Basic credentials, so it ignores them and the session cookie counts. Alone,
+    /// or beside a wrong Bearer token (Parley's own scheme), it is 401 as before.
+    func testBasicCredentialsBesideASessionCookieAreIgnored() async throws {
+        let parley = try teamParley()
+        let cookie = try await signIn(parley, Self.admin.username, Self.admin.password)
+        for basic in ["Basic dTpw", "basic   dTpw", "Negotiate abc", "Basic"] {
+            let me = try await parley.call("GET", "/api/auth/me", headers: [("Cookie", cookie), ("Authorization", basic)])
+            XCTAssertEqual(me.status, 200, "\(basic): \(me.text)")
+            XCTAssertEqual((me.json["user"] as? [String: Any])?["username"] as? String, Self.admin.username)
+            let created = try await parley.call("POST", "/api/conversations", json: ["title": "behind a proxy"],
+                                                headers: [("Cookie", cookie), ("Authorization", basic)])
+            XCTAssertEqual(created.status, 201, "\(basic): \(created.text)")
+            let alone = try await parley.call("GET", "/api/auth/me", headers: [("Authorization", basic)])
+            XCTAssertEqual(alone.status, 401, "\(basic) with no other credential")
+            XCTAssertEqual(alone.errorCode, "unauthenticated")
+        }
+        for bearer in ["Bearer pt_not-a-token", "Bearer", "bearer "] {
+            let wrong = try await parley.call("GET", "/api/auth/me", headers: [("Cookie", cookie), ("Authorization", bearer)])
+            XCTAssertEqual(wrong.status, 401, "\(bearer): a wrong token of Parley's own is refused, cookie or not")
+        }
+        let crossSite = try await parley.call("POST", "/api/conversations", json: [:],
+                                              headers: [("Cookie", cookie), ("Authorization", "Basic dTpw"),
+                                                        ("Origin", "https://evil.example")])
+        XCTAssertEqual(crossSite.status, 403, "the cookie's request is still checked for its origin")
+    }
+
     // MARK: - Isolation
 
     func testAnotherUsersIdsAnswer404OnEveryRouteAndChangeNothing() async throws {

@@ -284,7 +284,7 @@ final class UserEventStreamTests: XCTestCase {
         let first = try await team.signIn("carol", "member password")
         let second = try await team.signIn("carol", "member password")
         let token = try Team.bearer(parley, "carol")
-        let admin = try Team.bearer(parley, Team.admin.username, role: .admin)
+        let admin = ("Cookie", try await team.signIn())  // changing an account needs an admin session
         let ready = (FakeUpstream.Gate(), FakeUpstream.Gate(), FakeUpstream.Gate())
         // Each read ends only when the server ends the stream (or fails the test after its timeout).
         async let firstRead = parley.userEvents(headers: [("Cookie", first)], ready: ready.0)
@@ -324,7 +324,7 @@ final class UserEventStreamTests: XCTestCase {
         let other = try await team.signIn("dave", "member password")
         let current = try await team.signIn("dave", "member password")
         let token = try Team.bearer(parley, "dave")
-        let admin = try Team.bearer(parley, Team.admin.username, role: .admin)
+        let admin = ("Cookie", try await team.signIn())  // changing an account needs an admin session
         let ready = (FakeUpstream.Gate(), FakeUpstream.Gate(), FakeUpstream.Gate())
         async let otherRead = parley.userEvents(headers: [("Cookie", other)], ready: ready.0)
         async let currentRead = parley.userEvents(headers: [("Cookie", current)], ready: ready.1)

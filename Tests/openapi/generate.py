@@ -250,6 +250,10 @@ def op(summary, tag, responses, parameters=(), request=None, public=False, error
 
 
 NO_CONTENT = answer(204, "Done; no body.")
+# Changing credentials or accounts needs a signed-in person (the cookie, or a trusted proxy's sign-in):
+# an API token gets 403 `session_required`, so a leaked one cannot keep itself alive or take over.
+SESSION_ONLY = {"security": [{"sessionCookie": []}, {}],
+                "description": "Needs a signed-in session: an API token gets 403 `session_required`."}
 CONVERSATION_BODY = obj(SETTINGS_BODY, required=[], examples=[{"title": "Trip plans", "model": "demo"}])
 
 PATHS = {
@@ -268,28 +272,30 @@ PATHS = {
     "/api/auth/sessions": {"get": op("Your live sessions, newest first", "accounts",
                                      answer(200, "The sessions.", ref("SessionList")))},
     "/api/auth/sessions/{id}": {"delete": op("Revoke one of your sessions", "accounts", NO_CONTENT,
-                                             parameters=[path_id(what="A session id of the caller's.")])},
+                                             parameters=[path_id(what="A session id of the caller's.")],
+                                             **SESSION_ONLY)},
     "/api/auth/password": {"post": op("Change your password", "accounts", NO_CONTENT,
-                                      request=body(obj({"current": STRING, "new": STRING})))},
+                                      request=body(obj({"current": STRING, "new": STRING})), **SESSION_ONLY)},
     "/api/tokens": {
         "post": op("Create an API token (its secret is shown once)", "accounts",
                    answer(201, "The token with its secret `token`.", ref("Token")),
-                   request=body(obj({"name": STRING}))),
+                   request=body(obj({"name": STRING})), **SESSION_ONLY),
         "get": op("Your API tokens, never a secret", "accounts", answer(200, "The tokens.", ref("TokenList")))},
     "/api/tokens/{id}": {"delete": op("Revoke one of your API tokens", "accounts", NO_CONTENT,
-                                      parameters=[path_id(what="A token id of the caller's.")])},
+                                      parameters=[path_id(what="A token id of the caller's.")], **SESSION_ONLY)},
     "/api/users": {
         "get": op("Every account (admins)", "admin", answer(200, "The users, oldest first.", ref("UserList"))),
         "post": op("Create an account (admins)", "admin", answer(201, "The new user.", ref("User")),
                    request=body(obj({"username": STRING, "password": STRING,
                                      "role": {"type": "string", "enum": ["admin", "member"]},
-                                     "display_name": STRING}, required=["username", "password"])))},
+                                     "display_name": STRING}, required=["username", "password"])),
+                   **SESSION_ONLY)},
     "/api/users/{id}": {"patch": op(
         "Change an account (admins)", "admin", answer(200, "The user.", ref("User")),
         parameters=[path_id(what="A user id.")],
         request=body(obj({"role": {"type": ["string", "null"], "enum": ["admin", "member", None]},
                           "disabled": nullable("boolean"), "password": nullable("string"),
-                          "display_name": nullable("string")}, required=[])))},
+                          "display_name": nullable("string")}, required=[])), **SESSION_ONLY)},
     "/api/users/{id}/usage": {"get": op("A user's counts and token totals, never content (admins)", "admin",
                                         answer(200, "The usage.", ref("UserUsage")),
                                         parameters=[path_id(what="A user id.")])},
@@ -389,7 +395,9 @@ DOCUMENT = {
                             "with a body must send `Content-Type: application/json`. In local mode no "
                             "credentials are needed; in team mode every route but health, this document and "
                             "sign-in needs the `parley_session` cookie or an API token as `Authorization: "
-                            "Bearer pt_…`. Another user's ids answer 404 like ids that do not exist."},
+                            "Bearer pt_…` (other `Authorization` schemes are ignored). Another user's ids "
+                            "answer 404 like ids that do not exist. Every answer of an API route, errors and "
+                            "event streams too, is `Cache-Control: no-store`."},
     "servers": [{"url": "/"}],
     "security": [{"sessionCookie": []}, {"apiToken": []}, {}],
     "tags": [{"name": n} for n in ("server", "accounts", "admin", "usage", "conversations", "export",
