@@ -95,6 +95,31 @@ final class StreamCapTests: XCTestCase {
                       refused.text)
     }
 
+    func testAStreamThatEndsByItselfFreesItsPlaceAndAPlainV1CallIsNoStream() async throws {
+        let parley = try startParley(["PARLEY_MAX_STREAMS_PER_USER": "1"])
+        let conversation = try await parley.conversation()
+        let (_, assistant) = try await parley.send(conversation, "hi")
+        _ = try await parley.finished(assistant)
+        // Its slot is freed before the stream's last chunk is sent, so the next one is never refused.
+        for round in 0..<3 {
+            let read = try await parley.events(assistant)
+            XCTAssertEqual(read.status, 200, "round \(round)")
+            XCTAssertEqual(read.events.last?.type, "done", "round \(round)")
+        }
+        for round in 0..<2 {
+            let call = try await parley.call("POST", "/v1/chat/completions", json: [
+                "model": "demo", "stream": true, "messages": [["role": "user", "content": "hi"]]])
+            XCTAssertEqual(call.status, 200, "round \(round): \(call.text)")
+            XCTAssertTrue(call.text.contains("[DONE]"), "round \(round)")
+        }
+        // With the one place taken, a call without `stream` is still answered: it holds no stream.
+        let events = try required(try await HeldStream.open(parley, "/api/events", headers: [], until: "event: ready"))
+        defer { events.close() }
+        let plain = try await parley.call("POST", "/v1/chat/completions", json: [
+            "model": "demo", "messages": [["role": "user", "content": "hi"]]])
+        XCTAssertEqual(plain.status, 200, plain.text)
+    }
+
     func testAThirdConcurrentExportOfAUserIsRefusedWhileOthersExport() async throws {
         XCTAssertEqual(StreamLimits().maxExportsPerUser, 2, "the documented default")
         let parley = try startTeamParley()
