@@ -9,8 +9,9 @@ import ParleyStore
 ///
 /// Why a query parameter, not a POST that changes what a stream follows: the URL then says all a
 /// connection serves, EventSource's own reconnect resumes it as is, and the server keeps no stream
-/// registry beyond the user's channel (and `OpenStreams`'s count). Changing what is followed costs one reconnect, which carries
-/// the notification part of the last id, so no notification is lost or repeated.
+/// registry beyond the user's channel (and `OpenStreams`, which counts and ends streams of every kind).
+/// Changing what is followed costs one reconnect, which carries the notification part of the last id,
+/// so no notification is lost or repeated.
 struct UserEventHandlers: Sendable {
     let store: Store
     let generations: Generations

@@ -160,6 +160,36 @@ final class StreamRevocationTests: XCTestCase {
         try await assertStaysOpen(adminEvents, "the admin's own stream")
     }
 
+    func testSessionsASignInEndsTakeTheirStreamsWithThem() async throws {
+        let team = try startTeam(["PARLEY_LOGIN_ATTEMPTS": "1000"])
+        try team.addMember("carol")
+        // A sign-in that brings a session along ends it (no fixation): its stream ends too.
+        let brought = try await team.signIn("carol", "member password")
+        let broughtStream = try required(try await HeldStream.open(team.parley, "/api/events",
+                                                                   headers: [("Cookie", brought)], until: "event: ready"))
+        defer { broughtStream.close() }
+        let again = try await team.parley.call("POST", "/api/auth/login",
+                                               json: ["username": "carol", "password": "member password"],
+                                               headers: [("Cookie", brought)])
+        XCTAssertEqual(again.status, 200, again.text)
+        try await assertEnds(broughtStream, "the stream of the session a sign-in replaced")
+
+        // Past the sessions a user may hold, the least recently used end, and so do their streams.
+        let oldest = try await team.signIn("carol", "member password")
+        let oldestStream = try required(try await HeldStream.open(team.parley, "/api/events",
+                                                                  headers: [("Cookie", oldest)], until: "event: ready"))
+        defer { oldestStream.close() }
+        var newest = ""
+        for _ in 0..<AccountRules.maxSessionsPerUser {
+            newest = try await team.signIn("carol", "member password")
+        }
+        let oldestStatus = try await team.me(oldest)
+        XCTAssertEqual(oldestStatus, 401, "the oldest session was trimmed")
+        try await assertEnds(oldestStream, "the trimmed session's stream")
+        let newestStatus = try await team.me(newest)
+        XCTAssertEqual(newestStatus, 200)
+    }
+
     // MARK: - Exports
 
     func testRevokingASessionCutsItsExport() async throws {
