@@ -62,7 +62,8 @@ final class StreamCapTests: XCTestCase {
         let started = ContinuousClock.now
         let bobs = try await parley.call("GET", "/api/conversations", as: bob)
         XCTAssertEqual(bobs.status, 200)
-        XCTAssertLessThan(ContinuousClock.now - started, .seconds(2), "bob's request waits for nothing")
+        // Milliseconds in fact; the bound leaves room for a loaded machine.
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(5), "bob's request waits for nothing")
         let bobsStream = try await HeldStream.open(parley, "/api/events", headers: [bob], until: "event: ready")
         XCTAssertNotNil(bobsStream, "bob's own stream is admitted")
         bobsStream?.close()
@@ -147,7 +148,7 @@ final class StreamCapTests: XCTestCase {
         let bobs = try await parley.call("GET", "/api/export", as: bob)
         XCTAssertEqual(bobs.status, 200, "bob's export is his own")
         XCTAssertEqual((bobs.json["conversations"] as? [Any])?.count, 1)
-        XCTAssertLessThan(ContinuousClock.now - started, .seconds(2))
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(5), "bob's export waits for nobody's")
 
         // A client that leaves frees its export's place.
         held.removeLast().close()

@@ -95,6 +95,10 @@ final class StreamRevocationTests: XCTestCase {
         XCTAssertEqual(revoked.status, 204, revoked.text)
         try await assertEnds(call, "the revoked token's /v1 stream")
         XCTAssertFalse(call.body.contains("[DONE]"), "the call was cut, not answered to its end")
+        // As when a script leaves: its reply stops (a /v1 stream is its reply's only reader).
+        let messageID = try required(call.header("X-Parley-Message"))
+        let stored = try await team.parley.finished(messageID, headers: [("Cookie", cookie)])
+        XCTAssertEqual(stored["status"] as? String, "stopped")
         try await assertStaysOpen(try required(sessionStream), "the session's own stream")
     }
 
