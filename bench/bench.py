@@ -199,6 +199,8 @@ def start_parley(processes, binary, workdir, fake_port, frame_ms, name):
         "PARLEY_USER_MESSAGES_PER_MINUTE": "100000",
         "PARLEY_MAX_CONNECTIONS": "12000",
         "PARLEY_MAX_CONNECTIONS_PER_IP": "12000",
+        # ... all as that one user, far past the default cap of 32 open streams per user.
+        "PARLEY_MAX_STREAMS_PER_USER": "12000",
         "PARLEY_LISTEN_BACKLOG": "4096",
         # The idle case holds one gated reply open for up to a minute or two.
         "PARLEY_UPSTREAM_IDLE_TIMEOUT": "300",
@@ -767,7 +769,7 @@ def report(args, env, results):
         scale.report(args, env, r["scale"], add)
     add("Bench settings for Parley: PARLEY_MAX_GENERATIONS=1000, PARLEY_MAX_GENERATIONS_PER_USER=1000, "
         "PARLEY_USER_MESSAGES_PER_MINUTE=100000, PARLEY_MAX_CONNECTIONS=12000, PARLEY_MAX_CONNECTIONS_PER_IP="
-        "12000, PARLEY_LISTEN_BACKLOG=4096, PARLEY_UPSTREAM_IDLE_TIMEOUT=300 (the bench runs up to %d "
+        "12000, PARLEY_MAX_STREAMS_PER_USER=12000, PARLEY_LISTEN_BACKLOG=4096, PARLEY_UPSTREAM_IDLE_TIMEOUT=300 (the bench runs up to %d "
         "generations at once as one user and holds %d event streams from 127.0.0.1); everything else "
         "default. The fake upstream is Python (%s) in its own process; client and upstream share the "
         "machine's 2 cores with the server, so latency includes their scheduling noise equally for every "

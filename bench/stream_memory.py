@@ -92,6 +92,8 @@ def main():
         "PARLEY_OPENAI_MODELS": "bench",
         "PARLEY_MAX_REPLY_BYTES": str(2 * args.reply_bytes),
         "PARLEY_RETAIN_FINISHED_SECONDS": "600",
+        # Every client is the one local user: past the default 32 open streams per user they would get 429.
+        "PARLEY_MAX_STREAMS_PER_USER": str(max(32, args.clients + 8)),
     })
     for item in args.env:
         name, _, value = item.partition("=")

@@ -13,8 +13,8 @@ struct AccountHandlers: Sendable {
     /// Shared with sign-in: a wrong current password counts against the same username as a failed
     /// sign-in, so a stolen session cannot guess the password faster here.
     let limiter: AttemptLimiter
-    /// The user event streams opened with a session or token that ends here are ended too.
-    let userEvents: UserEventHub
+    /// The streams and exports opened with a session or token that ends here are ended too.
+    let streams: OpenStreams
 
     private var settings: AccountSettings { authenticator.settings }
 
@@ -42,7 +42,7 @@ struct AccountHandlers: Sendable {
         guard try store.deleteSession(id: id, userID: caller.userID) else {
             throw HTTPError(status: 404, code: "not_found", message: "No such session.")
         }
-        userEvents.finishStreams(of: caller.userID) { $0 == .session(id: id) }
+        streams.end(of: caller.userID) { $0 == .session(id: id) }
         Audit.record("session_revoked", ["username": caller.user.username, "session_id": id,
                                          "address": request.remoteAddress])
         var response = HTTPResponse.noContent()
@@ -81,7 +81,7 @@ struct AccountHandlers: Sendable {
             throw APIErrors.unauthenticated  // the account went away meanwhile
         }
         let ended = try store.deleteSessions(userID: caller.userID, keeping: caller.sessionID)
-        userEvents.finishStreams(of: caller.userID) { $0.isSession && $0 != caller.credential }
+        streams.end(of: caller.userID) { $0.isSession && $0 != caller.credential }
         Audit.record("password_changed", ["username": caller.user.username, "sessions_ended": String(ended),
                                           "address": request.remoteAddress])
         return .noContent()
@@ -120,7 +120,7 @@ struct AccountHandlers: Sendable {
         guard try store.deleteToken(id: id, userID: caller.userID) else {
             throw HTTPError(status: 404, code: "not_found", message: "No such token.")
         }
-        userEvents.finishStreams(of: caller.userID) { $0 == .apiToken(id: id) }
+        streams.end(of: caller.userID) { $0 == .apiToken(id: id) }
         Audit.record("token_revoked", ["username": caller.user.username, "token_id": id,
                                        "address": request.remoteAddress])
         return .noContent()

@@ -12,8 +12,8 @@ struct AdminHandlers: Sendable {
     let generations: Generations
     let passwords: PasswordWork
     let settings: AccountSettings
-    /// The user event streams of a disabled or reset account are ended.
-    let userEvents: UserEventHub
+    /// The streams and exports of a disabled or reset account are ended.
+    let streams: OpenStreams
 
     /// `GET /api/users`: every account, oldest first, without password hashes.
     func list(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
@@ -70,14 +70,14 @@ struct AdminHandlers: Sendable {
         var stopped = 0
         if disabled == true {
             stopped = await generations.stopAll(owner: id)
-            userEvents.finishStreams(of: id)
+            streams.end(of: id)
         } else if hash != nil {
             // A reset is what an admin does to a compromised account: its sessions and its API tokens
             // end (the admin's own session stays when resetting their own password).
             try store.deleteSessions(userID: id, keeping: id == caller.userID ? caller.sessionID : nil)
             try store.deleteTokens(userID: id)
             let kept = id == caller.userID ? caller.credential : nil
-            userEvents.finishStreams(of: id) { $0 != .proxy && $0 != kept }
+            streams.end(of: id) { $0 != .proxy && $0 != kept }
         }
         let changed = [role.map { "role=\($0.rawValue)" }, disabled.map { "disabled=\($0)" },
                        hash.map { _ in "password" }, displayName.map { _ in "display_name" }].compactMap { $0 }

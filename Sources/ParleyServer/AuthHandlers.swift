@@ -12,8 +12,8 @@ struct AuthHandlers: Sendable {
     let authenticator: Authenticator
     let passwords: PasswordWork
     let limiter: AttemptLimiter
-    /// The user event streams a sign-out ends.
-    let userEvents: UserEventHub
+    /// The streams and exports opened with a session that ends here (sign-out, or trimmed at sign-in).
+    let streams: OpenStreams
 
     /// `POST /api/auth/login`: public (no caller yet).
     func login(_ request: HTTPRequest) async throws -> HTTPResponse {
@@ -54,13 +54,20 @@ struct AuthHandlers: Sendable {
         for old in Authenticator.sessionSecrets(request) {
             if let (session, owner) = try authenticator.session(old) {
                 try store.deleteSession(id: session.id, userID: owner.id)
+                streams.end(of: owner.id) { $0 == .session(id: session.id) }
             }
         }
         let secret = SecretToken.generate(prefix: "ps_")
         _ = try store.createSession(userID: user.id, digest: SecretToken.digest(secret),
                                     userAgent: request.header("User-Agent") ?? "")
         // A user's sessions are bounded: past the cap the least recently used end.
-        try store.trimSessions(userID: user.id, keeping: AccountRules.maxSessionsPerUser)
+        if try store.trimSessions(userID: user.id, keeping: AccountRules.maxSessionsPerUser) > 0 {
+            let live = Set(try store.sessions(userID: user.id).map(\.id))
+            streams.end(of: user.id) { credential in
+                guard case .session(let id) = credential else { return false }
+                return !live.contains(id)
+            }
+        }
         Audit.record("sign_in", ["username": user.username, "address": address])
         var response = HTTPResponse.json(MeResource(user: user, mode: .team))
         response.headers.append(("Set-Cookie", authenticator.sessionCookie(secret, for: request)))
@@ -71,7 +78,7 @@ struct AuthHandlers: Sendable {
     func logout(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         if case .session(let id) = caller.credential {
             try store.deleteSession(id: id, userID: caller.userID)
-            userEvents.finishStreams(of: caller.userID) { $0 == .session(id: id) }
+            streams.end(of: caller.userID) { $0 == .session(id: id) }
             Audit.record("sign_out", ["username": caller.user.username, "address": request.remoteAddress])
         }
         var response = HTTPResponse.noContent()

@@ -5,6 +5,9 @@ import ParleyStore
 /// conversation, the end), reading the store a page of ids and one conversation at a time, so
 /// memory holds one conversation whatever the history's size. Thread-safe (the HTTP layer calls it
 /// from its worker threads, one call at a time).
+///
+/// It holds the export's `StreamTicket`: once the credential it was opened with ends, the next piece
+/// throws (the client sees the chunked body cut off); at the document's end the slot is freed.
 final class ExportCursor: Sendable {
     private struct State {
         var started = false
@@ -18,18 +21,24 @@ final class ExportCursor: Sendable {
     private let store: Store
     private let owner: String
     private let batch: Int
+    private let ticket: StreamTicket
     private let state = Mutex(State())
 
-    init(store: Store, owner: String, batch: Int) {
+    init(store: Store, owner: String, batch: Int, ticket: StreamTicket) {
         self.store = store
         self.owner = owner
         self.batch = batch
+        self.ticket = ticket
     }
 
     /// The next bytes of the document, nil after its end.
     func next() throws -> [UInt8]? {
         try state.withLock { state throws -> [UInt8]? in
             if state.finished { return nil }
+            if ticket.isRevoked {
+                state.finished = true
+                throw APIErrors.unauthenticated
+            }
             if !state.started {
                 state.started = true
                 return Array("{\"parley_export\":\(ConversationExport.version),\"conversations\":[".utf8)
@@ -43,6 +52,7 @@ final class ExportCursor: Sendable {
                     }
                     if state.keys.isEmpty {
                         state.finished = true
+                        ticket.release()
                         return Array("]}".utf8)
                     }
                 }

@@ -13,6 +13,8 @@ struct ExportHandlers: Sendable {
     let renderer: MarkdownRenderer
     /// Tells the caller's tabs of the conversations an import made.
     let feed: UserEventFeed
+    /// Bounds the caller's concurrent `GET /api/export`s, and cuts one whose credential ends.
+    let streams: OpenStreams
 
     /// Conversations read per store call while streaming `GET /api/export`.
     static let exportBatch = 50
@@ -43,8 +45,10 @@ struct ExportHandlers: Sendable {
     /// `GET /api/export`: `{"parley_export":1,"conversations":[...]}`, written one conversation at a
     /// time as the client reads (never the whole document in memory). Each conversation is read in
     /// its own transaction, so one changed during the export is exported whole, before or after.
+    /// At most PARLEY_MAX_EXPORTS_PER_USER run at once (429 `too_many_exports`).
     func exportAll(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
-        let cursor = ExportCursor(store: store, owner: caller.userID, batch: Self.exportBatch)
+        let ticket = try streams.admit(caller, .export)
+        let cursor = ExportCursor(store: store, owner: caller.userID, batch: Self.exportBatch, ticket: ticket)
         return HTTPResponse(status: 200, headers: [("Content-Type", "application/json; charset=utf-8"),
                                                    Self.attachment("parley-export.json")],
                             body: .pulled { try cursor.next() })

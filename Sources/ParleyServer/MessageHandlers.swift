@@ -16,6 +16,8 @@ struct MessageHandlers: Sendable {
     let feed: UserEventFeed
     /// Names a conversation after its first answer.
     let titler: ConversationTitler
+    /// Bounds the caller's open streams, and ends those whose credential ends.
+    let streams: OpenStreams
     /// Snapshot frames shared by the streams that get the same snapshot.
     let snapshotFrames = SnapshotFrameCache()
     /// One subscription at a time per message, so snapshots built from the store do not pile up.
@@ -90,10 +92,12 @@ struct MessageHandlers: Sendable {
         let messageID = try existing(request, caller).id
         let encoder = EventStreamEncoder(mode: request.query["mode"] == "text" ? .text : .html)
         let lastEventID = try Self.lastEventID(request)
+        let ticket = try streams.admit(caller, .stream)
         let generations = generations
         let snapshotFrames = snapshotFrames
         let subscriptions = subscriptions
         return HTTPResponse(status: 200, headers: [], body: .eventStream { writer in
+            ticket.attach(writer)
             Task {
                 do {
                     let subscription = try await subscriptions.run(messageID) { () async throws -> Subscription? in

@@ -29,6 +29,8 @@ struct OpenAIHandlers: Sendable {
     let keepAlive: Duration
     /// Tells the caller's tabs of the conversation and turn a call makes.
     let feed: UserEventFeed
+    /// Bounds the caller's open streams (a streamed call is one), and ends those whose token ends.
+    let streams: OpenStreams
 
     static let conversationHeader = "X-Parley-Conversation"
 
@@ -62,6 +64,8 @@ struct OpenAIHandlers: Sendable {
             }
             existing = conversation.id
         }
+        // Before anything is stored or started: a refused call leaves nothing behind.
+        let ticket = chat.stream ? try streams.admit(caller, .stream) : nil
         try quotas.admit(caller)
         let conversationID: String
         if let existing {
@@ -94,10 +98,11 @@ struct OpenAIHandlers: Sendable {
                                          created: Int(assistant.createdAt.timeIntervalSince1970),
                                          model: assistant.model ?? model, includeUsage: chat.includeUsage)
         let headers = [(Self.conversationHeader, conversationID), ("X-Parley-Message", assistant.id)]
-        if chat.stream {
+        if let ticket {
             let store = store, generations = generations
             let keepAlive = keepAlive > .zero ? keepAlive : nil
             return HTTPResponse(status: 200, headers: headers, body: .eventStream { writer in
+                ticket.attach(writer)
                 let relay = OpenAIStreamRelay(messageID: assistant.id, encoder: encoder, writer: writer, store: store,
                                               generations: generations, keepAlive: keepAlive)
                 Task { await relay.start() }

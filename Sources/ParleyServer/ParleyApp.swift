@@ -15,6 +15,8 @@ public final class ParleyApp: Sendable {
     private let server: HTTPServer
     /// Every user's notifications and open user event streams (`GET /api/events`).
     let userEvents: UserEventHub
+    /// Every open stream and export, per user and credential (`PARLEY_MAX_STREAMS_PER_USER`).
+    let streams: OpenStreams
     /// Every route's method and pattern (`/api/conversations/:id`), for the OpenAPI document's test.
     let routes: [(method: String, pattern: String)]
 
@@ -50,6 +52,7 @@ public final class ParleyApp: Sendable {
         var router = Router()
         userEvents = UserEventHub(logCapacity: configuration.userEventLogSize)
         let feed = UserEventFeed(hub: userEvents, generations: generations)
+        streams = OpenStreams(limits: configuration.streams)
         let rules = FieldRules(limits: configuration.input, providers: providers)
         let limiter = AttemptLimiter(limit: accounts.loginAttempts, window: accounts.loginWindow)
         let authenticator = Authenticator(store: store, settings: accounts,
@@ -62,24 +65,26 @@ public final class ParleyApp: Sendable {
                                         maxCharacters: min(60, configuration.input.maxTitleCharacters),
                                         source: configuration.titles)
         let messages = MessageHandlers(store: store, generations: generations, providers: providers,
-                                       rules: rules, access: access, quotas: quotas, feed: feed, titler: titler)
+                                       rules: rules, access: access, quotas: quotas, feed: feed, titler: titler,
+                                       streams: streams)
         APIRoutes(conversations: ConversationHandlers(store: store, generations: generations, rules: rules,
                                                       access: access, feed: feed),
                   messages: messages,
-                  exports: ExportHandlers(store: store, rules: rules, access: access, renderer: renderer, feed: feed),
+                  exports: ExportHandlers(store: store, rules: rules, access: access, renderer: renderer, feed: feed,
+                                          streams: streams),
                   events: UserEventHandlers(store: store, generations: generations, hub: feed.hub,
                                             snapshotFrames: messages.snapshotFrames,
-                                            subscriptions: messages.subscriptions),
+                                            subscriptions: messages.subscriptions, streams: streams),
                   auth: AuthHandlers(store: store, authenticator: authenticator, passwords: passwords,
-                                     limiter: limiter, userEvents: feed.hub),
+                                     limiter: limiter, streams: streams),
                   account: AccountHandlers(store: store, authenticator: authenticator, passwords: passwords,
-                                           limiter: limiter, userEvents: feed.hub),
+                                           limiter: limiter, streams: streams),
                   admin: AdminHandlers(store: store, generations: generations, passwords: passwords,
-                                       settings: accounts, userEvents: feed.hub),
+                                       settings: accounts, streams: streams),
                   usage: UsageHandlers(store: store, maxDays: configuration.input.maxUsageDays),
                   openAI: OpenAIHandlers(store: store, generations: generations, rules: rules, access: access,
                                          quotas: quotas, renderer: renderer,
-                                         keepAlive: configuration.openAIKeepAlive, feed: feed),
+                                         keepAlive: configuration.openAIKeepAlive, feed: feed, streams: streams),
                   authenticator: authenticator)
             .register(in: &router)
         routes = router.registered

@@ -24,6 +24,8 @@ public struct ParleyConfiguration: Sendable {
     /// Notifications kept per user for tabs that reconnect (`GET /api/events`); one further behind
     /// gets `resync`.
     public var userEventLogSize = 256
+    /// Open streams and concurrent exports per user (PARLEY_MAX_STREAMS_PER_USER, PARLEY_MAX_EXPORTS_PER_USER).
+    public var streams = StreamLimits()
     /// How a conversation gets its title after the first answer (`PARLEY_TITLES`).
     public var titles = TitleSource.model
     /// The merged environment and flags, for the providers' own settings.
@@ -122,6 +124,10 @@ public struct ParleyConfiguration: Sendable {
         input.maxSystemPromptBytes = try read.integer("PARLEY_MAX_SYSTEM_PROMPT_BYTES",
                                                       default: input.maxSystemPromptBytes, range: 1...(64 << 20))
         userEventLogSize = try read.integer("PARLEY_USER_EVENT_LOG", default: userEventLogSize, range: 1...100_000)
+        streams.maxStreamsPerUser = try read.integer("PARLEY_MAX_STREAMS_PER_USER", default: streams.maxStreamsPerUser,
+                                                     range: 1...1_000_000)
+        streams.maxExportsPerUser = try read.integer("PARLEY_MAX_EXPORTS_PER_USER", default: streams.maxExportsPerUser,
+                                                     range: 1...10_000)
         if let raw = values["PARLEY_TITLES"], !raw.isEmpty {
             guard let source = TitleSource(rawValue: raw.lowercased()) else {
                 throw .invalidValue(name: "PARLEY_TITLES", value: raw, expected: "model, words or off")

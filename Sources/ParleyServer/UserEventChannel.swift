@@ -8,15 +8,9 @@ import Synchronization
 /// to a stream only queues bytes, so the lock is held for microseconds per tab. Lock order: channel,
 /// then stream (`UserEventStream`); a stream's close handler must not take this lock synchronously.
 final class UserEventChannel: Sendable {
-    /// A connected stream and the credential it was opened with (so a revoked one can be ended).
-    private struct Member: Sendable {
-        let stream: UserEventStream
-        let credential: Caller.Credential
-    }
-
     private struct State: Sendable {
         var log: UserEventLog
-        var members: [Int: Member] = [:]
+        var members: [Int: UserEventStream] = [:]
         var nextToken = 0
     }
 
@@ -30,15 +24,15 @@ final class UserEventChannel: Sendable {
     func publish(_ frame: [UInt8], now: Int64) {
         state.withLock { state in
             let entry = state.log.append(frame, now: now)
-            for member in state.members.values {
-                member.stream.notify(entry)
+            for stream in state.members.values {
+                stream.notify(entry)
             }
         }
     }
 
     /// Connects `stream`: it begins with the notifications after `lastID` (nil: none, a fresh start),
     /// or `resync` when the log cannot replay from there. Returns the token that detaches it.
-    func attach(_ stream: UserEventStream, credential: Caller.Credential, after lastID: Int64?) -> Int {
+    func attach(_ stream: UserEventStream, after lastID: Int64?) -> Int {
         state.withLock { state in
             let start: UserEventStream.Start
             if let lastID {
@@ -49,23 +43,13 @@ final class UserEventChannel: Sendable {
             stream.begin(start, lastID: state.log.lastID)
             let token = state.nextToken
             state.nextToken += 1
-            state.members[token] = Member(stream: stream, credential: credential)
+            state.members[token] = stream
             return token
         }
     }
 
     func detach(_ token: Int) {
         _ = state.withLock { $0.members.removeValue(forKey: token) }
-    }
-
-    /// Ends (after their queued bytes) the streams opened with a credential `ends` picks; returns how many.
-    @discardableResult
-    func finishStreams(where ends: (Caller.Credential) -> Bool) -> Int {
-        let ending = state.withLock { state in
-            state.members.values.filter { ends($0.credential) }.map(\.stream.writer)
-        }
-        for writer in ending { writer.finish() }
-        return ending.count
     }
 
     /// Streams connected now.

@@ -9,8 +9,9 @@ import ParleyStore
 ///
 /// Why a query parameter, not a POST that changes what a stream follows: the URL then says all a
 /// connection serves, EventSource's own reconnect resumes it as is, and the server keeps no stream
-/// registry beyond the user's channel. Changing what is followed costs one reconnect, which carries
-/// the notification part of the last id, so no notification is lost or repeated.
+/// registry beyond the user's channel (and `OpenStreams`, which counts and ends streams of every kind).
+/// Changing what is followed costs one reconnect, which carries the notification part of the last id,
+/// so no notification is lost or repeated.
 struct UserEventHandlers: Sendable {
     let store: Store
     let generations: Generations
@@ -18,6 +19,8 @@ struct UserEventHandlers: Sendable {
     /// Shared with `MessageHandlers`: the same snapshot frames and the same turn per message.
     let snapshotFrames: SnapshotFrameCache
     let subscriptions: SubscriptionQueue
+    /// Bounds the caller's open streams, and ends those whose credential ends.
+    let streams: OpenStreams
 
     func events(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         let encoder = EventStreamEncoder(mode: try Self.mode(request))
@@ -26,15 +29,16 @@ struct UserEventHandlers: Sendable {
         // A reply part without `follow` means nothing: the stream follows no reply.
         let position = UserEventID(notification: resumed?.notification ?? 0,
                                    reply: followed == nil ? .none : resumed?.reply ?? .none)
+        let ticket = try streams.admit(caller, .stream)
         let channel = hub.channel(for: caller.userID)
-        let credential = caller.credential
         let generations = generations
         let snapshotFrames = snapshotFrames
         let subscriptions = subscriptions
         return HTTPResponse(status: 200, headers: [], body: .eventStream { writer in
+            ticket.attach(writer)
             let stream = UserEventStream(writer: writer, encoder: encoder, snapshotFrames: snapshotFrames,
                                          position: position)
-            let token = channel.attach(stream, credential: credential, after: resumed?.notification)
+            let token = channel.attach(stream, after: resumed?.notification)
             // Not synchronously: a close can happen inside a write made under the channel's lock.
             writer.onClose { Task { channel.detach(token) } }
             guard let followed else { return }

@@ -36,14 +36,6 @@ final class UserEventHub: Sendable {
         }
     }
 
-    /// Ends the streams of `userID` opened with a credential `ends` picks (signed out, session or token
-    /// revoked, account disabled): EventSource reconnects, and the request without a live credential
-    /// gets 401. Returns how many were ended.
-    @discardableResult
-    func finishStreams(of userID: String, where ends: (Caller.Credential) -> Bool = { _ in true }) -> Int {
-        channels.withLock { $0[userID] }?.finishStreams(where: ends) ?? 0
-    }
-
     /// Streams connected now, over all users (for tests and logs).
     var streamCount: Int {
         channels.withLock { Array($0.values) }.reduce(0) { $0 + $1.streamCount }

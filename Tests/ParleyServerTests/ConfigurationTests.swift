@@ -85,6 +85,8 @@ final class ConfigurationTests: XCTestCase {
                 + "\(server.usage.listedModelsOnly(in: .local) ? "on" : "off") in local",
             "PARLEY_AUTH_HEADER": server.accounts.proxyHeader ?? "",
             "PARLEY_USER_EVENT_LOG": "\(server.userEventLogSize)",
+            "PARLEY_MAX_STREAMS_PER_USER": "\(server.streams.maxStreamsPerUser)",
+            "PARLEY_MAX_EXPORTS_PER_USER": "\(server.streams.maxExportsPerUser)",
             "PARLEY_TITLES": server.titles.rawValue,
         ]
         for (name, documented) in rows {
@@ -182,6 +184,20 @@ final class ConfigurationTests: XCTestCase {
         XCTAssertEqual(configuration.generation.maxConcurrentPerUser, 2)
         XCTAssertEqual(configuration.generation.contextBudgetCharacters, 1234)
         XCTAssertEqual(configuration.generation.retainFinished, .seconds(7))
+    }
+
+    func testTheStreamCapsAreReadAndBounded() throws {
+        let configuration = try ParleyConfiguration(environment: [
+            "PARLEY_MAX_STREAMS_PER_USER": "500", "PARLEY_MAX_EXPORTS_PER_USER": "3",
+        ], arguments: [])
+        XCTAssertEqual(configuration.streams.maxStreamsPerUser, 500)
+        XCTAssertEqual(configuration.streams.maxExportsPerUser, 3)
+        for (name, value) in [("PARLEY_MAX_STREAMS_PER_USER", "0"), ("PARLEY_MAX_EXPORTS_PER_USER", "-1"),
+                              ("PARLEY_MAX_STREAMS_PER_USER", "many")] {
+            XCTAssertThrowsError(try ParleyConfiguration(environment: [name: value], arguments: [])) { error in
+                XCTAssertTrue("\(error)".contains(name), "\(error)")
+            }
+        }
     }
 
     func testUsageAndProxySettingsAreRead() throws {

@@ -254,6 +254,18 @@ NO_CONTENT = answer(204, "Done; no body.")
 # an API token gets 403 `session_required`, so a leaked one cannot keep itself alive or take over.
 SESSION_ONLY = {"security": [{"sessionCookie": []}, {}],
                 "description": "Needs a signed-in session: an API token gets 403 `session_required`."}
+
+
+def refused(description, errors=ERROR):
+    """A 429 (docs/api.md, Quotas): the error names its setting, `Retry-After` says when to retry."""
+    return {"429": {"description": description,
+                    "headers": {"Retry-After": {"description": "Whole seconds to wait before trying again.",
+                                                "schema": {"type": "string", "pattern": "^[0-9]+$"}}},
+                    "content": errors["content"]}}
+
+
+TOO_MANY_STREAMS = refused("`too_many_streams`: the caller holds `PARLEY_MAX_STREAMS_PER_USER` streams "
+                           "(`Retry-After: 5`); no stream was started.")
 CONVERSATION_BODY = obj(SETTINGS_BODY, required=[], examples=[{"title": "Trip plans", "model": "demo"}])
 
 PATHS = {
@@ -337,7 +349,9 @@ PATHS = {
             "text/markdown": {"schema": {"type": "string"}}}),
         parameters=[path_id(), query("format", {"type": "string", "enum": ["json", "md"]}, "Default `json`.")])},
     "/api/export": {"get": op("Export every conversation of yours (streamed)", "export",
-                              answer(200, "The export document.", ref("FullExport")))},
+                              {**answer(200, "The export document.", ref("FullExport")),
+                               **refused("`too_many_exports`: the caller runs `PARLEY_MAX_EXPORTS_PER_USER` exports "
+                                         "(`Retry-After: 2`).")})},
     "/api/import": {"post": op(
         "Import an export (one conversation or all), in one transaction", "export",
         answer(201, "The new conversations, in the document's order.", ref("ImportResult")),
@@ -352,9 +366,10 @@ PATHS = {
                                      parameters=[path_id()])},
     "/api/messages/{id}/stream": {"get": op(
         "A message's events (live or finished)", "messages",
-        answer(200, "Server-sent events: snapshot, reasoning, block, tail, tail_append, delta, error, done "
-                    "(docs/api.md, The event stream).",
-        content=event_stream(REPLY_EVENTS, "A JSON object (docs/api.md, The event stream).")),
+        {**answer(200, "Server-sent events: snapshot, reasoning, block, tail, tail_append, delta, error, done "
+                       "(docs/api.md, The event stream).",
+                  content=event_stream(REPLY_EVENTS, "A JSON object (docs/api.md, The event stream).")),
+         **TOO_MANY_STREAMS},
         parameters=[path_id(), query("mode", {"type": "string", "enum": ["html", "text"]}, "`text`: raw deltas."),
                     query("last_event_id", STRING, "Resume after this event id.")])},
     "/api/messages/{id}/stop": {"post": op("Stop a reply", "messages",
@@ -368,10 +383,11 @@ PATHS = {
                                                parameters=[path_id()])},
     "/api/events": {"get": op(
         "The caller's notifications and, with `follow`, one reply's events", "events",
-        answer(200, "Server-sent events: ready, conversation_created, conversation_updated, conversation_deleted, "
-                    "turn, reply_started, reply_finished, resync and the followed reply's events "
-                    "(docs/api.md, The user event stream).",
-        content=event_stream(USER_EVENTS, "A JSON object (docs/api.md, The user event stream).")),
+        {**answer(200, "Server-sent events: ready, conversation_created, conversation_updated, "
+                       "conversation_deleted, turn, reply_started, reply_finished, resync and the followed reply's "
+                       "events (docs/api.md, The user event stream).",
+                  content=event_stream(USER_EVENTS, "A JSON object (docs/api.md, The user event stream).")),
+         **TOO_MANY_STREAMS},
         parameters=[query("follow", STRING, "A message id of the caller's."),
                     query("mode", {"type": "string", "enum": ["html", "text"]}, "For the followed reply."),
                     query("last_event_id", STRING, "`S`, `S.R` or `S.done`.")])},
@@ -380,9 +396,12 @@ PATHS = {
                              errors=OPENAI_ERROR)},
     "/v1/chat/completions": {"post": op(
         "OpenAI-compatible chat completion (stored as a conversation of the caller's)", "openai",
-        answer(200, "A `chat.completion`, or with `stream` `chat.completion.chunk` events then `data: [DONE]`.",
-               content=dict(json_content(ref("OpenAIChatCompletion")), **event_stream(
-                   ["message"], "A chat.completion.chunk object as JSON, an error object, or `[DONE]` last."))),
+        {**answer(200, "A `chat.completion`, or with `stream` `chat.completion.chunk` events then `data: [DONE]`.",
+                  content=dict(json_content(ref("OpenAIChatCompletion")), **event_stream(
+                      ["message"], "A chat.completion.chunk object as JSON, an error object, or `[DONE]` last."))),
+         **refused("A quota or cap (`rate_limited`, `daily_budget_exhausted`, `too_many_generations`, "
+                   "`too_many_streams` for a `stream` call at `PARLEY_MAX_STREAMS_PER_USER`); nothing was stored.",
+                   errors=OPENAI_ERROR)},
         parameters=[{"name": "X-Parley-Conversation", "in": "header", "required": False,
                      "schema": {"type": "string"}, "description": "Append the call to this conversation of yours."}],
         request=body(ref("OpenAIChatRequest")), errors=OPENAI_ERROR)},
