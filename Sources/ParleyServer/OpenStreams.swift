@@ -44,6 +44,10 @@ final class OpenStreams: Sendable {
     }
 
     let limits: StreamLimits
+    /// Whether the caller's credential still exists, asked once a slot is taken: a revoke whose
+    /// `end` ran between the request's authentication and its admission found no slot to end, and
+    /// this second look refuses the stream instead (401). nil: no check (tests of the counting).
+    private let isLive: (@Sendable (Caller) throws -> Bool)?
     private let state = Mutex(State())
 
     /// Seconds a refused client is told to wait: a slot frees when one of the user's streams ends
@@ -52,8 +56,9 @@ final class OpenStreams: Sendable {
     /// An export ends within seconds of its client reading it.
     static let exportRetryAfter = 2
 
-    init(limits: StreamLimits) {
+    init(limits: StreamLimits, isLive: (@Sendable (Caller) throws -> Bool)? = nil) {
         self.limits = limits
+        self.isLive = isLive
     }
 
     // MARK: - Admission
@@ -61,7 +66,7 @@ final class OpenStreams: Sendable {
     /// A slot for one stream (or export) of `caller`, or 429 `too_many_streams` (`too_many_exports`)
     /// with `Retry-After` when the user holds the limit already. Never evicts: the user's own tabs
     /// would knock each other off.
-    func admit(_ caller: Caller, _ kind: Kind) throws(HTTPError) -> StreamTicket {
+    func admit(_ caller: Caller, _ kind: Kind) throws -> StreamTicket {
         let key = Count(userID: caller.userID, kind: kind)
         let limit = limit(of: kind)
         let id: Int? = state.withLock { state in
@@ -74,7 +79,10 @@ final class OpenStreams: Sendable {
             return id
         }
         guard let id else { throw Self.refusal(kind, limit: limit) }
-        return StreamTicket(id: id, streams: self)
+        let ticket = StreamTicket(id: id, streams: self)
+        // Taken before the look, so a revoke from now on finds the slot; released (deinit) if refused.
+        if let isLive, !(try isLive(caller)) { throw APIErrors.unauthenticated }
+        return ticket
     }
 
     /// Streams (or exports) `userID` holds now.

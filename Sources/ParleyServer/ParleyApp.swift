@@ -52,7 +52,14 @@ public final class ParleyApp: Sendable {
         var router = Router()
         userEvents = UserEventHub(logCapacity: configuration.userEventLogSize)
         let feed = UserEventFeed(hub: userEvents, generations: generations)
-        streams = OpenStreams(limits: configuration.streams)
+        let liveStore = store
+        streams = OpenStreams(limits: configuration.streams) { caller in
+            switch caller.credential {
+            case .session(let id): try liveStore.credentialExists(id: id, session: true)
+            case .apiToken(let id): try liveStore.credentialExists(id: id, session: false)
+            case .local, .proxy: true
+            }
+        }
         let rules = FieldRules(limits: configuration.input, providers: providers)
         let limiter = AttemptLimiter(limit: accounts.loginAttempts, window: accounts.loginWindow)
         let authenticator = Authenticator(store: store, settings: accounts,

@@ -272,6 +272,15 @@ extension Store {
         }
     }
 
+    /// Whether the session (`session: true`) or API token with this id still exists: a stream admitted
+    /// just after its credential was revoked is refused by this second look. Read transaction.
+    public func credentialExists(id: String, session: Bool) throws(StoreError) -> Bool {
+        try read { (database) throws(StoreError) in
+            try database.queryFirst(session ? "SELECT 1 FROM sessions WHERE id = ?" : "SELECT 1 FROM api_tokens WHERE id = ?",
+                                    [.text(id)]) { _ in true } ?? false
+        }
+    }
+
     /// Revokes one of the user's tokens; false when the user has no such token. Write transaction.
     @discardableResult
     public func deleteToken(id: String, userID: String) throws(StoreError) -> Bool {

@@ -37,6 +37,25 @@ final class OpenStreamsTests: XCTestCase {
         withExtendedLifetime((tickets, export, bobs)) {}
     }
 
+    /// A credential revoked between the request's authentication and its admission: the revoke's `end`
+    /// found no slot, so the second look at the credential refuses the stream (401) and frees the slot.
+    func testAStreamWhoseCredentialIsGoneByAdmissionIsRefused() throws {
+        var limits = StreamLimits()
+        limits.maxStreamsPerUser = 2
+        let revoked: Set<String> = ["s-gone"]
+        let open = OpenStreams(limits: limits) { caller in
+            if case .session(let id) = caller.credential { return !revoked.contains(id) }
+            return true
+        }
+        XCTAssertThrowsError(try open.admit(caller("carol", .session(id: "s-gone")), .stream)) { error in
+            XCTAssertEqual((error as? HTTPError)?.status, 401)
+        }
+        XCTAssertEqual(open.count(of: "carol", .stream), 0, "the slot taken for the look is freed")
+        let live = try open.admit(caller("carol", .session(id: "s-live")), .stream)
+        XCTAssertEqual(open.count(of: "carol", .stream), 1)
+        withExtendedLifetime(live) {}
+    }
+
     func testATicketIsReleasedOnceWhetherReleasedOrDropped() throws {
         let open = streams()
         let carol = caller("carol", .session(id: "s1"))
