@@ -46,6 +46,8 @@ def parse_args():
     parser.add_argument("--other-user-matches", type=int, default=30_000,
                         help="another user's messages matching the member's phrase (issue 17)")
     parser.add_argument("--isolation-queries", type=int, default=200)
+    parser.add_argument("--isolation-only", action="store_true",
+                        help="only the isolation figure (e.g. against an older binary)")
     parser.add_argument("--time-limit", type=float, default=280)
     parser.add_argument("--parley-bin", default=os.environ.get("PARLEY_BIN",
                                                                os.path.join(bench.REPO, ".build/release/parley")))
@@ -247,6 +249,10 @@ def main():
     workdir = tempfile.mkdtemp(prefix="parley-search-bench-")
     rng = random.Random(args.seed)
     try:
+        if args.isolation_only:
+            text = "| figure | value | goal |\n|---|---|---|\n" + isolation(processes, args, workdir, log) + "\n"
+            print(text, end="")
+            return 0
         server, port = start(processes, args.parley_bin, workdir, "search")
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         words, weights = vocabulary(rng)
