@@ -86,7 +86,10 @@ export function createMessageElement(message) {
   const el = template.content.firstElementChild.cloneNode(true);
   el.dataset.id = message.id;
   updateMeta(el, message);
-  if (typeof message.html === 'string' && message.status !== 'streaming') {
+  if (message.role !== 'assistant') {
+    // What people typed is shown exactly as typed (issue 18): plain text, never Markdown.
+    setPlainText(el, message.content || '');
+  } else if (typeof message.html === 'string' && message.status !== 'streaming') {
     setHTML(el, message.html);
   } else if (message.status !== 'streaming') {
     setPlainText(el, message.content || '');

@@ -87,7 +87,11 @@ SCHEMAS = {
         "content": STRING, "reasoning": STRING, "status": STATUS, "finish_reason": nullable("string"),
         "model": nullable("string"), "usage": ref("ReplyUsage"), "created_at": TIME, "updated_at": TIME,
         "siblings": obj({"index": INTEGER, "count": INTEGER, "ids": {"type": "array", "items": STRING}}),
-        "html": STRING, "error": obj({"code": STRING, "message": STRING}),
+        "html": {"type": "string",
+                 "description": "A finished assistant message's rendered, sanitised HTML. Absent while it "
+                                "streams, and always absent for user and system messages: they are plain "
+                                "text, shown exactly as typed from `content`."},
+        "error": obj({"code": STRING, "message": STRING}),
     }, required=["id", "conversation_id", "parent_id", "role", "content", "reasoning", "status", "finish_reason",
                  "model", "usage", "created_at", "updated_at"]),
     "Turn": obj({"user_message": ref("Message"), "assistant_message": ref("Message")}),
