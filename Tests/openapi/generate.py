@@ -162,7 +162,7 @@ SCHEMAS = {
             "prompt_tokens": INTEGER, "completion_tokens": INTEGER, "total_tokens": INTEGER}}}),
 }
 
-REPLY_EVENTS = ["snapshot", "reasoning", "block", "tail", "tail_append", "delta", "error", "done"]
+REPLY_EVENTS = ["snapshot", "reasoning", "block", "tail", "tail_append", "tail_html", "delta", "error", "done"]
 USER_EVENTS = ["ready", "conversation_created", "conversation_updated", "conversation_deleted", "turn",
                "reply_started", "reply_finished", "resync"] + REPLY_EVENTS
 
@@ -173,7 +173,19 @@ SUMMARY = obj({"id": STRING, "title": STRING, "model": nullable("string"), "curr
 # Each event's `data`, a JSON object (docs/api.md, "The event stream" and "The user event stream").
 EVENT_DATA = {
     "snapshot": obj({"message_id": STRING, "status": STATUS, "blocks": {"type": "array", "items": STRING},
-                     "tail": STRING, "content": STRING, "content_length": INTEGER, "reasoning": STRING}),
+                     "tail": STRING, "content": STRING, "content_length": INTEGER, "reasoning": STRING,
+                     "tail_html": {"type": ["string", "null"],
+                                   "description": "html mode only: the current provisional HTML of the tail "
+                                                  "(see tail_html); null when there is none."}},
+                    required=["message_id", "status", "blocks", "tail", "content", "content_length",
+                              "reasoning"]),
+    "tail_html": obj({"html": {"type": ["string", "null"],
+                               "description": "Provisional HTML of the open tail, appended to the first "
+                                              "`keep` UTF-16 code units of the previous one; null: none "
+                                              "(show the raw tail). Sent without an id, never replayed."},
+                      "keep": {"type": "integer", "minimum": 1,
+                               "description": "UTF-16 code units of the previous tail_html kept; absent: 0."}},
+                     required=["html"]),
     "reasoning": TEXT_EVENT, "tail": TEXT_EVENT, "tail_append": TEXT_EVENT, "delta": TEXT_EVENT,
     "block": obj({"index": INTEGER, "html": STRING}),
     "error": obj({"code": STRING, "message": STRING}),
