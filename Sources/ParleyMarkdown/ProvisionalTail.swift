@@ -57,7 +57,8 @@ public struct ProvisionalTail: Sendable {
             if visible.elementsEqual(source) { return .unchanged }
             let elapsed = ContinuousClock.now - renderedAt
             let grown = visible.count - source.count
-            if grown > 0, grown < Self.minimumGrowthBytes, visible.last != UInt8(ascii: "\n"),
+            // The first visible text of a block is shown at once (the first words matter most).
+            if !source.isEmpty, grown > 0, grown < Self.minimumGrowthBytes, visible.last != UInt8(ascii: "\n"),
                elapsed < Self.minimumInterval {
                 return .unchanged
             }
