@@ -7,8 +7,7 @@
 ///
 /// Cost, under the same rules as `StableMarkdown`'s parses (`ReparsePolicy`): an open top-level code
 /// fence is never rendered (its lines stream linearly as `tail_append`); a tail up to
-/// `policy.smallRegionBytes` is rendered whenever its visible text changed (on a fast stream, once it
-/// grew by `minimumGrowthBytes`, a line ended or `minimumInterval` passed); a longer one only after it
+/// `policy.smallRegionBytes` is rendered whenever its visible text changed; a longer one only after it
 /// grew by `policy.growth` or `policy.interval` passed (so one long block costs a geometric sum, linear);
 /// past `maxBytes` there is none and the page shows the raw tail. A commit (the tail's start moved)
 /// always renders at once, because the previous HTML holds text that is now a committed block.
@@ -27,11 +26,6 @@ public struct ProvisionalTail: Sendable {
 
     /// A tail past this many bytes (UTF-8) is not rendered provisionally.
     public static let defaultMaxBytes = 16 * 1024
-    /// A fast stream's tail is rendered again once its visible text grew by this many bytes, a line
-    /// ended, or `minimumInterval` passed: cmark's fixed cost per call would otherwise make a few
-    /// bytes per frame cost about 20 full renders of the reply (prose, `make bench`).
-    public static let minimumGrowthBytes = 24
-    public static let minimumInterval: Duration = .milliseconds(100)
 
     public let policy: ReparsePolicy
     public let maxBytes: Int
@@ -55,13 +49,8 @@ public struct ProvisionalTail: Sendable {
         let visible = tail.prefix(TailHoldBack.visibleCount(tail))
         if html != nil, !tailMoved {
             if visible.elementsEqual(source) { return .unchanged }
+            // No render is skipped on a timer: nothing would send the skipped text while a model pauses.
             let elapsed = ContinuousClock.now - renderedAt
-            let grown = visible.count - source.count
-            // The first visible text of a block is shown at once (the first words matter most).
-            if !source.isEmpty, grown > 0, grown < Self.minimumGrowthBytes, visible.last != UInt8(ascii: "\n"),
-               elapsed < Self.minimumInterval {
-                return .unchanged
-            }
             if !policy.shouldParse(size: visible.count, parsedSize: source.count, elapsed: elapsed) {
                 return .unchanged
             }
