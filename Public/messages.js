@@ -2,8 +2,8 @@
 // reply's events drawn into its element, and the inline editor of a question. Clicks on a message's
 // buttons go to one delegated handler, `onAction(action, id, el, button)`.
 import {
-  createMessageElement, updateMeta, setHTML, setBlocks, putBlock, setTail, appendTail, applyPatch, shownHTML,
-  blockCount, clearError,
+  createMessageElement, updateMeta, setHTML, setBlocks, putBlock, setTail, appendTail, setTailHTML, applyPatch,
+  shownHTML, blockCount, clearError,
 } from './view.js';
 import { setReasoning, appendReasoning, shownReasoning, syncReasoning } from './reasoning.js';
 import { showUsage } from './usage.js';
@@ -87,13 +87,13 @@ export class MessageList {
 
   /** A snapshot: the whole reply so far. */
   showSnapshot(el, message, data) {
-    setBlocks(el, data.blocks || [], data.tail || '');
+    setBlocks(el, data.blocks || [], data.tail || '', typeof data.tail_html === 'string' ? data.tail_html : null);
     setReasoning(el, data.reasoning);
     showMeta(el, { ...message, status: 'streaming' });
     clearError(el);
   }
 
-  /** A piece of the reply: `reasoning`, `block`, `tail` or `tail_append`. */
+  /** A piece of the reply: `reasoning`, `block`, `tail`, `tail_append` or `tail_html`. */
   showPiece(el, name, data) {
     switch (name) {
       case 'reasoning':
@@ -111,6 +111,10 @@ export class MessageList {
         appendTail(el, data.text || '');
         syncReasoning(el);
         break;
+      case 'tail_html':
+        setTailHTML(el, typeof data.html === 'string' ? data.html : null, Number(data.keep) || 0);
+        syncReasoning(el);
+        break;
       default:
         break;
     }
@@ -120,6 +124,7 @@ export class MessageList {
   showDone(el, message, patch) {
     applyPatch(el, patch);
     setTail(el, '');
+    setTailHTML(el, null);
     showMeta(el, message);
     if (!message.error) clearError(el);
   }

@@ -41,6 +41,7 @@ export function replyFollower({
           case 'block':
           case 'tail':
           case 'tail_append':
+          case 'tail_html':
             messages.showPiece(el, name, data);
             break;
           case 'error':

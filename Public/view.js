@@ -1,6 +1,7 @@
 // Message elements. Server HTML is inserted once per block and never re-rendered unless it changed;
-// the raw tail is plain text, and an open code fence at its start is shown as a code block while it
-// streams. All presentation is classes and the `hidden` attribute (strict CSP).
+// the open tail is shown as the server rendered it provisionally (`tail_html`), else as plain text, and
+// an open code fence at its start is shown as a code block while it streams. All presentation is
+// classes and the `hidden` attribute (strict CSP).
 
 import { setReasoning, syncReasoning } from './reasoning.js';
 
@@ -86,7 +87,10 @@ export function createMessageElement(message) {
   const el = template.content.firstElementChild.cloneNode(true);
   el.dataset.id = message.id;
   updateMeta(el, message);
-  if (typeof message.html === 'string' && message.status !== 'streaming') {
+  if (message.role !== 'assistant') {
+    // What people typed is shown exactly as typed (issue 18): plain text, never Markdown.
+    setPlainText(el, message.content || '');
+  } else if (typeof message.html === 'string' && message.status !== 'streaming') {
     setHTML(el, message.html);
   } else if (message.status !== 'streaming') {
     setPlainText(el, message.content || '');
@@ -107,23 +111,29 @@ export function setHTML(el, html) {
   blocks.replaceChildren(fragment);
   blocks.sourceHTML = html;
   setTail(el, '');
+  setTailHTML(el, null);
 }
 
+/** Text exactly as given (what a user typed): every space, blank line and marker kept (pre-wrap). */
 function setPlainText(el, text) {
-  const { blocks } = parts(el);
+  const { blocks, tail } = parts(el);
   blocks.replaceChildren();
   blocks.sourceHTML = null;
-  setTail(el, text);
+  setTail(el, '');
+  setTailHTML(el, null);
+  tail.textContent = text;
+  tail.hidden = text === '';
 }
 
-/** `snapshot`: replaces the whole body. */
-export function setBlocks(el, htmlBlocks, tailText) {
+/** `snapshot`: replaces the whole body; `tailHTML` is its provisional tail (null: none). */
+export function setBlocks(el, htmlBlocks, tailText, tailHTML = null) {
   const { blocks } = parts(el);
   const fragment = document.createDocumentFragment();
   htmlBlocks.forEach((html, index) => fragment.append(blockElement(index, html)));
   blocks.replaceChildren(fragment);
   blocks.sourceHTML = null;
   setTail(el, tailText);
+  setTailHTML(el, tailHTML);
 }
 
 /** `block`: appends a committed block (or replaces one with the same index). */
@@ -152,11 +162,15 @@ export function putBlock(el, index, html) {
 const CODE_CHUNK_LINES = 64;
 /** Blank lines, then an opening fence: up to 3 spaces, 3+ backticks or tildes, the info string. */
 const OPENING_FENCE = /^(?:[ \t]*\n)*( {0,3})(`{3,}|~{3,})([^\n]*)\n/;
-/** Blank lines, then one complete line: enough to know whether the tail opens a fence. */
-const FIRST_LINE = /^(?:[ \t]*\n)*[^\n]*\n/;
+/** Blank lines, then one complete line that is not blank: enough to know whether the tail opens a
+ *  fence (a tail of blank lines alone decides nothing: the fence may come next). */
+const FIRST_LINE = /^(?:[ \t]*\n)*[ \t]*\S[^\n]*\n/;
+
+/** Leading blank lines and spaces of the raw tail are not shown (cmark drops them too). */
+const LEADING_SPACE = /^\s+/;
 
 function tailState(el) {
-  if (!el.tailState) el.tailState = { text: '', raw: null, code: null, decided: false };
+  if (!el.tailState) el.tailState = { text: '', raw: null, code: null, decided: false, html: null };
   return el.tailState;
 }
 
@@ -167,7 +181,7 @@ export function setTail(el, text) {
   state.decided = false;
   state.code = null;
   const { tail } = parts(el);
-  state.raw = document.createTextNode(text);
+  state.raw = document.createTextNode(text.replace(LEADING_SPACE, ''));
   tail.replaceChildren(state.raw);
   decideTail(el, state);
 }
@@ -180,8 +194,34 @@ export function appendTail(el, text) {
   if (state.code) {
     appendCode(el, state, text);
   } else {
-    state.raw.appendData(text);
+    state.raw.appendData(state.raw.data === '' ? text.replace(LEADING_SPACE, '') : text);
     if (!state.decided) decideTail(el, state);
+  }
+  showTail(el, state);
+}
+
+/**
+ * `tail_html` (issue 18): the open tail as the server rendered it, shown in place of the raw tail, so
+ * what streams looks like what it becomes. The new HTML is the first `keep` UTF-16 units of the one
+ * before, then `html`; null: none (an open code fence, or a tail past the server's limit), and the raw
+ * tail shows. Each replaces the one before; the committed blocks never hold it.
+ */
+export function setTailHTML(el, html, keep = 0) {
+  const state = tailState(el);
+  let box = el.querySelector('.message-tail-html');
+  if (typeof html !== 'string') {
+    state.html = null;
+    if (box) box.remove();
+  } else {
+    state.html = (keep > 0 && state.html ? state.html.slice(0, keep) : '') + html;
+    if (!box) {
+      box = document.createElement('div');
+      box.className = 'message-tail-html';
+      parts(el).tail.before(box);
+    }
+    const fragment = fragmentFrom(state.html);
+    enhance(fragment);
+    box.replaceChildren(fragment);
   }
   showTail(el, state);
 }
@@ -261,11 +301,12 @@ function appendCode(el, state, text) {
 }
 
 function showTail(el, state) {
-  if (!state.code) {
-    const box = el.querySelector('.message-tail-code');
-    if (box) box.remove();
-  }
-  parts(el).tail.hidden = state.code !== null || state.text === '';
+  const box = el.querySelector('.message-tail-code');
+  if (!state.code && box) box.remove();
+  // The provisional HTML, when there is one, stands for the whole tail (the code view included).
+  const provisional = typeof state.html === 'string';
+  if (state.code) state.code.box.hidden = provisional;
+  parts(el).tail.hidden = provisional || state.code !== null || !state.raw || state.raw.data === '';
 }
 
 /** `done.patch`: replaces already shown blocks in place; unknown indexes are appended. */

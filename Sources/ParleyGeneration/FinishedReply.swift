@@ -35,7 +35,7 @@ struct FinishedReply: Sendable {
 
     /// Snapshot, `error` (only when the outcome has an error code), `done`, with the given ids.
     func events(snapshotID: Int64, errorID: Int64, doneID: Int64) -> [GenerationEvent] {
-        let snapshot = GenerationSnapshot(messageID: messageID, status: outcome.status, blocks: blocks, tail: "",
+        let snapshot = GenerationSnapshot(messageID: messageID, status: outcome.status, blocks: blocks, tail: "", tailHTML: nil,
                                           content: content, reasoning: reasoning)
         var events = [GenerationEvent(id: snapshotID, payload: .snapshot(snapshot))]
         if let code = outcome.errorCode {

@@ -70,7 +70,8 @@ public actor Generation {
             // `done` replaces what it shows instead of appending to it.
             let snapshot = GenerationSnapshot(messageID: message.id, status: .streaming,
                                               blocks: text.markdown.blocks, tail: text.markdown.tail,
-                                              content: message.content, reasoning: message.reasoning)
+                                              tailHTML: text.provisional.html, content: message.content,
+                                              reasoning: message.reasoning)
             log.append(GenerationEvent(id: ids.next(), payload: .snapshot(snapshot)))
         }
         self.ids = ids
@@ -157,8 +158,9 @@ public actor Generation {
         emitFrame()
     }
 
-    /// Sends the gathered reasoning and answer as one batch: reasoning, block, tail (or tail_append)
-    /// and delta events.
+    /// Sends the gathered reasoning and answer as one batch: reasoning, block, tail (or tail_append),
+    /// delta and, last, the provisional tail_html (unlogged), so a page swaps a committed block for
+    /// the provisional HTML it replaces within one batch.
     private func emitFrame() {
         guard let frame = text.takeFrame() else { return }
         clock.emitted(at: .now)
@@ -177,7 +179,15 @@ public actor Generation {
         if let answer = frame.answer {
             batch.append(event(.delta(answer)))
         }
+        if case .html(let suffix, let keep) = frame.tailHTML {
+            batch.append(provisionalEvent(suffix, keep: keep))
+        }
         subscribers.deliver(batch)
+    }
+
+    /// A `tail_html` event: not logged, and its id (the last logged one) is never sent.
+    private func provisionalEvent(_ html: String?, keep: Int = 0) -> GenerationEvent {
+        GenerationEvent(id: log.lastID, payload: .tailHTML(html, keep: keep))
     }
 
     private func event(_ payload: GenerationEvent.Payload) -> GenerationEvent {
@@ -262,7 +272,9 @@ public actor Generation {
                    deliver: @escaping @Sendable ([GenerationEvent]) -> Bool) -> Int? {
         let initial: [GenerationEvent]
         if let lastEventID, let replay = log.events(after: lastEventID) {
-            initial = replay
+            // The replay has every logged event; the current provisional HTML comes after it (a
+            // client that resumes loses nothing, and `tail_html` is never logged).
+            initial = outcome == nil ? replay + [provisionalEvent(text.provisional.html)] : replay
         } else if let finished {
             initial = finished.events(snapshotID: finalStateID, errorID: errorEventID, doneID: log.lastID)
         } else {
@@ -279,7 +291,8 @@ public actor Generation {
     /// The state of a live reply as of the last logged event.
     private func liveSnapshotEvent() -> GenerationEvent {
         let snapshot = GenerationSnapshot(messageID: messageID, status: .streaming, blocks: text.markdown.blocks,
-                                          tail: text.markdown.tail, content: text.answer, reasoning: text.reasoning)
+                                          tail: text.markdown.tail, tailHTML: text.provisional.html,
+                                          content: text.answer, reasoning: text.reasoning)
         return GenerationEvent(id: log.lastID, payload: .snapshot(snapshot))
     }
 

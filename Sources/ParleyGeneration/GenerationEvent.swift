@@ -19,6 +19,11 @@ public struct GenerationEvent: Sendable {
         /// Raw text appended to the current tail (sent while the open block only grows, so a long
         /// code block costs its length once instead of once per frame).
         case tailAppend(String)
+        /// The open tail rendered provisionally (issue 18): the first `keep` UTF-16 code units of the
+        /// previous one, then this HTML, replace the previous one; nil means none (show the raw tail).
+        /// Never logged and sent without an `id:`: the next frame supersedes it, and a snapshot or a
+        /// resume carries the whole current one (`keep` 0).
+        case tailHTML(String?, keep: Int)
         /// Raw source text appended since the previous delta (text-mode clients).
         case delta(String)
         /// Reasoning appended since the previous reasoning event (plain text, both modes).
@@ -31,6 +36,13 @@ public struct GenerationEvent: Sendable {
     public init(id: Int64, payload: Payload) {
         self.id = id
         self.payload = payload
+    }
+
+    /// Whether the event is provisional (`tail_html`): sent without an `id:` line, so it never moves a
+    /// client's Last-Event-ID, and never in the replay log.
+    public var isProvisional: Bool {
+        if case .tailHTML = payload { return true }
+        return false
     }
 
     /// An `error` for a stream that has no generation behind it (the message went away), with an
@@ -47,16 +59,19 @@ public struct GenerationSnapshot: Sendable {
     public let status: MessageStatus
     public let blocks: [String]
     public let tail: String
+    /// The tail's current provisional HTML (`tail_html`); nil when there is none (html mode only).
+    public let tailHTML: String?
     public let content: String
     public let reasoning: String
 
     /// Every field is required (no default for `reasoning`): a builder that forgets one must not compile.
-    public init(messageID: String, status: MessageStatus, blocks: [String], tail: String, content: String,
-                reasoning: String) {
+    public init(messageID: String, status: MessageStatus, blocks: [String], tail: String, tailHTML: String?,
+                content: String, reasoning: String) {
         self.messageID = messageID
         self.status = status
         self.blocks = blocks
         self.tail = tail
+        self.tailHTML = tailHTML
         self.content = content
         self.reasoning = reasoning
     }

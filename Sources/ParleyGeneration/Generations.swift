@@ -113,14 +113,14 @@ public actor Generations {
     @concurrent
     private nonisolated func prepare(_ plan: StartPlan) async throws -> PreparedStart {
         switch plan {
-        case .send(let conversationID, _, let content, let model, let settings):
+        case .send(let conversationID, _, _, let model, let settings):
             guard let conversation = try store.conversation(id: conversationID) else {
                 throw GenerationError.conversationNotFound
             }
             let resolved = try await resolve(model ?? conversation.model)
             return PreparedStart(plan: plan, conversationID: conversationID, systemPrompt: conversation.systemPrompt,
                                  settings: conversation.settings.overridden(by: settings),
-                                 model: resolved, userHTML: renderer.render(content), message: nil)
+                                 model: resolved, message: nil)
         case .regenerate(let messageID, let model):
             let message = try assistantMessage(messageID)
             guard message.parentID != nil, let conversation = try store.conversation(id: message.conversationID) else {
@@ -128,7 +128,7 @@ public actor Generations {
             }
             let resolved = try await resolve(model ?? message.model ?? conversation.model)
             return PreparedStart(plan: plan, conversationID: conversation.id, systemPrompt: conversation.systemPrompt,
-                                 settings: conversation.settings, model: resolved, userHTML: nil, message: message)
+                                 settings: conversation.settings, model: resolved, message: message)
         case .continueReply(let messageID):
             let message = try assistantMessage(messageID)
             guard message.status != .streaming else { throw GenerationError.alreadyStreaming }
@@ -137,7 +137,7 @@ public actor Generations {
             }
             let resolved = try await resolve(message.model ?? conversation.model)
             return PreparedStart(plan: plan, conversationID: conversation.id, systemPrompt: conversation.systemPrompt,
-                                 settings: conversation.settings, model: resolved, userHTML: nil, message: message)
+                                 settings: conversation.settings, model: resolved, message: message)
         }
     }
 
@@ -174,7 +174,7 @@ public actor Generations {
             switch prepared.plan {
             case .send(let conversationID, let placement, let content, _, _):
                 return try store.beginTurn(conversationID: conversationID, placement: placement, userContent: content,
-                                           userHTML: prepared.userHTML, model: prepared.model.id)
+                                           model: prepared.model.id)
             case .regenerate(let messageID, _):
                 return try store.beginSibling(ofAssistant: messageID, model: prepared.model.id)
             case .continueReply(let messageID):
@@ -417,7 +417,7 @@ struct ResolvedModel: Sendable {
 }
 
 /// What a start read before writing: the plan, the conversation's system prompt and settings, the model, and
-/// (send) the user message's HTML or (regenerate, continue) the message it starts from.
+/// (regenerate, continue) the message it starts from.
 struct PreparedStart: Sendable {
     let plan: StartPlan
     let conversationID: String
@@ -425,6 +425,5 @@ struct PreparedStart: Sendable {
     /// The conversation's generation settings, with a send's own values over them.
     let settings: GenerationSettings
     let model: ResolvedModel
-    let userHTML: String?
     let message: Message?
 }

@@ -12,17 +12,20 @@ struct ReplyText: Sendable {
     }
 
     /// What one frame sends, in order: reasoning, then the blocks the answer closed, what happened
-    /// to the raw tail (replaced, or appended to: `tail` or `tail_append`), and the answer text
-    /// itself (the `delta` of text mode).
+    /// to the raw tail (replaced, or appended to: `tail` or `tail_append`), the answer text
+    /// itself (the `delta` of text mode), and the tail's provisional HTML (`tail_html`, html mode).
     struct Frame: Sendable, Equatable {
         var reasoning: String?
         var blocks: [MarkdownBlock] = []
         var tail: TailChange = .unchanged
         var answer: String?
+        var tailHTML: ProvisionalTail.Change = .unchanged
     }
 
     /// The answer sent so far, rendered as it arrives; its `text` is the answer (no other copy).
     private(set) var markdown: StableMarkdown
+    /// The open tail's provisional HTML (never part of the committed blocks).
+    private(set) var provisional = ProvisionalTail()
     /// Reasoning sent so far (plain text, no Markdown).
     private(set) var reasoning: String
     /// Answer and reasoning received but not yet sent: gathered until the end of the current frame.
@@ -41,6 +44,7 @@ struct ReplyText: Sendable {
     init(content: String, reasoning: String, renderer: MarkdownRenderer, room: Int) {
         var markdown = StableMarkdown(renderer: renderer)
         if !content.isEmpty { _ = markdown.append(content) }
+        _ = provisional.update(markdown, tailMoved: true)
         self.markdown = markdown
         self.reasoning = reasoning
         self.room = room
@@ -85,6 +89,7 @@ struct ReplyText: Sendable {
             frame.blocks = update.blocks
             frame.tail = update.tail
             frame.answer = text
+            frame.tailHTML = provisional.update(markdown, tailMoved: !update.blocks.isEmpty)
         }
         return frame
     }
@@ -92,7 +97,9 @@ struct ReplyText: Sendable {
     /// Ends the Markdown: the blocks still open and the patch for committed ones a late definition
     /// changed. Call after the last `takeFrame`.
     mutating func finish() -> MarkdownFinal {
-        markdown.finish()
+        let final = markdown.finish()
+        _ = provisional.update(markdown, tailMoved: true)
+        return final
     }
 
     // MARK: - Persistence

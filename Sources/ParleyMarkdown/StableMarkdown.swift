@@ -150,6 +150,35 @@ public struct StableMarkdown: Sendable {
         return result
     }
 
+    // MARK: - Provisional render (issue 18)
+
+    /// Whether the open block is a top-level fenced code block still waiting for its closing fence: its
+    /// lines stream as `tail_append` and are shown as code, never rendered provisionally.
+    public var isInOpenFence: Bool {
+        if case .fence = open { return true }
+        return false
+    }
+
+    /// The uncommitted bytes (empty after `finish()`).
+    var tailBytes: ArraySlice<UInt8> { final == nil ? bytes[base...] : [] }
+
+    /// `source` (a prefix of the tail) rendered as what follows the committed blocks: parsed after the
+    /// definition prelude, so a reference defined in a committed block resolves as it will at commit,
+    /// but only its own blocks' HTML is returned. Never changes the committed state. Returns the HTML
+    /// and the bytes handed to cmark.
+    func renderProvisional(_ source: ArraySlice<UInt8>) -> (html: String, parsed: Int) {
+        var text = prelude
+        text.append(contentsOf: source)
+        let preludeLines = self.preludeLines
+        let html = renderer.withDocument(text) { document in
+            document.topLevelBlocks()
+                .filter { $0.kind != .footnoteDefinition && (preludeLines == 0 || $0.startLine > preludeLines) }
+                .map { document.html(of: $0.node) }
+                .joined()
+        }
+        return (html, text.count)
+    }
+
     // MARK: - Committing
 
     /// One top-level block of the uncommitted text, lines relative to it (1-based).

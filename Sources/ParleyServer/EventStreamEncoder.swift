@@ -3,9 +3,10 @@ import ParleyGeneration
 import ParleyHTTP
 
 /// Turns generation events into the bytes of a `text/event-stream`, in one of the two modes the
-/// stream endpoint offers: `html` (snapshot, reasoning, block, tail, tail_append, error, done: for the page) and
-/// `text` (snapshot, reasoning, delta, error, done: raw source text for API clients). Each event
-/// carries its `id:` so EventSource resumes with Last-Event-ID.
+/// stream endpoint offers: `html` (snapshot, reasoning, block, tail, tail_append, tail_html, error, done: for
+/// the page) and `text` (snapshot, reasoning, delta, error, done: raw source text for API clients). Each
+/// event carries its `id:` so EventSource resumes with Last-Event-ID, except the provisional `tail_html`,
+/// which has none (never replayed: the next one, a snapshot or a resume supersedes it).
 struct EventStreamEncoder: Sendable {
     enum Mode: Sendable {
         case html
@@ -21,7 +22,7 @@ struct EventStreamEncoder: Sendable {
         var out: [UInt8] = []
         for event in events {
             guard let (name, data) = payload(event.payload) else { continue }
-            out.append(contentsOf: "id: \(id(event))\n".utf8)
+            if !event.isProvisional { out.append(contentsOf: "id: \(id(event))\n".utf8) }
             Self.appendFrame(name: name, data: data, to: &out)
         }
         return out
@@ -46,7 +47,7 @@ struct EventStreamEncoder: Sendable {
                 continue
             }
             guard let (name, data) = payload(event.payload) else { continue }
-            out.append(contentsOf: "id: \(id(event))\n".utf8)
+            if !event.isProvisional { out.append(contentsOf: "id: \(id(event))\n".utf8) }
             Self.appendFrame(name: name, data: data, to: &out)
         }
         if !out.isEmpty { pieces.append(out) }
@@ -69,6 +70,8 @@ struct EventStreamEncoder: Sendable {
                 $0.field("status", snapshot.status.rawValue)
                 $0.field("blocks", snapshot.blocks)
                 $0.field("tail", snapshot.tail)
+                // The provisional HTML of the tail is the page's (html mode only).
+                if mode == .html { $0.field("tail_html", snapshot.tailHTML) }
                 $0.field("content", snapshot.content)
                 $0.field("content_length", snapshot.content.utf8.count)
                 $0.field("reasoning", snapshot.reasoning)
@@ -89,6 +92,13 @@ struct EventStreamEncoder: Sendable {
             guard mode == .html else { return nil }
             json.object { $0.field("text", text) }
             return ("tail_append", json.text)
+        case .tailHTML(let html, let keep):
+            guard mode == .html else { return nil }
+            json.object {
+                $0.field("html", html)
+                if keep > 0 { $0.field("keep", keep) }
+            }
+            return ("tail_html", json.text)
         case .delta(let text):
             guard mode == .text else { return nil }
             json.object { $0.field("text", text) }

@@ -75,7 +75,9 @@ struct ImportDocument {
                 id: message.id, conversationID: "", parentID: message.parentID, role: role, content: message.content,
                 reasoning: message.reasoning ?? "", status: status, finishReason: message.finishReason,
                 model: message.model, usage: usage, errorCode: message.error?.code,
-                errorMessage: message.error?.message, html: renderer.render(message.content),
+                errorMessage: message.error?.message,
+                // Only a reply is Markdown; the file's own `html`, if any, is never read.
+                html: role == .assistant ? renderer.render(message.content) : nil,
                 createdAt: try date(message.createdAt, at + "created_at", now: now),
                 updatedAt: try date(message.updatedAt, at + "updated_at", now: now)))
         }

@@ -78,7 +78,8 @@ struct OpenAIHandlers: Sendable {
         do {
             if existing == nil {
                 try store.appendTranscript(conversationID: conversationID, turns: chat.history.map {
-                    TranscriptTurn(role: $0.role, content: $0.content, html: renderer.render($0.content))
+                    TranscriptTurn(role: $0.role, content: $0.content,
+                                   html: $0.role == .assistant ? renderer.render($0.content) : nil)
                 })
             }
             turn = try await generations.send(conversationID: conversationID, placement: .afterCurrentLeaf,

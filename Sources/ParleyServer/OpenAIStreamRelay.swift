@@ -102,7 +102,7 @@ final class OpenAIStreamRelay: Sendable {
                 case .done:
                     state.ended = true
                     finished = true
-                case .block, .tail, .tailAppend, .error:
+                case .block, .tail, .tailAppend, .tailHTML, .error:
                     break
                 }
             }

@@ -63,8 +63,9 @@ struct ConversationResource: Encodable {
 }
 
 /// The JSON shape of a message in the API. `usage` is the stored usage (`ReplyUsage`);
-/// `html` is the HTML stored when the message was written (user) or finished (assistant), so
-/// history never renders Markdown again.
+/// `html` is the HTML stored when an assistant reply finished, so history never renders Markdown
+/// again. A user or system message has no `html` key at all: it is shown exactly as typed (issue 18),
+/// whatever an older version or an import stored.
 struct MessageResource: Encodable {
     let message: Message
     let siblings: SiblingInfo?
@@ -74,7 +75,7 @@ struct MessageResource: Encodable {
         self.siblings = siblings
     }
 
-    var html: String? { message.status == .streaming ? nil : message.html }
+    var html: String? { message.role == .assistant && message.status != .streaming ? message.html : nil }
 
     enum CodingKeys: String, CodingKey {
         case id, role, content, reasoning, status, model, usage, siblings, html, error

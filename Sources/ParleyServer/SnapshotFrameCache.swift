@@ -89,6 +89,7 @@ final class SnapshotFrameCache: Sendable {
     private static func same(_ a: GenerationSnapshot, _ b: GenerationSnapshot) -> Bool {
         a.messageID == b.messageID && a.status == b.status && a.blocks.count == b.blocks.count
             && sameBytes(a.content, b.content) && sameBytes(a.tail, b.tail) && sameBytes(a.reasoning, b.reasoning)
+            && (a.tailHTML == nil) == (b.tailHTML == nil) && sameBytes(a.tailHTML ?? "", b.tailHTML ?? "")
             && zip(a.blocks, b.blocks).allSatisfy { sameBytes($0, $1) }
     }
 

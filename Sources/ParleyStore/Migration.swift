@@ -441,6 +441,14 @@ struct Migration: Sendable {
                     replies = replies + 1, estimated_replies = estimated_replies + excluded.estimated_replies;
             END;
             """),
+        Migration(name: "v10_plain_user_messages", sql: """
+            -- Issue 18: user and system messages are shown exactly as typed (plain text), so only assistant
+            -- replies keep HTML. The HTML older versions stored for them is dropped, and the index of messages
+            -- still to be rendered holds only assistant replies (every user message has NULL html now).
+            UPDATE messages SET html = NULL WHERE role <> 'assistant' AND html IS NOT NULL;
+            DROP INDEX messages_without_html;
+            CREATE INDEX messages_without_html ON messages (id) WHERE html IS NULL AND role = 'assistant';
+            """),
     ]
 
     /// Applies every migration past the file's `user_version`, each in its own transaction with

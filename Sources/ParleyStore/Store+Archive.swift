@@ -165,7 +165,8 @@ extension Store {
 
     /// Inserts `message` under a new id, conversation and parent, every other field as it is but its
     /// usage, which is written again through `ReplyTokens` (counts clamped into range: a copy of a row
-    /// stored before the bound, or a caller's text, is bounded like a provider's figures).
+    /// stored before the bound, or a caller's text, is bounded like a provider's figures). Only an
+    /// assistant message keeps its HTML: a user or system message is plain text (issue 18).
     private func insertCopy(
         _ database: Database, _ message: Message, id: String, conversationID: String, parentID: String?
     ) throws(StoreError) {
@@ -179,7 +180,8 @@ extension Store {
              .text(message.content), .text(message.reasoning), .text(message.status.rawValue),
              .optionalText(message.finishReason), .optionalText(message.model),
              .optionalText(ReplyTokens(stored: message.usage)?.json),
-             .optionalText(message.errorCode), .optionalText(message.errorMessage), .optionalText(message.html),
+             .optionalText(message.errorCode), .optionalText(message.errorMessage),
+             .optionalText(message.role == .assistant ? message.html : nil),
              .integer(message.createdAt.millisecondsSince1970), .integer(message.updatedAt.millisecondsSince1970)])
     }
 

@@ -21,27 +21,25 @@ extension Store {
 
     /// `appendTurn` with every placement, including a new root. Same contract as above, and a parent
     /// must be an assistant message (a user message under a user message would make two user turns
-    /// in a row): anything else throws `notFound`. `userHTML` is the user message's rendered HTML,
-    /// stored so history loads never render it again.
+    /// in a row): anything else throws `notFound`. The user message is stored without HTML: it is
+    /// shown exactly as typed, never as Markdown.
     public func appendTurn(
-        conversationID: String, placement: TurnPlacement, userContent: String, userHTML: String? = nil,
-        model: String?
+        conversationID: String, placement: TurnPlacement, userContent: String, model: String?
     ) throws(StoreError) -> (user: Message, assistant: Message) {
         try write { (writer, now) throws(StoreError) in
             try insertTurn(writer, now: now, conversationID: conversationID, placement: placement,
-                           userContent: userContent, userHTML: userHTML, model: model)
+                           userContent: userContent, model: model)
         }
     }
 
     /// `appendTurn` for a reply about to be generated: the same write, plus the branch the model
     /// answers (root to the new user message), read in the same transaction.
     public func beginTurn(
-        conversationID: String, placement: TurnPlacement, userContent: String, userHTML: String?,
-        model: String?
+        conversationID: String, placement: TurnPlacement, userContent: String, model: String?
     ) throws(StoreError) -> ReplyStart {
         try write { (writer, now) throws(StoreError) in
             let turn = try insertTurn(writer, now: now, conversationID: conversationID, placement: placement,
-                                      userContent: userContent, userHTML: userHTML, model: model)
+                                      userContent: userContent, model: model)
             return ReplyStart(user: turn.user, reply: turn.assistant,
                               context: try Self.path(to: turn.user.id, database: writer.database))
         }
@@ -49,7 +47,7 @@ extension Store {
 
     private func insertTurn(
         _ writer: Writer, now: Int64, conversationID: String, placement: TurnPlacement, userContent: String,
-        userHTML: String?, model: String?
+        model: String?
     ) throws(StoreError) -> (user: Message, assistant: Message) {
         let database = writer.database
         let found = try database.queryFirst(
@@ -68,7 +66,7 @@ extension Store {
         }
         let user = try insertMessage(
             database, conversationID: conversationID, parentID: parentID, role: .user,
-            content: userContent, html: userHTML, status: .complete, model: nil,
+            content: userContent, status: .complete, model: nil,
             createdAt: writer.nextMessageMilliseconds(now: now))
         let assistant = try insertMessage(
             database, conversationID: conversationID, parentID: user.id, role: .assistant,

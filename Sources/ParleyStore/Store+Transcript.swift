@@ -5,7 +5,8 @@ import Foundation
 public struct TranscriptTurn: Sendable, Equatable {
     public let role: Role
     public let content: String
-    /// The content rendered, so history loads never render it again.
+    /// An assistant turn's content rendered, so history loads never render it again. Ignored for a
+    /// user turn: what people typed is shown as typed, never as Markdown.
     public let html: String?
 
     public init(role: Role, content: String, html: String?) {
@@ -48,7 +49,7 @@ extension Store {
                 }
                 let message = try insertMessage(
                     database, conversationID: conversationID, parentID: parentID, role: turn.role,
-                    content: turn.content, html: turn.html, status: .complete, model: nil,
+                    content: turn.content, html: turn.role == .assistant ? turn.html : nil, status: .complete, model: nil,
                     createdAt: writer.nextMessageMilliseconds(now: now))
                 parentID = message.id
                 expected = turn.role == .user ? .assistant : .user

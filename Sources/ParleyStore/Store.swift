@@ -122,7 +122,8 @@ public final class Store: Sendable {
         }
     }
 
-    /// Up to `limit` finished messages that have no stored HTML: replies cut by a crash (see
+    /// Up to `limit` finished assistant messages that have no stored HTML (user and system messages
+    /// never have any: they are shown as plain text): replies cut by a crash (see
     /// `markInterruptedAtStartup`) or written by a version that did not store it. Give them HTML with
     /// `saveHTML` so they show like any finished message. Read transaction; an index holds exactly
     /// the rows without HTML.
@@ -131,7 +132,7 @@ public final class Store: Sendable {
             try database.query(
                 """
                 SELECT \(Message.columns) FROM messages INDEXED BY messages_without_html
-                WHERE html IS NULL AND status <> 'streaming' LIMIT ?
+                WHERE html IS NULL AND role = 'assistant' AND status <> 'streaming' LIMIT ?
                 """,
                 [.integer(Int64(limit))], Message.init(row:))
         }
@@ -147,7 +148,7 @@ public final class Store: Sendable {
             var changed = 0
             for (id, html) in htmlByID {
                 changed += try writer.database.run(
-                    "UPDATE messages SET html = ? WHERE id = ? AND html IS NULL AND status <> 'streaming'",
+                    "UPDATE messages SET html = ? WHERE id = ? AND html IS NULL AND status <> 'streaming' AND role = 'assistant'",
                     [.text(html), .text(id)])
             }
             return changed

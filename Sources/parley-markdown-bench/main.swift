@@ -224,3 +224,63 @@ print("""
 Payload: the text of the `block`, `tail` and `tail_append` events, before JSON escaping and SSE
 framing (about 60 bytes per event).
 """)
+
+// MARK: - Provisional tail (issue 18)
+
+/// Streams `pieces` as a generation does with the provisional render on: after each update the open
+/// tail is rendered (`ProvisionalTail`, what `tail_html` carries). Returns the time and the bytes of
+/// `tail_html` sent (suffix after `keep`).
+func streamProvisional(_ pieces: [String]) -> (seconds: Double, sent: Int) {
+    var markdown = StableMarkdown(renderer: renderer)
+    var provisional = ProvisionalTail()
+    var sent = 0
+    let time = seconds {
+        for piece in pieces {
+            let update = markdown.append(piece)
+            if case .html(let suffix, _) = provisional.update(markdown, tailMoved: !update.blocks.isEmpty) {
+                sent += suffix?.utf8.count ?? 0
+            }
+        }
+        _ = markdown.finish()
+    }
+    return (time, sent)
+}
+
+var provisionalRows: [String] = []
+let provisionalShapes: [(String, String, Int)] = [("realistic answer", text, 4)]
+    + shapes.map { ($0.0, $0.1, 12) }
+for (name, reply, size) in provisionalShapes {
+    let replyPieces = pieces(of: reply, size: size)
+    var renders: [Double] = []
+    var today: [Double] = []
+    var withTail: [Double] = []
+    var sent = 0
+    for _ in 0..<7 {
+        renders.append(seconds { for _ in 0..<5 { _ = renderer.render(reply) } } / 5)
+        today.append(streamLong(replyPieces))
+        let run = streamProvisional(replyPieces)
+        withTail.append(run.seconds)
+        sent = run.sent
+    }
+    let render = median(renders)
+    let before = median(today)
+    let after = median(withTail)
+    let html = renderer.render(reply).utf8.count
+    provisionalRows.append("| \(name) | \(size) B | \(String(format: "%.2f", render * 1000)) "
+        + "| \(String(format: "%.1f", before * 1000)) (\(String(format: "%.1f", before / render))×) "
+        + "| \(String(format: "%.1f", after * 1000)) (\(String(format: "%.1f", after / render))×) "
+        + "| \(String(format: "%.1f", (after - before) / render))× "
+        + "| \(sent / 1000) KB (\(String(format: "%.1f", Double(sent) / Double(html)))×) |")
+}
+print("""
+
+## Provisional tail (issue 18): the open tail rendered on every update (`tail_html`)
+
+| reply | piece | one full render, ms | today: streamed + reconcile, ms (×) | with the provisional render, ms (×) | provisional render alone (× one render) | tail_html sent (× final HTML) |
+|---|---|---|---|---|---|---|
+\(provisionalRows.joined(separator: "\n"))
+
+One update per piece (frame interval 0, the worst case). Goal: the provisional render within 10× one
+full render for prose. An open code fence is never rendered provisionally; a tail past 1 KiB is
+rendered again only after 25% growth or 1 s (`ReparsePolicy`), and past 16 KiB not at all.
+""")

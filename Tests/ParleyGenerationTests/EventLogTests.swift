@@ -18,6 +18,7 @@ final class EventLogTests: XCTestCase {
             case .block(let index, _): "block\(index)"
             case .tail(let text): "tail:\(text)"
             case .tailAppend(let text): "append:\(text)"
+            case .tailHTML(let html, let keep): "tail_html:\(keep):\(html ?? "null")"
             case .delta(let text): "delta:\(text)"
             case .reasoning(let text): "reasoning:\(text)"
             case .error: "error"

@@ -6,8 +6,10 @@ import XCTest
 final class EventStreamEncoderPiecesTests: XCTestCase {
     private let events: [GenerationEvent] = [
         GenerationEvent(id: 10, payload: .snapshot(GenerationSnapshot(
-            messageID: "m", status: .streaming, blocks: ["<h1>T</h1>"], tail: "par", content: "# T\n\npar", reasoning: ""))),
+            messageID: "m", status: .streaming, blocks: ["<h1>T</h1>"], tail: "par", tailHTML: "<p>par</p>\n",
+            content: "# T\n\npar", reasoning: ""))),
         GenerationEvent(id: 11, payload: .block(index: 1, html: "<p>para</p>")),
+        GenerationEvent(id: 11, payload: .tailHTML("", keep: 0)),
         GenerationEvent(id: 12, payload: .delta("a")),
         GenerationEvent(id: 13, payload: .done(GenerationOutcome(
             status: .complete, finishReason: "stop", usage: nil, patch: [], blockCount: 2, errorCode: nil,

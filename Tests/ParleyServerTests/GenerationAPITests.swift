@@ -413,7 +413,9 @@ final class GenerationLimitTests: XCTestCase {
         _ = try await parley.finished(assistant)
         let shown = try await parley.call("GET", "/api/conversations/\(id)")
         let messages = try XCTUnwrap(shown.json["messages"] as? [[String: Any]])
-        for message in messages {
+        XCTAssertEqual(messages.first?["content"] as? String, "<b onclick=x>hi</b>")
+        XCTAssertNil(messages.first?["html"], "a user message is plain text, never HTML")
+        for message in messages where message["role"] as? String == "assistant" {
             let html = try XCTUnwrap(message["html"] as? String)
             for bad in ["<script", "onerror", "onclick", "javascript:", "style="] {
                 XCTAssertFalse(html.contains(bad), "\(bad) in \(html)")

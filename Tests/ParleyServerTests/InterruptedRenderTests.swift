@@ -71,7 +71,7 @@ final class InterruptedRenderTests: XCTestCase {
             let store = try Store(path: path)
             let conversation = try store.createConversation(model: "demo")
             let turn = try store.appendTurn(conversationID: conversation.id, placement: .afterCurrentLeaf,
-                                            userContent: "go", userHTML: "<p>go</p>", model: "demo")
+                                            userContent: "go", model: "demo")
             _ = try store.finishMessage(id: turn.assistant.id, content: Self.markdown, status: .interrupted)
             assistantID = turn.assistant.id
         }

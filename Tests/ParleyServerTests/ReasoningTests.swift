@@ -103,7 +103,7 @@ final class ReasoningTests: UpstreamTestCase {
             connections += 1
             if connections == 4 { finish.open() }
             let take = connections % 3 + 1
-            let after = all.last.flatMap { Int64($0.id) }
+            let after = all.last(where: \.isLogged).flatMap { Int64($0.id) }
             // Deliberately short reads before the fourth: a connection made after every thought was
             // read waits for the finish (the end of the window is one more reconnect, which is what
             // this is about). From the fourth on, a read without `take` events or `done` fails.

@@ -8,7 +8,7 @@ import XCTest
 final class SnapshotFrameCacheTests: XCTestCase {
     private func snapshot(_ content: String, id: String = "m1", blocks: [String]? = nil) -> GenerationSnapshot {
         GenerationSnapshot(messageID: id, status: .complete, blocks: blocks ?? ["<p>\(content)</p>"], tail: "",
-                           content: content, reasoning: "")
+                           tailHTML: nil, content: content, reasoning: "")
     }
 
     private func address(_ bytes: [UInt8]) -> UnsafeRawPointer? {

@@ -227,6 +227,11 @@ enum TestFiles {
     }
 }
 
+extension SSEEvent {
+    /// Whether the event came with its own `id:` (every event but the provisional `tail_html`).
+    var isLogged: Bool { type != "tail_html" }
+}
+
 /// What one connection to an event stream received.
 struct StreamRead: Sendable {
     let status: Int
@@ -291,7 +296,11 @@ struct StreamRead: Sendable {
         return (blocks, tail)
     }
 
-    var lastID: Int64? { events.last.flatMap { Int64($0.id) } }
+    /// The events that move a client's Last-Event-ID: all but the provisional `tail_html`, which is
+    /// sent without an `id:` (an EventSource keeps the previous id for it).
+    var logged: [SSEEvent] { events.filter(\.isLogged) }
+
+    var lastID: Int64? { logged.last.flatMap { Int64($0.id) } }
 }
 
 /// Runs blocking work (libcurl easy calls) on a thread of its own and awaits it, so tests never

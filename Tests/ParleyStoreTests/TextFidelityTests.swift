@@ -15,9 +15,8 @@ final class TextFidelityTests: StoreTestCase {
             XCTAssertEqual(conversation.model, sample)
             XCTAssertEqual(conversation.systemPrompt, sample)
             let turn = try store.appendTurn(conversationID: conversation.id, placement: .afterCurrentLeaf,
-                                            userContent: sample, userHTML: sample, model: sample)
+                                            userContent: sample, model: sample)
             XCTAssertEqual(try store.message(id: turn.user.id)?.content, sample)
-            XCTAssertEqual(try store.message(id: turn.user.id)?.html, sample)
             try store.saveProgress([MessageProgress(id: turn.assistant.id, content: sample + sample,
                                                     reasoning: sample)])
             XCTAssertEqual(try store.message(id: turn.assistant.id)?.content, sample + sample)

@@ -10,14 +10,15 @@ final class UnrenderedMessageTests: StoreTestCase {
         let store = try makeStore(now: clock.now)
         let conversation = try store.createConversation()
         let rendered = try store.appendTurn(conversationID: conversation.id, placement: .afterCurrentLeaf,
-                                            userContent: "q", userHTML: "<p>q</p>", model: nil)
+                                            userContent: "q", model: nil)
         _ = try store.finishMessage(id: rendered.assistant.id, content: "a", status: .complete, html: "<p>a</p>")
         let bare = try store.appendTurn(conversationID: conversation.id, placement: .afterCurrentLeaf,
-                                        userContent: "q2", userHTML: "<p>q2</p>", model: nil)
+                                        userContent: "q2", model: nil)
         let cut = try store.finishMessage(id: bare.assistant.id, content: "# cut", status: .interrupted)
         let live = try store.appendTurn(conversationID: conversation.id, placement: .afterCurrentLeaf,
-                                        userContent: "q3", userHTML: "<p>q3</p>", model: nil)
+                                        userContent: "q3", model: nil)
 
+        // Never the user messages (all without HTML: shown as typed) nor the streaming reply.
         XCTAssertEqual(try store.finishedMessagesWithoutHTML().map(\.id), [cut.id], "not the streaming reply")
         clock.advance(milliseconds: 5000)
         let changed = try store.saveHTML([cut.id: "<h1>cut</h1>", rendered.assistant.id: "<p>other</p>",
@@ -29,6 +30,8 @@ final class UnrenderedMessageTests: StoreTestCase {
         XCTAssertEqual(try store.message(id: rendered.assistant.id)?.html, "<p>a</p>", "stored HTML is kept")
         XCTAssertNil(try store.message(id: live.assistant.id)?.html, "a streaming reply gets HTML when it ends")
         XCTAssertEqual(try store.finishedMessagesWithoutHTML(), [])
+        XCTAssertEqual(try store.saveHTML([rendered.user.id: "<p>q</p>"]), 0, "a user message never gets HTML")
+        XCTAssertNil(try store.message(id: rendered.user.id)?.html)
     }
 
     func testAUserMessageCannotBeAParent() throws {

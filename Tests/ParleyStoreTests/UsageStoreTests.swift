@@ -196,6 +196,7 @@ final class UsageStoreTests: StoreTestCase {
         XCTAssertEqual(branch.map(\.content), ["q", "a"])
         XCTAssertEqual(branch.map(\.status), [.complete, .complete])
         XCTAssertNil(branch[1].usage, "not generated here: no usage")
+        XCTAssertEqual(branch.map(\.html), [nil, "<p>a</p>"], "a user turn is kept as typed, without HTML")
         XCTAssertThrowsError(try store.appendTranscript(conversationID: conversation.id, turns: [
             TranscriptTurn(role: .assistant, content: "two assistant turns in a row", html: nil),
         ]))

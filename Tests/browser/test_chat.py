@@ -247,10 +247,13 @@ def test_streaming_inserts_blocks_once_and_respects_scrolling_up(browser, parley
     wait_until(lambda: browser.execute_script(
         f"const b = document.querySelector(\"{selector}\"); if (b) b.probe = 'kept'; return !!b;"),
         message="the first committed block")
-    # The raw tail is plain text under the blocks while the answer streams.
+    # The open tail shows under the blocks while the answer streams, as the server rendered it
+    # (`tail_html`, issue 18), never as raw Markdown.
     wait_until(lambda: browser.execute_script(
-        f"const t = document.querySelector(\"#message-list .message[data-id='{answer_id}'] .message-tail\");"
-        "return !t.hidden && t.textContent.length > 0 && t.children.length === 0;"), message="a plain-text tail")
+        f"const el = document.querySelector(\"#message-list .message[data-id='{answer_id}']\");"
+        "const t = el.querySelector('.message-tail-html');"
+        "return el.querySelector('.message-tail').hidden && !!t && t.textContent.length > 0;"),
+        message="a rendered tail")
     # Once the answer is taller than the view, scrolling up is respected (no jump back down).
     box = "document.getElementById('messages')"
     wait_until(lambda: browser.execute_script(f"return {box}.scrollHeight > {box}.clientHeight + 200"),

@@ -87,7 +87,11 @@ SCHEMAS = {
         "content": STRING, "reasoning": STRING, "status": STATUS, "finish_reason": nullable("string"),
         "model": nullable("string"), "usage": ref("ReplyUsage"), "created_at": TIME, "updated_at": TIME,
         "siblings": obj({"index": INTEGER, "count": INTEGER, "ids": {"type": "array", "items": STRING}}),
-        "html": STRING, "error": obj({"code": STRING, "message": STRING}),
+        "html": {"type": "string",
+                 "description": "A finished assistant message's rendered, sanitised HTML. Absent while it "
+                                "streams, and always absent for user and system messages: they are plain "
+                                "text, shown exactly as typed from `content`."},
+        "error": obj({"code": STRING, "message": STRING}),
     }, required=["id", "conversation_id", "parent_id", "role", "content", "reasoning", "status", "finish_reason",
                  "model", "usage", "created_at", "updated_at"]),
     "Turn": obj({"user_message": ref("Message"), "assistant_message": ref("Message")}),
@@ -158,7 +162,7 @@ SCHEMAS = {
             "prompt_tokens": INTEGER, "completion_tokens": INTEGER, "total_tokens": INTEGER}}}),
 }
 
-REPLY_EVENTS = ["snapshot", "reasoning", "block", "tail", "tail_append", "delta", "error", "done"]
+REPLY_EVENTS = ["snapshot", "reasoning", "block", "tail", "tail_append", "tail_html", "delta", "error", "done"]
 USER_EVENTS = ["ready", "conversation_created", "conversation_updated", "conversation_deleted", "turn",
                "reply_started", "reply_finished", "resync"] + REPLY_EVENTS
 
@@ -169,7 +173,19 @@ SUMMARY = obj({"id": STRING, "title": STRING, "model": nullable("string"), "curr
 # Each event's `data`, a JSON object (docs/api.md, "The event stream" and "The user event stream").
 EVENT_DATA = {
     "snapshot": obj({"message_id": STRING, "status": STATUS, "blocks": {"type": "array", "items": STRING},
-                     "tail": STRING, "content": STRING, "content_length": INTEGER, "reasoning": STRING}),
+                     "tail": STRING, "content": STRING, "content_length": INTEGER, "reasoning": STRING,
+                     "tail_html": {"type": ["string", "null"],
+                                   "description": "html mode only: the current provisional HTML of the tail "
+                                                  "(see tail_html); null when there is none."}},
+                    required=["message_id", "status", "blocks", "tail", "content", "content_length",
+                              "reasoning"]),
+    "tail_html": obj({"html": {"type": ["string", "null"],
+                               "description": "Provisional HTML of the open tail, appended to the first "
+                                              "`keep` UTF-16 code units of the previous one; null: none "
+                                              "(show the raw tail). Sent without an id, never replayed."},
+                      "keep": {"type": "integer", "minimum": 1,
+                               "description": "UTF-16 code units of the previous tail_html kept; absent: 0."}},
+                     required=["html"]),
     "reasoning": TEXT_EVENT, "tail": TEXT_EVENT, "tail_append": TEXT_EVENT, "delta": TEXT_EVENT,
     "block": obj({"index": INTEGER, "html": STRING}),
     "error": obj({"code": STRING, "message": STRING}),
