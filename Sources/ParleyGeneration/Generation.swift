@@ -27,6 +27,8 @@ public actor Generation {
     /// The answer, the reasoning, the frame being gathered and the byte budget.
     private var text: ReplyText
     private var clock: FrameClock
+    /// When the provisional render the budget held back is due (`ProvisionalTail.isOwed`); its timer is armed.
+    private var owedTailDue: ContinuousClock.Instant?
     /// Every event since the start, for exact replay.
     private var log: EventLog
     private var ids: EventIDClock
@@ -156,6 +158,13 @@ public actor Generation {
         clock.timerFired()
         guard outcome == nil else { return }
         emitFrame()
+        // The held-back provisional render, once its lag is over (the ticker may fire a little early).
+        if let due = owedTailDue, .now >= due - .milliseconds(1) {
+            owedTailDue = nil
+            if case .html(let suffix, let keep) = text.renderOwedTailHTML() {
+                subscribers.deliver([provisionalEvent(suffix, keep: keep)])
+            }
+        }
     }
 
     /// Sends the gathered reasoning and answer as one batch: reasoning, block, tail (or tail_append),
@@ -183,6 +192,11 @@ public actor Generation {
             batch.append(provisionalEvent(suffix, keep: keep))
         }
         subscribers.deliver(batch)
+        if text.owesTailHTML, owedTailDue == nil {
+            let lag = text.provisional.owedLag
+            owedTailDue = .now + lag
+            ticker.schedule(self, after: lag)
+        }
     }
 
     /// A `tail_html` event: not logged, and its id (the last logged one) is never sent.

@@ -94,6 +94,14 @@ struct ReplyText: Sendable {
         return frame
     }
 
+    /// Whether a change of the visible tail waits for its provisional render (over the render budget).
+    var owesTailHTML: Bool { provisional.isOwed }
+
+    /// The provisional render the budget held back (`.unchanged` when none is owed).
+    mutating func renderOwedTailHTML() -> ProvisionalTail.Change {
+        provisional.renderOwed(markdown)
+    }
+
     /// Ends the Markdown: the blocks still open and the patch for committed ones a late definition
     /// changed. Call after the last `takeFrame`.
     mutating func finish() -> MarkdownFinal {

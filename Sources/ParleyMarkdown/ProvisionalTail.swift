@@ -12,6 +12,13 @@
 /// past `maxBytes` there is none and the page shows the raw tail. A commit (the tail's start moved)
 /// always renders at once, because the previous HTML holds text that is now a committed block.
 ///
+/// On top, a budget: all provisional renders together cost at most `budget` times the bytes streamed
+/// so far (after `startingBudget`, each render counted as its bytes and `renderOverheadBytes`). Rendering a growing paragraph on every 12-byte piece parsed about 20× the reply (one render
+/// of its whole open paragraph per piece); past the budget an update is owed instead (`isOwed`), and
+/// rendered by the next update once the budget allows, once `maxLag` has passed since the last render,
+/// or by `renderOwed` from the reply's frame timer (so a model that pauses leaves nothing unshown for
+/// longer than `maxLag`). A fast stream's long paragraph is then shown in steps of a few words.
+///
 /// Thread-safety: a value type; one per reply, used from one task.
 public struct ProvisionalTail: Sendable {
     /// What a frame sends.
@@ -26,9 +33,29 @@ public struct ProvisionalTail: Sendable {
 
     /// A tail past this many bytes (UTF-8) is not rendered provisionally.
     public static let defaultMaxBytes = 16 * 1024
+    /// Bytes the provisional renders may parse per byte streamed (`make bench` keeps the whole stream,
+    /// provisional renders included, within 10× one full render for prose).
+    public static let defaultBudget = 3.0
+    /// The longest a visible change waits for its render while over the budget.
+    public static let defaultMaxLag = Duration.milliseconds(50)
+    /// What one render costs beyond the bytes it parses, counted against the budget as bytes: a
+    /// parser with its extensions, and the HTML of each block (about 4 µs, the parse of some 300
+    /// bytes, on the development machine). Without it a render per 12-byte piece stayed within the
+    /// byte budget and still cost 14× one full render of a prose reply.
+    public static let renderOverheadBytes = 256
+    /// Budget every reply starts with, so a short reply (most are) renders on every change.
+    public static let defaultStartingBudget = 4096
 
     public let policy: ReparsePolicy
     public let maxBytes: Int
+    public let budget: Double
+    public let startingBudget: Int
+    public let maxLag: Duration
+    /// A change of the visible tail is not rendered yet (over the budget, or a long tail waiting for
+    /// `policy`'s growth): `renderOwed` renders it once `owedLag` has passed.
+    public private(set) var isOwed = false
+    /// How long an owed render may wait: `maxLag` over the budget, `policy.interval` for a long tail.
+    public private(set) var owedLag = Duration.zero
     /// The HTML last sent; nil when none is (the raw tail is shown).
     public private(set) var html: String?
     /// The visible source of `html`, to tell when the tail's visible text changed.
@@ -36,33 +63,77 @@ public struct ProvisionalTail: Sendable {
     private var renderedAt: ContinuousClock.Instant = .now
     /// Bytes handed to cmark by provisional renders so far (the measure of their cost).
     public private(set) var renderedByteCount = 0
+    /// What the renders so far cost against the budget: their bytes and `renderOverheadBytes` each.
+    private var spent = 0
 
-    public init(policy: ReparsePolicy = ReparsePolicy(), maxBytes: Int = ProvisionalTail.defaultMaxBytes) {
+    public init(policy: ReparsePolicy = ReparsePolicy(), maxBytes: Int = ProvisionalTail.defaultMaxBytes,
+                budget: Double = ProvisionalTail.defaultBudget,
+                startingBudget: Int = ProvisionalTail.defaultStartingBudget,
+                maxLag: Duration = ProvisionalTail.defaultMaxLag) {
         self.policy = policy
         self.maxBytes = maxBytes
+        self.budget = budget
+        self.startingBudget = startingBudget
+        self.maxLag = maxLag
     }
 
     /// The change for `markdown`'s tail as it is now; `tailMoved`: blocks were committed since the last call.
     public mutating func update(_ markdown: StableMarkdown, tailMoved: Bool) -> Change {
         let tail = markdown.tailBytes
         guard !markdown.isFinished, !markdown.isInOpenFence, tail.count <= maxBytes else { return set(nil) }
-        let visible = tail.prefix(TailHoldBack.visibleCount(tail))
         if html != nil, !tailMoved {
-            if visible.elementsEqual(source) { return .unchanged }
-            // No render is skipped on a timer: nothing would send the skipped text while a model pauses.
+            // The throttles look at sizes only (what is held back only shortens the tail), so an update
+            // they hold back costs no scan of the tail: on a fast stream most updates are held back.
             let elapsed = ContinuousClock.now - renderedAt
-            if !policy.shouldParse(size: visible.count, parsedSize: source.count, elapsed: elapsed) {
+            if !policy.shouldParse(size: tail.count, parsedSize: source.count, elapsed: elapsed) {
+                owe(policy.interval)
+                return .unchanged
+            }
+            let allowance = startingBudget + Int(budget * Double(markdown.byteCount)) - spent
+            if tail.count + Self.renderOverheadBytes > allowance, elapsed < maxLag {
+                owe(maxLag)
                 return .unchanged
             }
         }
+        let visible = tail.prefix(TailHoldBack.visibleCount(tail))
+        if html != nil, !tailMoved, visible.elementsEqual(source) {
+            isOwed = false
+            return .unchanged
+        }
+        return render(markdown, visible)
+    }
+
+    /// Renders the change a throttle held back (`isOwed`); `.unchanged` when none is owed. Called by
+    /// the reply's timer `owedLag` after an owed update, so a pause never leaves text unshown.
+    public mutating func renderOwed(_ markdown: StableMarkdown) -> Change {
+        guard isOwed else { return .unchanged }
+        let tail = markdown.tailBytes
+        guard !markdown.isFinished, !markdown.isInOpenFence, tail.count <= maxBytes else { return set(nil) }
+        let visible = tail.prefix(TailHoldBack.visibleCount(tail))
+        guard !visible.elementsEqual(source) else {
+            isOwed = false
+            return .unchanged
+        }
+        return render(markdown, visible)
+    }
+
+    private mutating func owe(_ lag: Duration) {
+        owedLag = isOwed ? min(owedLag, lag) : lag
+        isOwed = true
+    }
+
+    private mutating func render(_ markdown: StableMarkdown, _ visible: ArraySlice<UInt8>) -> Change {
+        isOwed = false
         source = Array(visible)
         renderedAt = .now
         let rendered = markdown.renderProvisional(visible)
         renderedByteCount += rendered.parsed
+        spent += rendered.parsed + Self.renderOverheadBytes
         return set(rendered.html)
     }
 
     private mutating func set(_ new: String?) -> Change {
+        if new == nil { isOwed = false }
         guard new != html else { return .unchanged }
         defer { html = new }
         if new == nil { source = [] }

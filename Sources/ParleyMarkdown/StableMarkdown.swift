@@ -72,6 +72,9 @@ public struct StableMarkdown: Sendable {
     /// All text appended so far.
     public var text: String { String(decoding: bytes, as: UTF8.self) }
 
+    /// UTF-8 bytes appended so far.
+    public var byteCount: Int { bytes.count }
+
     /// Bytes handed to cmark by appends so far (prelude included): the measure of the linear cost.
     private(set) var parsedByteCount = 0
 

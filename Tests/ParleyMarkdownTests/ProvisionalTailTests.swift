@@ -103,6 +103,21 @@ final class ProvisionalTailTests: XCTestCase {
         let prose = LongReplies.prose(bytes: 20_000)
         let proseCost = cost(prose)
         print("[provisional] prose: \(prose.utf8.count) B rendered \(proseCost) B")
-        XCTAssertLessThan(proseCost, prose.utf8.count * 10)
+        XCTAssertLessThan(proseCost, prose.utf8.count * 4, "within the budget (3× what streamed) and the commits")
+    }
+
+    /// Past the budget an update is owed, not rendered; `renderOwed` renders it (the reply's timer calls it).
+    func testPastTheBudgetAnUpdateIsOwedAndRenderedLater() {
+        var markdown = StableMarkdown()
+        var tail = ProvisionalTail(budget: 1, startingBudget: 0, maxLag: .seconds(60))
+        _ = markdown.append("A paragraph that goes on")
+        XCTAssertEqual(tail.update(markdown, tailMoved: true), .html(suffix: "<p>A paragraph that goes on</p>\n", keep: 0))
+        _ = markdown.append(" and on")
+        XCTAssertEqual(tail.update(markdown, tailMoved: false), .unchanged, "a render of the tail would pass 1× what streamed")
+        XCTAssertTrue(tail.isOwed)
+        XCTAssertEqual(tail.owedLag, .seconds(60))
+        XCTAssertEqual(tail.renderOwed(markdown), .html(suffix: " and on</p>\n", keep: "<p>A paragraph that goes on".utf16.count))
+        XCTAssertFalse(tail.isOwed)
+        XCTAssertEqual(tail.renderOwed(markdown), .unchanged, "nothing owed any more")
     }
 }

@@ -67,4 +67,31 @@ final class TailHTMLStreamTests: UpstreamTestCase {
         XCTAssertFalse(rest.events.contains { $0.type == "tail_html" })
         _ = try await parley.finished(assistant)
     }
+
+    /// A throttled provisional render is owed, not dropped: here one paragraph grows past 1 KiB, where
+    /// it is rendered again only after 25% growth (or 1 s), and the model pauses before that; the
+    /// reply's timer still sends the owed render, so no text stays unshown while the model is silent.
+    func testAHeldBackRenderIsSentWhenTheModelPauses() async throws {
+        let finish = FakeUpstream.Gate()
+        let attached = FakeUpstream.Gate()
+        let words = (0..<40).map { "piece \(String(format: "%02d", $0)) of one long paragraph; " } + ["omega"]
+        upstream.enqueue(UpstreamStreams.gated(UpstreamStreams.complete(words, delayMilliseconds: 30),
+                                               start: attached, finish: finish))
+        let id = try await parley.conversation(["model": "openai:fake"])
+        let (_, assistant) = try await parley.send(id, "go")
+        let read = try await parley.events(assistant, attached: attached, until: { events in
+            events.contains { $0.type == "tail_html" && $0.data.contains("omega") }
+        })
+        XCTAssertNil(read.done, "the model is still paused")
+        var html = ""
+        for fields in read.events.filter({ $0.type == "tail_html" }).map({ read.data($0) }) {
+            let keep = fields["keep"] as? Int ?? 0
+            html = (String(html.utf16.prefix(keep)) ?? "") + (fields["html"] as? String ?? "")
+        }
+        XCTAssertTrue(html.hasSuffix("piece 39 of one long paragraph; omega</p>\n"), html)
+        let renders = read.events.filter { $0.type == "tail_html" }.count
+        print("[tail_html] \(words.count) pieces, \(renders) provisional renders sent")
+        finish.open()
+        _ = try await parley.finished(assistant)
+    }
 }
