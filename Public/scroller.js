@@ -2,7 +2,8 @@
 // latest" button instead of moving under them. Only the person's own scrolling (wheel, touch, scroll
 // keys, the scrollbar, a text selection, moving the focus) unpins the view: a scroll the layout
 // caused (a block committed, a reflow) never does, since it says nothing about where the person wants
-// to be. The page's own deliberate scrolls (a found message, a version shown) call measure().
+// to be. A scroll while nothing changes size and nobody scrolls is a script's deliberate one
+// (scrollIntoView) and is measured; the page's own (a found message, a version) call measure().
 
 /** Within this many pixels of the bottom the view counts as pinned. */
 const PIN_THRESHOLD_PX = 48;
@@ -22,10 +23,15 @@ export class Scroller {
     this.pinned = true;
     this.stickScheduled = false;
     this.intentUntil = 0; // until then, scroll events are the person's
+    // The list changed size in the last frame: a scroll event now (dispatched at the next frame's start,
+    // before its animation callbacks) is the layout's doing, such as scroll anchoring.
+    this.layoutMoved = false;
     this.holding = false; // a pointer is pressed in the view (the scrollbar, a text selection)
     this.touchY = null;
     messages.addEventListener('scroll', () => this.scrolled(), { passive: true });
-    messages.addEventListener('wheel', (event) => this.userScroll(event.deltaY < 0), { passive: true });
+    messages.addEventListener('wheel', (event) => {
+      this.userScroll(event.deltaY < 0 && !this.scrolledInside(event.target));
+    }, { passive: true });
     messages.addEventListener('keydown', (event) => {
       if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
       if (event.target.closest('input, textarea, select, [contenteditable]')) return;
@@ -58,6 +64,10 @@ export class Scroller {
     // Whatever changes the list's height (a streamed block, a late layout of a long branch), a pinned
     // view follows it; this runs after layout, so it costs no extra forced reflow.
     new ResizeObserver(() => {
+      if (!this.layoutMoved) {
+        this.layoutMoved = true;
+        requestAnimationFrame(() => { this.layoutMoved = false; });
+      }
       if (this.pinned) messages.scrollTop = messages.scrollHeight;
     }).observe(list);
     jump.addEventListener('click', () => {
@@ -75,14 +85,31 @@ export class Scroller {
     }
   }
 
+  /** Whether a wheel turn up over `target` scrolls a box inside the view (the reasoning box) rather
+   *  than the view itself. */
+  scrolledInside(target) {
+    for (let node = target; node && node !== this.messages; node = node.parentElement) {
+      if (node.scrollHeight <= node.clientHeight) continue;
+      const style = getComputedStyle(node);
+      if (!/auto|scroll/.test(style.overflowY)) continue;
+      // It scrolls up itself, or it keeps the wheel at its top (overscroll-behavior: contain).
+      if (node.scrollTop > 0 || style.overscrollBehaviorY !== 'auto') return true;
+    }
+    return false;
+  }
+
   scrolled() {
     const now = performance.now();
     if (this.holding || now < this.intentUntil) {
       this.intentUntil = Math.max(this.intentUntil, now + SCROLL_TAIL_MS);
       this.measure();
-    } else if (this.pinned && this.distanceFromBottom() > 0) {
-      // Moved by the layout, not by the person: a pinned view stays at the bottom.
-      this.stick();
+    } else if (this.layoutMoved) {
+      // Moved while the list changed size: the layout did it, not the person; a pinned view stays
+      // at the bottom.
+      if (this.pinned && this.distanceFromBottom() > 0) this.stick();
+    } else {
+      // Nothing moving and nobody scrolling: a script's deliberate scroll (scrollIntoView).
+      this.measure();
     }
     if (this.pinned) this.jump.hidden = true;
   }
