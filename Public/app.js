@@ -67,7 +67,7 @@ const conversations = new ConversationList({
 const search = new ConversationSearch({
   input: $('search'), results: $('search-results'), status: $('search-status'), listView: $('list-view'),
   filters: () => (conversations.archived ? { archived: true } : {}), onError: () => {},
-  onReveal: (messageId) => messages.reveal(messageId),
+  onReveal: (messageId) => messages.reveal(messageId, () => scroller.measure()),
 });
 const organise = new OrganiseButtons({ pin: $('pin'), archive: $('archive') }, { model, conversations, announce });
 const replies = replyFollower({

@@ -3,7 +3,7 @@
 // buttons go to one delegated handler, `onAction(action, id, el, button)`.
 import {
   createMessageElement, updateMeta, setHTML, setBlocks, putBlock, setTail, appendTail, setTailHTML, applyPatch,
-  shownHTML, blockCount, clearError,
+  shownHTML, blockCount, clearError, syncBody,
 } from './view.js';
 import { setReasoning, appendReasoning, shownReasoning, syncReasoning } from './reasoning.js';
 import { showUsage } from './usage.js';
@@ -80,6 +80,7 @@ export class MessageList {
     if (el) {
       el.classList.add('is-streaming');
       el.setAttribute('aria-busy', 'true');
+      syncBody(el);
     }
   }
 
@@ -98,6 +99,7 @@ export class MessageList {
     switch (name) {
       case 'reasoning':
         appendReasoning(el, data.text);
+        syncBody(el);
         break;
       case 'block':
         putBlock(el, data.index, data.html);
@@ -160,10 +162,12 @@ export class MessageList {
   /**
    * Scrolls message `id` into view and highlights it briefly, once it is shown (a search result was
    * clicked: its conversation may still be loading; only a message on the branch shown is found).
+   * `onShown` runs once it is scrolled to (the scroller re-reads whether it is pinned).
    */
-  reveal(id) {
+  reveal(id, onShown = () => {}) {
     const show = (el) => {
       el.scrollIntoView({ block: 'center' });
+      onShown();
       el.classList.add('is-found');
       setTimeout(() => el.classList.remove('is-found'), HIGHLIGHT_MS);
     };

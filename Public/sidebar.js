@@ -3,6 +3,7 @@
 // left out; "Show archived" lists only them instead. Search (search.js) shows its results in place
 // of this list.
 import { Api } from './api.js';
+import { dayGroup } from './times.js';
 
 const PAGE_SIZE = 30;
 /** Pinned conversations are few: loaded in pages of this size before the rest. */
@@ -195,6 +196,7 @@ export class ConversationList {
     if (!li) return false;
     li.dataset.updated = new Date().toISOString();
     li.parentElement.prepend(li);
+    this.showDayGroups();
     return true;
   }
 
@@ -236,6 +238,26 @@ export class ConversationList {
     }
   }
 
+  /** Day groups of the list (newest first, so each group is a run): the first item of each run names
+   *  it (Today, Yesterday, Previous 7 days, Older), shown by app.css; times are the person's local
+   *  time zone's. */
+  showDayGroups(now = new Date()) {
+    let previous = null;
+    const today = now.toDateString();
+    for (const li of this.list.children) {
+      // Worked out once per item and day: this runs after every change to the list.
+      const key = `${today} ${li.dataset.updated}`;
+      if (li.dayGroupKey !== key) {
+        li.dayGroupKey = key;
+        li.dayGroup = dayGroup(li.dataset.updated, now);
+      }
+      const group = li.dayGroup;
+      if (group !== previous) li.dataset.group = group;
+      else delete li.dataset.group;
+      previous = group;
+    }
+  }
+
   /** Headings (only when there is a Pinned group to tell apart, or the archived view) and status. */
   showState() {
     const pinned = !this.archived && this.pinnedList.children.length > 0;
@@ -243,6 +265,7 @@ export class ConversationList {
     this.pinnedHeading.hidden = !pinned;
     this.listHeading.textContent = this.archived ? 'Archived' : 'Recent';
     this.listHeading.hidden = !this.archived && !pinned;
+    this.showDayGroups();
     if (this.loading) return;
     const empty = this.list.children.length === 0 && !pinned;
     if (empty && this.exhausted) {

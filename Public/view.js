@@ -4,6 +4,8 @@
 // classes and the `hidden` attribute (strict CSP).
 
 import { setReasoning, syncReasoning } from './reasoning.js';
+import { highlightLater } from './highlight.js';
+import { showTime } from './times.js';
 
 export { setReasoning, appendReasoning, shownReasoning, syncReasoning } from './reasoning.js';
 
@@ -43,7 +45,8 @@ function codeBox(language) {
   return box;
 }
 
-/** Adds a language label and a copy button to code blocks, and makes links open outside the app. */
+/** Adds a language label and a copy button to code blocks (highlighted soon after: highlight.js),
+ *  and makes links open outside the app. Only committed HTML comes here, never the streaming tail. */
 export function enhance(root) {
   for (const pre of root.querySelectorAll('pre')) {
     if (pre.classList.contains('message-tail') || (pre.parentElement && pre.parentElement.classList.contains('codeblock'))) continue;
@@ -58,6 +61,7 @@ export function enhance(root) {
     pre.replaceWith(box);
     box.append(pre);
     pre.tabIndex = 0; // a long line scrolls it sideways: keyboard users need to reach it (axe scrollable-region-focusable)
+    if (code) highlightLater(code);
   }
   for (const table of root.querySelectorAll('table')) table.tabIndex = 0; // scrolls sideways too (app.css)
   for (const link of root.querySelectorAll('a[href^="http://"], a[href^="https://"]')) {
@@ -147,9 +151,31 @@ export function putBlock(el, index, html) {
   const existing = blocks.children[index];
   if (existing && existing.classList.contains('block') && existing.dataset.index === String(index)) {
     if (existing.sourceHTML !== html) existing.replaceWith(blockElement(index, html));
-    return;
+  } else {
+    blocks.append(blockElement(index, html));
   }
-  blocks.append(blockElement(index, html));
+  syncBody(el);
+}
+
+// MARK: - Waiting for the first text
+
+/** Whether the body shows any text yet (a committed block or the tail). */
+function hasText(el) {
+  const { blocks } = parts(el);
+  return blocks.childNodes.length > 0 || (el.tailState ? el.tailState.text !== '' : false);
+}
+
+/**
+ * A streaming answer with nothing to show yet (no text, no reasoning) waits for the model: it shows
+ * the waiting indicator instead of an empty card, and no actions. A message without text has no Copy.
+ */
+export function syncBody(el) {
+  const text = hasText(el);
+  const waiting = el.classList.contains('is-streaming') && !text && !el.querySelector(':scope > .reasoning');
+  el.classList.toggle('has-no-text', !text);
+  if (el.classList.contains('is-waiting') === waiting) return;
+  el.classList.toggle('is-waiting', waiting);
+  el.querySelector('.message-waiting').hidden = !waiting;
 }
 
 // MARK: - Tail: the raw open end of a streaming answer.
@@ -184,6 +210,7 @@ export function setTail(el, text) {
   state.raw = document.createTextNode(text.replace(LEADING_SPACE, ''));
   tail.replaceChildren(state.raw);
   decideTail(el, state);
+  syncBody(el);
 }
 
 /** `tail_append`: raw text added to the end of the tail. */
@@ -198,6 +225,7 @@ export function appendTail(el, text) {
     if (!state.decided) decideTail(el, state);
   }
   showTail(el, state);
+  if (el.classList.contains('has-no-text')) syncBody(el);
 }
 
 /**
@@ -335,6 +363,7 @@ export function updateMeta(el, message) {
   el.dataset.status = message.status || 'complete';
   el.setAttribute('aria-label', isUser ? 'Your message' : 'Assistant message');
   el.querySelector('.message-role').textContent = isUser ? 'You' : 'Assistant';
+  showTime(el.querySelector('.message-time'), message.created_at);
   el.querySelector('.message-model').textContent = !isUser && message.model ? message.model : '';
 
   const status = el.querySelector('.message-status');
@@ -369,6 +398,7 @@ export function updateMeta(el, message) {
   el.querySelector('[data-action="fork"]').hidden = streaming || message.local === true;
   // Streaming or not decides the reasoning's label ("Thinking…" only while it runs).
   syncReasoning(el);
+  syncBody(el);
 }
 
 export function setStatusText(el, text) {

@@ -162,14 +162,15 @@ def parley_fake(artifacts, fake_upstream):
 
 # MARK: - Browser
 
-def make_driver():
+def make_driver(extra_arguments=()):
+    """Headless Chromium; `extra_arguments` are more command-line switches (see MOUSE_ARGUMENTS)."""
     options = Options()
     options.binary_location = CHROMIUM
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                      "--window-size=1280,900", "--disable-extensions", "--no-first-run",
                      "--disable-background-networking", "--disable-component-update",
                      # No CSS transitions: nothing a test reads is ever half-way through one.
-                     "--force-prefers-reduced-motion"):
+                     "--force-prefers-reduced-motion", *extra_arguments):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     # The system chromedriver: with an explicit path Selenium Manager is not asked for a driver.
@@ -178,6 +179,12 @@ def make_driver():
     driver.set_page_load_timeout(20)
     driver.set_script_timeout(30)
     return driver
+
+
+# Headless Chromium matches (hover: none) and (pointer: none), and CDP cannot emulate a mouse's
+# (hover: hover): a browser started with these switches has a mouse, for tests of hover behaviour.
+MOUSE_ARGUMENTS = ("--blink-settings=primaryHoverType=2,availableHoverTypes=2,primaryPointerType=4,"
+                   "availablePointerTypes=4",)
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,8 @@ chunks (as DeepSeek R1 or Qwen3 send them), then the same answer. With `reasonin
 threading.Event, a "reasoning" reply waits for it between its reasoning and its answer, so a test can
 look at the page while the model is still thinking. `answer` replaces the answer's chunks,
 `chunk_delay` (seconds) spaces them, and with `answer_gate` set the answer waits for it before chunk
-`answer_gate_index` (a code block's closing fence, say). Thread-safe enough for one test at a time;
+`answer_gate_index` (a code block's closing fence, say). `first_delay` (seconds) holds the first byte
+of the answer back after the headers (a model that is slow to start). Thread-safe enough for one test at a time;
 a test that sets these puts them back with `reset()`.
 """
 import time
@@ -68,6 +69,9 @@ class FakeUpstream:
                 self.send_header("Cache-Control", "no-cache")
                 self.send_header("Connection", "close")
                 self.end_headers()
+                self.wfile.flush()
+                if upstream.first_delay:
+                    time.sleep(upstream.first_delay)
                 if upstream.mode == "reasoning":
                     for piece in REASONING_CHUNKS:
                         self._chunk({"reasoning_content": piece})
@@ -92,9 +96,10 @@ class FakeUpstream:
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     def reset(self):
-        """The answer back to ANSWER_CHUNKS, sent at once with no gate."""
+        """The answer back to ANSWER_CHUNKS, sent at once with no gate and no delay."""
         self.answer = None
         self.chunk_delay = 0
+        self.first_delay = 0
         self.answer_gate = None
         self.answer_gate_index = None
 
