@@ -95,14 +95,19 @@ def check_top_bar(browser, server, cid, size, scheme, artifacts):
         const rows = new Set(shown.map((e) => Math.round(e.getBoundingClientRect().top / 8)));
         const title = document.getElementById('conversation-title');
         const select = document.getElementById('model');
-        const style = getComputedStyle(select);
-        const ctx = document.createElement('canvas').getContext('2d');
-        ctx.font = style.font;
+        // The width the picker takes when nothing limits it: what its whole label needs (its arrow too).
+        const free = select.cloneNode(true);
+        free.id = '';
+        free.style.maxWidth = 'none';
+        free.style.position = 'absolute';
+        select.after(free);
+        free.value = select.value;
+        const needed = free.getBoundingClientRect().width;
+        free.remove();
         const text = select.selectedOptions[0].textContent;
         return {height: bar.getBoundingClientRect().height, rows: rows.size, text, tooltip: select.title,
                 titleCut: title.scrollWidth > title.clientWidth,
-                room: select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight),
-                needed: ctx.measureText(text).width,
+                room: select.getBoundingClientRect().width, needed,
                 overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth};""")
     screenshot(browser, artifacts, f"topbar-{size}-{scheme}")
     assert box["rows"] <= 2 and box["height"] <= 52, f"one row: {box}"  # (rounding may split a row in two buckets)
