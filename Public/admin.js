@@ -101,7 +101,18 @@ export class UsersScreen {
 
 // MARK: - View
 
-const USAGE_NAMES = { assistant_replies: 'replies' };
+/** Each count's name, singular and plural ("1 conversation", "2 conversations"), chosen by the plural
+ *  rules of the page's language; a count the page does not know is named by its key. */
+const USAGE_NAMES = {
+  conversations: ['conversation', 'conversations'], messages: ['message', 'messages'],
+  assistant_replies: ['reply', 'replies'], output_tokens: ['output token', 'output tokens'],
+};
+const pluralRules = new Intl.PluralRules(document.documentElement.lang || 'en');
+
+function counted(value, key) {
+  const [one, other] = USAGE_NAMES[key] || [key.replace(/_/g, ' '), key.replace(/_/g, ' ')];
+  return `${value} ${pluralRules.select(value) === 'one' ? one : other}`;
+}
 const USAGE_ORDER = ['conversations', 'messages', 'assistant_replies', 'output_tokens'];
 const usageRank = (key) => (USAGE_ORDER.includes(key) ? USAGE_ORDER.indexOf(key) : USAGE_ORDER.length);
 
@@ -111,7 +122,7 @@ function usageText(usage) {
   const parts = Object.entries(usage || {})
     .filter(([, value]) => typeof value === 'number')
     .sort(([a], [b]) => usageRank(a) - usageRank(b))
-    .map(([key, value]) => `${value} ${USAGE_NAMES[key] || key.replace(/_/g, ' ')}`);
+    .map(([key, value]) => counted(value, key));
   const counts = parts.length ? parts.join(', ') : 'None';
   return usage && usage.last_activity_at ? `${counts}; last active ${when(usage.last_activity_at)}` : counts;
 }

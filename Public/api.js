@@ -99,6 +99,8 @@ export const Api = {
   createUser: (fields) => api('POST', '/api/users', fields),
   updateUser: (id, fields) => api('PATCH', `/api/users/${enc(id)}`, fields),
   usage: (id) => api('GET', `/api/users/${enc(id)}/usage`),
+  preferences: () => api('GET', '/api/preferences'),
+  updatePreferences: (change) => api('PATCH', '/api/preferences', change),
   streamURL: (id, lastEventId) =>
     `/api/messages/${enc(id)}/stream${lastEventId != null ? `?last_event_id=${enc(lastEventId)}` : ''}`,
   // Export and import (history)

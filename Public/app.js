@@ -18,8 +18,11 @@ import { messageActions } from './actions.js';
 import { SettingsForm } from './settings.js';
 import { Transfer } from './transfer.js';
 import { ConversationSearch } from './search.js';
-import { OrganiseButtons } from './organise.js';
+import { Organiser } from './organise.js';
 import { followChanges } from './changes.js';
+import { Preferences } from './preferences.js';
+import { PreferencesDialog } from './preferences-dialog.js';
+import { EmptyState } from './empty-state.js';
 
 /** A hidden tab keeps its stream this long, then closes it and reopens it on return. */
 const HIDDEN_TAB_CLOSE_MS = 60_000;
@@ -28,25 +31,29 @@ const $ = (id) => document.getElementById(id);
 const ui = { app: $('app'), toggleSidebar: $('toggle-sidebar'), notice: $('route-notice'), announcer: $('announcer') };
 
 const model = new ConversationModel();
+const preferences = new Preferences();
+let offeredModels = [];
 const live = new UserStream((name, data) => changes.apply(name, data));
 
 const topbar = new TopBar({
-  title: $('conversation-title'), model: $('model'),
-  exportToggle: $('export-toggle'), exportMenu: $('export-menu'), exportJSON: $('export-json'),
-  exportMarkdown: $('export-markdown'), rename: $('rename'), remove: $('delete'), renameDialog: $('rename-dialog'), renameForm: $('rename-form'),
-  renameInput: $('rename-input'), renameCancel: $('rename-cancel'), deleteDialog: $('delete-dialog'),
-  deleteTitle: $('delete-title'),
+  title: $('conversation-title'), model: $('model'), menuButton: $('conversation-actions'), menu: $('conversation-menu'),
+  renameDialog: $('rename-dialog'), renameForm: $('rename-form'), renameInput: $('rename-input'),
+  renameCancel: $('rename-cancel'), deleteDialog: $('delete-dialog'), deleteTitle: $('delete-title'),
 }, {
-  conversation: () => model.conversation,
+  summary: () => model.conversation,
   onModel: changeModel,
+  onAction: conversationAction,
   onRename: rename,
-  onDelete: deleteOpen,
+  onDelete: deleteConversation,
 });
 const settings = new SettingsForm({
-  toggle: $('system-toggle'), form: $('system-form'), prompt: $('system-prompt'), temperature: $('settings-temperature'),
+  toggle: $('system-toggle'), dialog: $('settings-dialog'), form: $('system-form'), prompt: $('system-prompt'), temperature: $('settings-temperature'),
   topP: $('settings-top-p'), maxTokens: $('settings-max-tokens'), usage: $('settings-usage'),
   status: $('system-status'), cancel: $('system-cancel'),
 }, { model, describe });
+const emptyState = new EmptyState({
+  model: $('empty-model'), hint: $('empty-hint'), examples: $('example-prompts'),
+}, { onExample: (text) => composer.fill(text) });
 const messages = new MessageList({ list: $('message-list'), empty: $('empty-state'), onAction: (...args) => actions.act(...args) });
 const composer = new Composer({
   form: $('composer'), input: $('input'), send: $('send'), stop: $('stop'),
@@ -56,20 +63,21 @@ const scroller = new Scroller({
   messages: $('messages'), list: $('message-list'), jump: $('jump-latest'), onJump: () => composer.focus(),
 });
 const drawer = new Drawer({
-  app: ui.app, sidebar: $('sidebar'), scrim: $('scrim'), toggle: ui.toggleSidebar, search: $('search'),
+  app: ui.app, sidebar: $('sidebar'), scrim: $('scrim'), toggle: ui.toggleSidebar, first: $('new-conversation'),
 });
 const conversations = new ConversationList({
   list: $('conversation-list'), pinnedList: $('pinned-list'), pinnedHeading: $('pinned-heading'),
   listHeading: $('list-heading'), sentinel: $('conversation-sentinel'), status: $('conversation-list-status'),
   retry: $('conversation-list-retry'), archivedToggle: $('show-archived'), scroller: document.querySelector('.conversation-nav'),
   onMode: () => search.refresh(), onDelete: (id) => search.forget(id), onChange: (change) => search.update(change),
+  onAction: conversationAction,
 });
 const search = new ConversationSearch({
   input: $('search'), results: $('search-results'), status: $('search-status'), listView: $('list-view'),
   filters: () => (conversations.archived ? { archived: true } : {}), onError: () => {},
   onReveal: (messageId) => messages.reveal(messageId, () => scroller.measure()),
 });
-const organise = new OrganiseButtons({ pin: $('pin'), archive: $('archive') }, { model, conversations, announce });
+const organise = new Organiser({ model, conversations, announce });
 const replies = replyFollower({
   model, messages, composer, scroller, live, announce, describe, regenerate: (id) => actions.regenerate(id),
   finished: () => settings.changedElsewhere(),
@@ -79,9 +87,15 @@ const actions = messageActions({
   render: renderConversation, replaceFrom, touch: touchConversation,
 });
 const changes = followChanges({
-  model, scroller, topbar, settings, organise, conversations, search, render: renderConversation, showFresh, showNotice,
+  model, scroller, topbar, settings, organise, conversations, search, preferences, render: renderConversation, showFresh,
+  showNotice,
 });
+new PreferencesDialog({
+  open: $('open-preferences'), dialog: $('preferences-dialog'), form: $('preferences-form'), model: $('preferences-model'),
+  prompt: $('preferences-prompt'), status: $('preferences-status'), close: $('preferences-close'),
+}, { preferences, models: () => offeredModels, describe });
 
+const preferencesReady = preferences.load();
 const modelsReady = loadModels();
 let hiddenTimer = null;
 
@@ -110,14 +124,35 @@ function showNotice(text) {
 async function loadModels() {
   try {
     const { models } = await Api.models();
+    offeredModels = models || [];
     topbar.fillModels(models);
-    topbar.selectModel(model.conversation ? model.conversation.model : topbar.preferredModel());
+    topbar.selectModel(model.conversation ? model.conversation.model : topbar.preferredModel(preferences.defaultModel));
   } catch (error) {
     announce('Could not load the list of models.');
   }
+  emptyState.showModel(topbar.labelOf(topbar.model));
+}
+
+// MARK: - Preferences (theme, send key, defaults of new conversations)
+
+/** The preferences as read or saved: the send key at once, and a fresh page takes the defaults. */
+preferences.onChange((values) => {
+  composer.setSendKey(values.send_key);
+  emptyState.showSendKey(values.send_key);
+  if (!model.conversation) showDefaults();
+});
+
+/** A fresh page's model and system prompt: the person's defaults, unless they chose others for it. */
+function showDefaults() {
+  if (Object.keys(model.pendingSettings).length === 0 && preferences.defaultSystemPrompt) {
+    model.pendingSettings = { system_prompt: preferences.defaultSystemPrompt };
+  }
+  topbar.selectModel(topbar.preferredModel(preferences.defaultModel));
+  emptyState.showModel(topbar.labelOf(topbar.model));
 }
 
 async function changeModel(id) {
+  emptyState.showModel(topbar.labelOf(id));
   if (!model.conversation) return;
   try {
     model.conversation = await Api.updateConversation(model.conversation.id, { model: id });
@@ -127,26 +162,39 @@ async function changeModel(id) {
   }
 }
 
-async function rename(title) {
-  if (!model.conversation) return;
+// MARK: - A conversation's "⋯" menu (the top bar's or a list item's)
+
+/** `conversation`: {id, title, pinned, archived}, the open one or any listed. Export items are links. */
+function conversationAction(action, conversation) {
+  switch (action) {
+    case 'pin': organise.toggle(conversation, 'pinned'); break;
+    case 'archive': organise.toggle(conversation, 'archived'); break;
+    case 'rename': topbar.askRename(conversation); break;
+    case 'delete': topbar.askDelete(conversation); break;
+    default: break;
+  }
+}
+
+async function rename(id, title) {
   try {
-    model.conversation = await Api.updateConversation(model.conversation.id, { title });
-    topbar.setHeading(model.conversation.title);
-    conversations.rename(model.conversation.id, model.conversation.title);
+    const renamed = await Api.updateConversation(id, { title });
+    if (model.openId === id) {
+      model.conversation = renamed;
+      topbar.showTitle(renamed.title);
+    }
+    conversations.rename(id, renamed.title);
     announce('Conversation renamed.');
   } catch (error) {
     announce(`Could not rename: ${describe(error)}`);
   }
 }
 
-async function deleteOpen() {
-  if (!model.conversation) return;
-  const id = model.conversation.id;
+async function deleteConversation(id) {
   try {
     await Api.deleteConversation(id);
     conversations.deleted(id);
     announce('Conversation deleted.');
-    location.hash = '#/';
+    if (model.openId === id) location.hash = '#/';
   } catch (error) {
     announce(`Could not delete: ${describe(error)}`);
   }
@@ -175,7 +223,7 @@ function showFresh() {
   topbar.showFresh();
   settings.showFresh();
   organise.show(null);
-  topbar.selectModel(topbar.preferredModel());
+  showDefaults();
   markCurrent(null);
   document.title = 'Parley';
   composer.showStreaming(false);
@@ -275,7 +323,7 @@ async function send(text, failedEl) {
   model.sending = true;
   try {
     if (!model.conversation) {
-      await modelsReady;
+      await Promise.all([modelsReady, preferencesReady]);
       const fields = { title: titleFrom(text) };
       if (topbar.model) fields.model = topbar.model;
       Object.assign(fields, model.pendingFields());

@@ -7,7 +7,7 @@ import { applyNotifications } from './live.js';
 
 /**
  * `page` gives the model, the views (`scroller`, `topbar`, `settings`, `organise`, `conversations`,
- * `search`) and the controller's `render(conversation)`, `showFresh()` and `showNotice(text)`.
+ * `search`), the `preferences` and the controller's `render(conversation)`, `showFresh()` and `showNotice(text)`.
  * Returns `apply(name, data)` (the stream's notifications) and `refresh()` (reads the open
  * conversation again, one read at a time).
  */
@@ -69,6 +69,7 @@ export function followChanges(page) {
     openId: () => model.openId,
     hasMessage: (id) => model.messages.has(id),
     refresh,
+    preferencesChanged: () => page.preferences.load(),
     updated(summary) {
       const branchChanged = model.applySummary(summary);
       Object.assign(model.conversation, { pinned: summary.pinned, archived: summary.archived });

@@ -1,5 +1,11 @@
-// The composer: the message box (Enter sends, Shift+Enter adds a line), Send, and Stop while an
-// answer runs. What sending means is the controller's.
+// The composer: the message box (Enter sends and Shift+Enter adds a line, or with the send key
+// preference `ctrl_enter` Ctrl/Cmd+Enter sends and Enter adds a line), Send, and Stop while an answer
+// runs. What sending means is the controller's.
+
+const PLACEHOLDERS = {
+  enter: 'Message Parley (Enter to send, Shift+Enter for a new line)',
+  ctrl_enter: 'Message Parley (Ctrl+Enter to send, Enter for a new line)',
+};
 
 const growsByItself = typeof CSS !== 'undefined' && CSS.supports('field-sizing', 'content');
 
@@ -9,9 +15,12 @@ export class Composer {
     this.input = input;
     this.send = send;
     this.stop = stop;
+    this.sendKey = 'enter';
     input.addEventListener('input', () => this.fit());
     input.addEventListener('keydown', (event) => {
-      if (event.key === 'Enter' && !event.shiftKey && !event.isComposing && !event.altKey && !event.ctrlKey && !event.metaKey) {
+      if (event.key !== 'Enter' || event.isComposing || event.altKey || event.shiftKey) return;
+      const modified = event.ctrlKey || event.metaKey;
+      if (this.sendKey === 'ctrl_enter' ? modified : !modified) {
         event.preventDefault();
         onSubmit();
       }
@@ -23,8 +32,22 @@ export class Composer {
     stop.addEventListener('click', onStop);
   }
 
+  /** `enter` or `ctrl_enter` (the preference): which key sends; the placeholder says it. */
+  setSendKey(key) {
+    this.sendKey = key === 'ctrl_enter' ? 'ctrl_enter' : 'enter';
+    this.input.placeholder = PLACEHOLDERS[this.sendKey];
+  }
+
   get text() {
     return this.input.value;
+  }
+
+  /** Puts `text` in the box (an example prompt), ready to edit or send. */
+  fill(text) {
+    this.input.value = text;
+    this.fit();
+    this.input.focus();
+    this.input.setSelectionRange(text.length, text.length);
   }
 
   clear() {

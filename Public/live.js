@@ -10,7 +10,7 @@ import { Api, Session } from './api.js';
 const REPLY_EVENTS = ['snapshot', 'reasoning', 'block', 'tail', 'tail_append', 'tail_html', 'done'];
 
 const NOTIFICATIONS = ['conversation_created', 'conversation_updated', 'conversation_deleted', 'turn',
-  'reply_started', 'reply_finished', 'resync'];
+  'reply_started', 'reply_finished', 'preferences_changed', 'resync'];
 /** After the server refused a connection (EventSource gives up), try again after this, doubling. */
 const RETRY_MS = 2_000;
 const RETRY_MAX_MS = 60_000;
@@ -217,6 +217,10 @@ export function applyNotifications(page) {
       case 'reply_finished':
         // A reply the page shows ends through its own `done`; only one it has not got is read.
         if (shown && !page.hasMessage(data.message_id)) page.refresh();
+        break;
+      case 'preferences_changed':
+        // Another tab or device saved them: read and apply them here too (the event carries no values).
+        page.preferencesChanged();
         break;
       case 'resync':
         // Changes were missed: the list, the results of a search and the open conversation are read again.

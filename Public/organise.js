@@ -1,16 +1,15 @@
-// Pin and archive of the open conversation: two buttons in the top bar whose labels say what a
-// press does ("Pin"/"Unpin", "Archive"/"Unarchive"), through PATCH /api/conversations/{id}. An
-// archived conversation stays open; only the list leaves it out.
+// Pin and archive, from a conversation's "⋯" menu (the top bar's for the open conversation, or a list
+// item's for any), through PATCH /api/conversations/{id}. The menu's labels say what a press does
+// ("Pin"/"Unpin", "Archive"/"Unarchive"): `show` keeps the open conversation's flags for the top bar's
+// menu. An archived conversation stays open; only the list leaves it out.
 import { Api, ApiError } from './api.js';
 
-export class OrganiseButtons {
+export class Organiser {
   /** `model`: the conversation model (its open conversation gets the answer), `conversations`: the
    *  list (the conversation moves to its group), `announce(text)` tells the person. */
-  constructor({ pin, archive }, { model, conversations, announce }) {
-    Object.assign(this, { pin, archive, model, conversations, announce });
+  constructor({ model, conversations, announce }) {
+    Object.assign(this, { model, conversations, announce });
     this.conversation = null; // {id, pinned, archived} of the open conversation
-    pin.addEventListener('click', () => this.toggle('pinned'));
-    archive.addEventListener('click', () => this.toggle('archived'));
   }
 
   /** The open conversation (or null on a fresh page), or a change told by another tab. */
@@ -18,23 +17,14 @@ export class OrganiseButtons {
     this.conversation = conversation
       ? { id: conversation.id, pinned: conversation.pinned === true, archived: conversation.archived === true }
       : null;
-    const open = this.conversation !== null;
-    this.pin.hidden = !open;
-    this.archive.hidden = !open;
-    if (!open) return;
-    this.pin.textContent = this.conversation.pinned ? 'Unpin' : 'Pin';
-    this.archive.textContent = this.conversation.archived ? 'Unarchive' : 'Archive';
   }
 
-  async toggle(field) {
-    const current = this.conversation;
-    if (!current) return;
-    const value = !current[field];
-    const button = field === 'pinned' ? this.pin : this.archive;
-    const sequence = this.model.loadSequence; // changes when another conversation starts loading
-    button.disabled = true;
+  /** Flips `field` (`pinned` or `archived`) of `conversation` ({id, pinned, archived}). */
+  async toggle(conversation, field) {
+    if (!conversation) return;
+    const value = !conversation[field];
     try {
-      const updated = await Api.updateConversation(current.id, { [field]: value });
+      const updated = await Api.updateConversation(conversation.id, { [field]: value });
       const open = this.model.conversation;
       if (open && open.id === updated.id) {
         Object.assign(open, { pinned: updated.pinned, archived: updated.archived });
@@ -45,12 +35,6 @@ export class OrganiseButtons {
     } catch (error) {
       const reason = error instanceof ApiError ? error.describe() : 'Something went wrong.';
       this.announce(`Could not ${verbFor(field, value)} the conversation: ${reason}`);
-    } finally {
-      button.disabled = false;
-      // The label changed under the focus (disabling may have dropped it to the body): keep it on the
-      // button, unless the person has moved on meanwhile (focused elsewhere, opened another conversation).
-      const stayed = document.activeElement === button || document.activeElement === document.body;
-      if (stayed && this.model.loadSequence === sequence && this.model.openId === current.id) button.focus();
     }
   }
 }

@@ -1,4 +1,4 @@
-// The conversation settings form beside the model menu: the system prompt and the generation settings
+// The "Chat settings" dialog beside the model menu: the open conversation's system prompt and the generation settings
 // (temperature, top_p, max_tokens; empty means the provider's default and is sent as null), with the
 // conversation's token totals. On a fresh page the settings wait for the conversation the first send
 // creates. Values are checked here first; whatever the server still refuses is shown as it says it.
@@ -19,7 +19,7 @@ function rule(field) {
 }
 
 export class SettingsForm {
-  /** `ui`: toggle, form, prompt, temperature, topP, maxTokens, usage, status, cancel. `model` is the
+  /** `ui`: toggle, dialog, form, prompt, temperature, topP, maxTokens, usage, status, cancel. `model` is the
    *  ConversationModel; `describe(error)` words a failure. */
   constructor(ui, { model, describe }) {
     this.ui = ui;
@@ -28,30 +28,21 @@ export class SettingsForm {
     this.filled = null; // the values last put in the fields: differing ones are being edited
     this.filledFor = null; // the conversation they belong to (null: a fresh page)
 
-    ui.toggle.addEventListener('click', () => (ui.form.hidden ? this.open() : this.close()));
-    ui.cancel.addEventListener('click', () => {
-      this.close();
-      ui.toggle.focus();
-    });
+    // A modal dialog: Escape closes it (the browser's own), and the focus goes back to the button.
+    ui.toggle.addEventListener('click', () => this.open());
+    ui.cancel.addEventListener('click', () => this.close());
     ui.form.addEventListener('submit', (event) => {
       event.preventDefault();
       this.save();
     });
-    ui.form.addEventListener('keydown', (event) => {
-      if (event.key !== 'Escape') return;
-      event.preventDefault(); // the page's own Escape (stop an answer) must not run too
-      this.close();
-      ui.toggle.focus();
-    });
   }
 
   get isOpen() {
-    return !this.ui.form.hidden;
+    return this.ui.dialog.open;
   }
 
   open() {
-    this.ui.form.hidden = false;
-    this.ui.toggle.setAttribute('aria-expanded', 'true');
+    if (!this.isOpen) this.ui.dialog.showModal();
     this.fill(this.current());
     this.setStatus('');
     this.ui.prompt.focus();
@@ -59,8 +50,7 @@ export class SettingsForm {
   }
 
   close() {
-    this.ui.form.hidden = true;
-    this.ui.toggle.setAttribute('aria-expanded', 'false');
+    if (this.isOpen) this.ui.dialog.close();
   }
 
   /** A fresh page: nothing open, the form closed. */

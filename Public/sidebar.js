@@ -1,9 +1,12 @@
 // The conversation list: pinned conversations first (a "Pinned" group, all loaded at once), then the
 // rest newest first, loaded page by page (cursor) as the person scrolls. Archived conversations are
 // left out; "Show archived" lists only them instead. Search (search.js) shows its results in place
-// of this list.
+// of this list. Each item has the conversation's "⋯" menu (the top bar's, conversation-menu.js) and
+// an "imported" badge for a conversation an import made.
 import { Api } from './api.js';
 import { dayGroup } from './times.js';
+import { MenuButton } from './menu.js';
+import { fillConversationMenu } from './conversation-menu.js';
 
 const PAGE_SIZE = 30;
 /** Pinned conversations are few: loaded in pages of this size before the rest. */
@@ -14,13 +17,14 @@ export class ConversationList {
    *  the scrolling nav. */
   constructor({
     list, pinnedList, pinnedHeading, listHeading, sentinel, status, retry, archivedToggle, scroller, onError, onMode, onDelete,
-    onChange,
+    onChange, onAction,
   }) {
     Object.assign(this, { list, pinnedList, pinnedHeading, listHeading, sentinel, status, retry, archivedToggle, scroller });
     this.onError = onError || (() => {});
     this.onMode = onMode || (() => {}); // the archived view switched on or off
     this.onDelete = onDelete || (() => {}); // a conversation was deleted
     this.onChange = onChange || (() => {}); // a conversation's title, pinned or archived changed (search follows)
+    this.onAction = onAction || (() => {}); // an item of a conversation's menu was chosen (action, conversation)
     this.items = new Map(); // id -> li
     this.archived = false; // showing the archived conversations instead
     this.currentId = null;
@@ -110,25 +114,62 @@ export class ConversationList {
   showArchived(on) {
     this.archived = on;
     this.archivedToggle.setAttribute('aria-pressed', String(on));
+    // Seen, not only heard (aria-pressed): the button says whether it is on.
+    this.archivedToggle.querySelector('.toggle-state').textContent = on ? 'On' : 'Off';
     this.reload();
     this.onMode(on);
   }
 
   itemFor(conversation) {
     const li = document.createElement('li');
+    li.className = 'conversation-item';
     const link = document.createElement('a');
     link.href = `#/c/${encodeURIComponent(conversation.id)}`;
     if (conversation.id === this.currentId) link.setAttribute('aria-current', 'page');
-    li.append(link);
+    const title = document.createElement('span');
+    title.className = 'item-title';
+    link.append(title);
+    if (conversation.imported) {
+      const badge = document.createElement('span');
+      badge.className = 'badge imported-badge';
+      badge.textContent = 'imported';
+      link.append(' ', badge);
+    }
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'button small icon-button menu-button item-menu-button';
+    button.setAttribute('aria-haspopup', 'menu');
+    button.setAttribute('aria-expanded', 'false');
+    button.textContent = '⋯';
+    const menu = document.createElement('div');
+    menu.className = 'action-menu';
+    menu.setAttribute('role', 'menu');
+    menu.hidden = true;
+    menu.id = `item-menu-${conversation.id}`;
+    button.setAttribute('aria-controls', menu.id);
+    // The menu opens in the list's flow, under its item (it pushes the items below down rather than
+    // covering them).
+    li.append(link, button, menu);
     li.dataset.id = conversation.id;
+    li.summary = { id: conversation.id, title: conversation.title, pinned: conversation.pinned === true,
+      archived: conversation.archived === true };
+    new MenuButton(button, menu, {
+      fill: (element) => fillConversationMenu(element, li.summary),
+      onChoose: (item) => this.onAction(item.dataset.action, { ...li.summary }),
+    });
     this.setTitle(li, conversation.title);
     return li;
   }
 
   setTitle(li, title) {
     const link = li.firstElementChild;
-    link.textContent = title || 'Untitled';
-    link.title = title || 'Untitled';
+    const text = title || 'Untitled';
+    link.querySelector('.item-title').textContent = text;
+    link.title = text;
+    li.summary.title = title;
+    const button = li.querySelector('.item-menu-button');
+    button.setAttribute('aria-label', `Actions for ${text}`);
+    li.querySelector('.action-menu').setAttribute('aria-label', `Actions for ${text}`);
   }
 
   /** The list a conversation belongs in now, or null when this view leaves it out. */
@@ -154,6 +195,8 @@ export class ConversationList {
     }
     if (li) {
       if (conversation.title !== undefined) this.setTitle(li, conversation.title);
+      if (conversation.pinned !== undefined) li.summary.pinned = conversation.pinned === true;
+      if (conversation.archived !== undefined) li.summary.archived = conversation.archived === true;
       if (li.parentElement === group && !top) return;
     } else {
       li = this.itemFor(conversation);

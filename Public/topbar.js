@@ -1,17 +1,30 @@
-// The top bar: the conversation's title, the model menu, the Export menu (download links), and the
-// Rename and Delete dialogs (the settings form is settings.js). It builds and shows; the controller
-// decides (`page` gives the open conversation and takes the person's choices).
-import { Api } from './api.js';
+// The top bar: the conversation's title, the model menu and the open conversation's "⋯" menu
+// (conversation-menu.js builds its items), and the Rename and Delete dialogs, which the list items'
+// menus use too (the settings dialog is settings.js). It builds and shows; the controller decides
+// (`page` gives the open conversation and takes the person's choices).
+import { MenuButton } from './menu.js';
+import { fillConversationMenu } from './conversation-menu.js';
+
+/** A model's label without its parenthesised note ("Demo model (built-in, no LLM)" → "Demo model"):
+ *  the picker shows it whole, the full label is its tooltip. */
+export function shortLabel(label) {
+  const short = label.replace(/\s*\([^)]*\)\s*$/, '').trim();
+  return short || label;
+}
 
 export class TopBar {
   /**
-   * `page.conversation()` is the open conversation or null; `onModel(id)`, `onRename(title)` and
-   * `onDelete()` act on the person's choice.
+   * `page.summary()` is the open conversation ({id, title, pinned, archived}) or null; `onModel(id)`
+   * takes a choice of model, `onAction(action, conversation)` a choice in the "⋯" menu, `onRename(id,
+   * title)` and `onDelete(id)` the dialogs' answers.
    */
   constructor(ui, page) {
     this.ui = ui;
+    this.page = page;
+    this.deleting = null;
     ui.model.addEventListener('change', () => {
       const model = ui.model.value;
+      this.showModelTitle();
       try {
         localStorage.setItem('parley.model', model);
       } catch {
@@ -20,33 +33,41 @@ export class TopBar {
       page.onModel(model);
     });
 
-    this.exportMenu(ui);
-
-    ui.rename.addEventListener('click', () => {
-      const conversation = page.conversation();
-      if (!conversation) return;
-      ui.renameInput.value = conversation.title || '';
-      ui.renameDialog.showModal();
-      ui.renameInput.select();
+    this.menu = new MenuButton(ui.menuButton, ui.menu, {
+      fill: (menu) => fillConversationMenu(menu, page.summary() || { id: '' }, { ids: true }),
+      onChoose: (item) => {
+        const conversation = page.summary();
+        if (conversation) page.onAction(item.dataset.action, conversation);
+      },
     });
+
     ui.renameCancel.addEventListener('click', () => ui.renameDialog.close('cancel'));
     ui.renameForm.addEventListener('submit', (event) => {
       event.preventDefault();
       const title = ui.renameInput.value.trim();
       ui.renameDialog.close('save');
-      if (title) page.onRename(title);
-    });
-
-    ui.remove.addEventListener('click', () => {
-      const conversation = page.conversation();
-      if (!conversation) return;
-      ui.deleteTitle.textContent = conversation.title || 'Untitled';
-      ui.deleteDialog.returnValue = '';
-      ui.deleteDialog.showModal();
+      if (title && this.renaming) page.onRename(this.renaming, title);
     });
     ui.deleteDialog.addEventListener('close', () => {
-      if (ui.deleteDialog.returnValue === 'delete') page.onDelete();
+      if (ui.deleteDialog.returnValue === 'delete' && this.deleting) page.onDelete(this.deleting);
+      this.deleting = null;
     });
+  }
+
+  // MARK: - Rename and Delete (any conversation)
+
+  askRename(conversation) {
+    this.renaming = conversation.id;
+    this.ui.renameInput.value = conversation.title || '';
+    this.ui.renameDialog.showModal();
+    this.ui.renameInput.select();
+  }
+
+  askDelete(conversation) {
+    this.deleting = conversation.id;
+    this.ui.deleteTitle.textContent = conversation.title || 'Untitled';
+    this.ui.deleteDialog.returnValue = '';
+    this.ui.deleteDialog.showModal();
   }
 
   // MARK: - Title
@@ -54,57 +75,24 @@ export class TopBar {
   /** The heading only (the tab's title stays). */
   setHeading(title) {
     this.ui.title.textContent = title;
+    this.ui.title.title = title;
   }
 
   /** The heading and the tab's title of an open conversation. */
   showTitle(title) {
-    this.ui.title.textContent = title || 'Untitled';
+    this.setHeading(title || 'Untitled');
     document.title = `${title || 'Untitled'} · Parley`;
   }
 
-  /** An open conversation (`id`) can be exported, renamed and deleted; a fresh page cannot. */
+  /** An open conversation (`id`) has the "⋯" menu; a fresh page has none. */
   showActions(shown, id = null) {
-    this.ui.rename.hidden = !shown;
-    this.ui.remove.hidden = !shown;
-    this.ui.exportToggle.hidden = !shown || !id;
-    this.setExportMenu(false);
-    if (shown && id) {
-      this.ui.exportJSON.href = Api.exportURL(id, 'json');
-      this.ui.exportMarkdown.href = Api.exportURL(id, 'md');
-    }
+    this.menu.close();
+    this.ui.menuButton.hidden = !shown || !id;
   }
 
   showFresh() {
-    this.ui.title.textContent = 'New conversation';
+    this.setHeading('New conversation');
     this.showActions(false);
-  }
-
-  // MARK: - Export
-
-  /** A disclosure menu of two download links (the server names the files); Escape or a click
-   *  elsewhere closes it. */
-  exportMenu(ui) {
-    ui.exportToggle.addEventListener('click', () => {
-      this.setExportMenu(ui.exportMenu.hidden);
-      if (!ui.exportMenu.hidden) ui.exportJSON.focus();
-    });
-    ui.exportMenu.addEventListener('click', (event) => {
-      if (event.target.closest('a')) this.setExportMenu(false);
-    });
-    ui.exportMenu.addEventListener('keydown', (event) => {
-      if (event.key !== 'Escape') return;
-      event.preventDefault(); // the page's own Escape (stop an answer) must not run too
-      this.setExportMenu(false);
-      ui.exportToggle.focus();
-    });
-    document.addEventListener('click', (event) => {
-      if (!ui.exportMenu.hidden && !event.target.closest('#export-menu, #export-toggle')) this.setExportMenu(false);
-    });
-  }
-
-  setExportMenu(open) {
-    this.ui.exportMenu.hidden = !open;
-    this.ui.exportToggle.setAttribute('aria-expanded', String(open));
   }
 
   // MARK: - Models
@@ -113,19 +101,35 @@ export class TopBar {
     return this.ui.model.value;
   }
 
+  /** The label of model `id` as offered, or the id. */
+  labelOf(id) {
+    const option = Array.from(this.ui.model.options).find((item) => item.value === id);
+    return option ? option.textContent : id;
+  }
+
   fillModels(models) {
     const fragment = document.createDocumentFragment();
     for (const model of models || []) {
       const option = document.createElement('option');
       option.value = model.id;
-      option.textContent = model.label || model.id;
+      const label = model.label || model.id;
+      option.textContent = shortLabel(label);
+      option.title = label;
       fragment.append(option);
     }
     this.ui.model.replaceChildren(fragment);
+    this.showModelTitle();
   }
 
-  /** The model last chosen in this browser if still offered, else the first one. */
-  preferredModel() {
+  /** The tooltip of the picker: the full label of the model chosen. */
+  showModelTitle() {
+    const option = this.ui.model.selectedOptions[0];
+    this.ui.model.title = option ? option.title || option.textContent : '';
+  }
+
+  /** `preferred` (the person's default model) if offered, else the model last chosen in this browser
+   *  if still offered, else the first one. */
+  preferredModel(preferred = null) {
     let saved = null;
     try {
       saved = localStorage.getItem('parley.model');
@@ -133,6 +137,7 @@ export class TopBar {
       saved = null;
     }
     const options = Array.from(this.ui.model.options, (option) => option.value);
+    if (preferred && options.includes(preferred)) return preferred;
     if (saved && options.includes(saved)) return saved;
     return options[0] || null;
   }
@@ -147,5 +152,6 @@ export class TopBar {
       this.ui.model.append(option);
     }
     this.ui.model.value = id;
+    this.showModelTitle();
   }
 }

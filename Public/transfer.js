@@ -37,7 +37,7 @@ export class Transfer {
       try {
         JSON.parse(text);
       } catch {
-        this.setStatus(`Not imported: ${file.name} is not a JSON file (a Parley export is JSON).`, true);
+        this.setStatus(`Not imported: this isn't a Parley export (${file.name} is not a JSON file).`, true);
         return;
       }
       const answer = await Api.importDocument(text);

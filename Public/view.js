@@ -389,11 +389,14 @@ export function updateMeta(el, message) {
   }
 
   el.querySelector('[data-action="edit"]').hidden = !isUser || message.local === true;
-  el.querySelector('[data-action="regenerate"]').hidden = isUser || streaming;
+  // A failed reply offers one way forward, the Retry of its error (a regenerate): not Regenerate
+  // beside it, nor Copy of a reply with no text.
+  const failed = message.status === 'failed';
+  el.querySelector('[data-action="regenerate"]').hidden = isUser || streaming || failed;
   const continuable = !isUser && !streaming &&
     (message.status === 'stopped' || message.status === 'interrupted' || message.finish_reason === 'length');
   el.querySelector('[data-action="continue"]').hidden = !continuable;
-  el.querySelector('[data-action="copy"]').hidden = message.local === true;
+  el.querySelector('[data-action="copy"]').hidden = message.local === true || (failed && !message.content);
   // Fork copies stored, finished messages: the server refuses (409) one that streams.
   el.querySelector('[data-action="fork"]').hidden = streaming || message.local === true;
   // Streaming or not decides the reasoning's label ("Thinking…" only while it runs).

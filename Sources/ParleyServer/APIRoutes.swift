@@ -10,6 +10,7 @@ struct APIRoutes {
     let account: AccountHandlers
     let admin: AdminHandlers
     let usage: UsageHandlers
+    let preferences: PreferencesHandlers
     let openAI: OpenAIHandlers
     let authenticator: Authenticator
 
@@ -79,6 +80,10 @@ struct APIRoutes {
         route("GET", "/api/users/:id/usage", admin.usage)
 
         route("GET", "/api/usage", usage.report)
+
+        // The caller's own preferences (no id: nobody reads or changes another's).
+        route("GET", "/api/preferences", preferences.show)
+        route("PATCH", "/api/preferences", preferences.update)
 
         route("POST", "/api/conversations", conversations.create)
         route("GET", "/api/conversations", conversations.list)

@@ -19,7 +19,7 @@ struct ExportHandlers: Sendable {
     /// Conversations read per store call while streaming `GET /api/export`.
     static let exportBatch = 50
 
-    /// `GET /api/conversations/{id}/export?format=json|md`.
+    /// `GET /api/conversations/{id}/export?format=json|md`, the file named after the title (`ExportFilename`).
     func exportConversation(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         let id = try request.parameter("id")
         let format = request.query["format"] ?? "json"
@@ -32,13 +32,15 @@ struct ExportHandlers: Sendable {
         if format == "md" {
             let branch = try store.currentBranch(conversationID: id).map(\.message)
             let text = MarkdownExport.document(archive.conversation, branch: branch)
+            let name = ExportFilename(title: archive.conversation.title, id: id, fileExtension: "md")
             return HTTPResponse(status: 200, headers: [("Content-Type", "text/markdown; charset=utf-8"),
-                                                       Self.attachment("parley-\(id).md")],
+                                                       ("Content-Disposition", name.contentDisposition)],
                                 body: .bytes(Array(text.utf8)))
         }
         let bytes = try ConversationExport(archive: archive, standalone: true).encoded()
+        let name = ExportFilename(title: archive.conversation.title, id: id, fileExtension: "json")
         return HTTPResponse(status: 200, headers: [("Content-Type", "application/json; charset=utf-8"),
-                                                   Self.attachment("parley-\(id).json")],
+                                                   ("Content-Disposition", name.contentDisposition)],
                             body: .bytes(bytes))
     }
 
@@ -50,7 +52,7 @@ struct ExportHandlers: Sendable {
         let ticket = try streams.admit(caller, .export)
         let cursor = ExportCursor(store: store, owner: caller.userID, batch: Self.exportBatch, ticket: ticket)
         return HTTPResponse(status: 200, headers: [("Content-Type", "application/json; charset=utf-8"),
-                                                   Self.attachment("parley-export.json")],
+                                                   ("Content-Disposition", "attachment; filename=\"parley-export.json\"")],
                             body: .pulled { try cursor.next() })
     }
 
@@ -80,10 +82,6 @@ struct ExportHandlers: Sendable {
         let usage = try store.usage(conversationIDs: imported.map(\.id))
         return .json(ImportResource(items: imported.map { ConversationResource($0, usage: usage[$0.id] ?? .init()) }),
                      status: 201)
-    }
-
-    private static func attachment(_ filename: String) -> (String, String) {
-        ("Content-Disposition", "attachment; filename=\"\(filename)\"")
     }
 }
 

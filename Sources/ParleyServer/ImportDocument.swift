@@ -23,6 +23,19 @@ struct ImportDocument {
             throw Self.invalid("The document nests deeper than \(Self.maxDepth) levels (at byte \(depth)): "
                                + "it is not a Parley export.")
         }
+        // The version first: a JSON file of some other program says so, not which of our fields it lacks.
+        let header: FileHeader
+        do {
+            header = try JSONDecoder().decode(FileHeader.self, from: Data(body))
+        } catch let error as DecodingError {
+            if case .typeMismatch(_, let context) = error, context.codingPath.isEmpty {
+                throw Self.invalid(Self.notAnExport)
+            }
+            throw Self.invalid(Self.describe(error))
+        } catch {
+            throw Self.invalid("The body is not valid JSON.")
+        }
+        guard header.hasVersion else { throw Self.invalid(Self.notAnExport) }
         let file: FileDocument
         do {
             file = try JSONDecoder().decode(FileDocument.self, from: Data(body))
@@ -130,6 +143,10 @@ struct ImportDocument {
         }
     }
 
+    /// The answer to JSON that is not a Parley export at all: no `parley_export` field, or not an object.
+    static let notAnExport = "This isn't a Parley export: a Parley export is a JSON object with \"parley_export\": 1 "
+        + "(made by Export or Export all)."
+
     static func invalid(_ message: String) -> HTTPError {
         HTTPError(status: 400, code: "invalid_import", message: message)
     }
@@ -175,6 +192,20 @@ struct ImportDocument {
 }
 
 // MARK: - The file's shape
+
+/// Whether the top level names its format at all (`parley_export` present and not null).
+private struct FileHeader: Decodable {
+    let hasVersion: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case version = "parley_export"
+    }
+
+    init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        hasVersion = try container.contains(.version) && !container.decodeNil(forKey: .version)
+    }
+}
 
 /// The top level: `{"parley_export": 1, "conversations": [...]}` or one conversation with
 /// `"parley_export": 1` among its fields.

@@ -23,6 +23,9 @@ struct JSONBody {
         self.object = object
     }
 
+    /// The fields present, sorted (a route that takes a fixed set names the first unknown one).
+    var fields: [String] { object.keys.sorted() }
+
     /// Whether the field is present (even as null).
     func has(_ field: String) -> Bool { object[field] != nil }
 

@@ -89,6 +89,7 @@ public final class ParleyApp: Sendable {
                   admin: AdminHandlers(store: store, generations: generations, passwords: passwords,
                                        settings: accounts, streams: streams),
                   usage: UsageHandlers(store: store, maxDays: configuration.input.maxUsageDays),
+                  preferences: PreferencesHandlers(store: store, rules: rules, access: access, feed: feed),
                   openAI: OpenAIHandlers(store: store, generations: generations, rules: rules, access: access,
                                          quotas: quotas, renderer: renderer,
                                          keepAlive: configuration.openAIKeepAlive, feed: feed, streams: streams),

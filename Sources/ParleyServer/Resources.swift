@@ -15,6 +15,8 @@ struct ConversationResource: Encodable {
     let usage: TokenUsage
     let pinned: Bool
     let archived: Bool
+    /// Made by `POST /api/import` (the page marks it).
+    let imported: Bool
     var messages: [MessageResource]?
 
     init(_ conversation: Conversation, messages: [MessageResource]? = nil, usage: TokenUsage = TokenUsage()) {
@@ -29,11 +31,12 @@ struct ConversationResource: Encodable {
         updatedAt = Timestamp.format(conversation.updatedAt)
         pinned = conversation.pinned
         archived = conversation.archived
+        imported = conversation.imported
         self.messages = messages
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, title, model, messages, temperature, usage, pinned, archived
+        case id, title, model, messages, temperature, usage, pinned, archived, imported
         case topP = "top_p"
         case maxTokens = "max_tokens"
         case systemPrompt = "system_prompt"
@@ -58,6 +61,7 @@ struct ConversationResource: Encodable {
         try container.encode(TokenUsageResource(usage), forKey: .usage)
         try container.encode(pinned, forKey: .pinned)
         try container.encode(archived, forKey: .archived)
+        try container.encode(imported, forKey: .imported)
         try container.encodeIfPresent(messages, forKey: .messages)
     }
 }

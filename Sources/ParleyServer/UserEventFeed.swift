@@ -20,6 +20,10 @@ struct UserEventFeed: Sendable {
         hub.publish(.conversationDeleted(id: id), to: owner)
     }
 
+    func preferencesChanged(owner: String) {
+        hub.publish(.preferencesChanged, to: owner)
+    }
+
     /// A user message and its answer: `turn`, then `reply_started` (and later `reply_finished`).
     func turnStarted(user: Message, assistant: Message, owner: String) {
         hub.publish(.turn(conversationID: assistant.conversationID, userMessageID: user.id,

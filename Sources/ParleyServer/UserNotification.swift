@@ -15,6 +15,9 @@ enum UserNotification: Sendable {
     case replyStarted(conversationID: String, messageID: String)
     /// A reply ended (`status`: complete, stopped, failed, interrupted).
     case replyFinished(conversationID: String, messageID: String, status: MessageStatus)
+    /// The user's preferences changed (`PATCH /api/preferences`). It carries nothing (a default system
+    /// prompt is not for the log): a tab reads `GET /api/preferences` again.
+    case preferencesChanged
 
     /// The SSE event name.
     var name: String {
@@ -25,6 +28,7 @@ enum UserNotification: Sendable {
         case .turn: "turn"
         case .replyStarted: "reply_started"
         case .replyFinished: "reply_finished"
+        case .preferencesChanged: "preferences_changed"
         }
     }
 
@@ -53,6 +57,8 @@ enum UserNotification: Sendable {
                 $0.field("message_id", messageID)
                 $0.field("status", status.rawValue)
             }
+        case .preferencesChanged:
+            json.object { _ in }
         }
         return Array("event: \(name)\ndata: \(json.text)\n\n".utf8)
     }
@@ -69,6 +75,7 @@ enum UserNotification: Sendable {
             $0.field("updated_at", Timestamp.format(conversation.updatedAt))
             $0.rawField("pinned", conversation.pinned ? "true" : "false")
             $0.rawField("archived", conversation.archived ? "true" : "false")
+            $0.rawField("imported", conversation.imported ? "true" : "false")
         }
         return json.text
     }

@@ -19,11 +19,13 @@ public struct Conversation: Sendable, Equatable {
     public var pinned: Bool
     /// Put away: hidden from the list and search unless asked for (`?archived=true`).
     public var archived: Bool
+    /// Made by an import (migration 11): the page marks it. A fork of it is not.
+    public var imported: Bool
 
     public init(
         id: String, ownerID: String = User.localID, title: String, model: String?, systemPrompt: String?,
         currentLeafID: String?, createdAt: Date, updatedAt: Date, settings: GenerationSettings = GenerationSettings(),
-        pinned: Bool = false, archived: Bool = false
+        pinned: Bool = false, archived: Bool = false, imported: Bool = false
     ) {
         self.id = id
         self.ownerID = ownerID
@@ -36,13 +38,14 @@ public struct Conversation: Sendable, Equatable {
         self.updatedAt = updatedAt
         self.pinned = pinned
         self.archived = archived
+        self.imported = imported
     }
 
     // MARK: - Row decoding
 
     /// The column list every conversation query selects, in the order `init(row:)` reads.
     static let columns = "id, title, model, system_prompt, current_leaf_id, created_at, updated_at, owner_id, "
-        + "temperature, top_p, max_tokens, pinned, archived"
+        + "temperature, top_p, max_tokens, pinned, archived, imported"
 
     init(row: Row) {
         self.init(
@@ -52,6 +55,6 @@ public struct Conversation: Sendable, Equatable {
             updatedAt: Date(millisecondsSince1970: row.int64(6)),
             settings: GenerationSettings(temperature: row.optionalDouble(8), topP: row.optionalDouble(9),
                                          maxTokens: row.optionalInt64(10).map { Int($0) }),
-            pinned: row.int64(11) != 0, archived: row.int64(12) != 0)
+            pinned: row.int64(11) != 0, archived: row.int64(12) != 0, imported: row.int64(13) != 0)
     }
 }

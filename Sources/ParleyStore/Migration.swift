@@ -449,6 +449,21 @@ struct Migration: Sendable {
             DROP INDEX messages_without_html;
             CREATE INDEX messages_without_html ON messages (id) WHERE html IS NULL AND role = 'assistant';
             """),
+        Migration(name: "v11_user_preferences", sql: """
+            -- preferences per user (GET/PATCH /api/preferences): the page's theme, what sends a message,
+            -- and the model and system prompt of new conversations. No row: the defaults. Not a foreign
+            -- key: local mode's user ('local') has no row in users.
+            CREATE TABLE user_preferences (
+                user_id               TEXT PRIMARY KEY NOT NULL,
+                theme                 TEXT NOT NULL DEFAULT 'system',
+                default_model         TEXT,
+                default_system_prompt TEXT,
+                send_key              TEXT NOT NULL DEFAULT 'enter',
+                updated_at            INTEGER NOT NULL      -- milliseconds since 1970
+            ) WITHOUT ROWID;
+            -- a conversation made by POST /api/import (the page marks it); earlier imports are not known
+            ALTER TABLE conversations ADD COLUMN imported INTEGER NOT NULL DEFAULT 0;
+            """),
     ]
 
     /// Applies every migration past the file's `user_version`, each in its own transaction with

@@ -64,7 +64,7 @@ extension Store {
                 let conversationID = RecordID.make()
                 try insertConversation(writer.database, source, id: conversationID, owner: owner,
                                        createdAt: source.createdAt.millisecondsSince1970,
-                                       updatedAt: source.updatedAt.millisecondsSince1970)
+                                       updatedAt: source.updatedAt.millisecondsSince1970, imported: true)
                 var newIDs: [String: String] = [:]
                 for message in tree.ordered {
                     let id = RecordID.make()
@@ -111,7 +111,8 @@ extension Store {
             copy.archived = false
             let stamp = writer.nextConversationMilliseconds(now: now)
             let conversationID = RecordID.make()
-            try insertConversation(database, copy, id: conversationID, owner: owner, createdAt: stamp, updatedAt: stamp)
+            try insertConversation(database, copy, id: conversationID, owner: owner, createdAt: stamp, updatedAt: stamp,
+                                   imported: false)
             var parentID: String?
             for message in path {
                 let newID = RecordID.make()
@@ -130,18 +131,19 @@ extension Store {
     // MARK: - Write helpers (inside a write transaction)
 
     private func insertConversation(
-        _ database: Database, _ source: Conversation, id: String, owner: String, createdAt: Int64, updatedAt: Int64
+        _ database: Database, _ source: Conversation, id: String, owner: String, createdAt: Int64, updatedAt: Int64,
+        imported: Bool
     ) throws(StoreError) {
         try database.run(
             """
             INSERT INTO conversations (id, title, model, system_prompt, current_leaf_id, created_at, updated_at,
-                                       owner_id, temperature, top_p, max_tokens, pinned, archived)
-            VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?)
+                                       owner_id, temperature, top_p, max_tokens, pinned, archived, imported)
+            VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [.text(id), .text(source.title), .optionalText(source.model), .optionalText(source.systemPrompt),
              .integer(createdAt), .integer(updatedAt), .text(owner), .optionalReal(source.settings.temperature),
              .optionalReal(source.settings.topP), .optionalInteger(source.settings.maxTokens),
-             .bool(source.pinned), .bool(source.archived)])
+             .bool(source.pinned), .bool(source.archived), .bool(imported)])
     }
 
     /// The conversation's token totals (`conversation_usage`) from the usage its copied replies carry,

@@ -79,7 +79,7 @@ final class ExportImportAPITests: XCTestCase {
         let exported = try await parley.call("GET", "/api/conversations/\(id)/export?format=json")
         XCTAssertEqual(exported.status, 200, exported.text)
         XCTAssertEqual(exported.headers["content-type"], "application/json; charset=utf-8")
-        XCTAssertEqual(exported.headers["content-disposition"], "attachment; filename=\"parley-\(id).json\"")
+        XCTAssertEqual(exported.headers["content-disposition"], "attachment; filename=\"parley-Round-trip.json\"")
         let document = exported.exact
         XCTAssertEqual(document["parley_export"], .number(1))
         let messages = try XCTUnwrap(document["messages"]?.array)
@@ -95,6 +95,11 @@ final class ExportImportAPITests: XCTestCase {
         XCTAssertEqual(imported.status, 201, imported.text)
         let newID = try XCTUnwrap(imported.exact["items"]?.array?.first?["id"]?.string)
         XCTAssertNotEqual(newID, id)
+        XCTAssertEqual(imported.exact["items"]?.array?.first?["imported"], .bool(true), "an import is marked")
+        let original = try await parley.call("GET", "/api/conversations/\(id)")
+        XCTAssertEqual(original.exact["imported"], .bool(false))
+        let listed = try await parley.call("GET", "/api/conversations?limit=200&pinned=true")
+        XCTAssertEqual(listed.exact["items"]?.array?.first { $0["id"]?.string == newID }?["imported"], .bool(true))
         let again = try await parley.call("GET", "/api/conversations/\(newID)/export")
         XCTAssertEqual(again.status, 200)
         XCTAssertEqual(normalized(again.exact), normalized(document))
@@ -151,13 +156,47 @@ final class ExportImportAPITests: XCTestCase {
                       "the second export holds every conversation twice, equal apart from ids")
     }
 
+    func testExportFileNamesComeFromTheTitleSanitised() async throws {
+        let parley = try startParley()
+        let cases: [(title: String, disposition: (String) -> String)] = [
+            ("How do I reverse a list?", { _ in "attachment; filename=\"parley-How-do-I-reverse-a-list.md\"" }),
+            ("../../etc/passwd \"quoted\"\\", { _ in "attachment; filename=\"parley-etc-passwd-quoted.md\"" }),
+            ("Café au lait", { _ in "attachment; filename=\"parley-Caf-au-lait.md\"; "
+                + "filename*=UTF-8''parley-Caf%C3%A9-au-lait.md" }),
+            ("日本語", { id in "attachment; filename=\"parley-\(id).md\"; "
+                + "filename*=UTF-8''parley-%E6%97%A5%E6%9C%AC%E8%AA%9E.md" }),
+            ("???", { id in "attachment; filename=\"parley-\(id).md\"" }),
+        ]
+        for item in cases {
+            let id = try await parley.conversation(["title": item.title])
+            let reply = try await parley.call("GET", "/api/conversations/\(id)/export?format=md")
+            XCTAssertEqual(reply.headers["content-disposition"], item.disposition(id), item.title)
+        }
+        let long = try await parley.conversation(["title": String(repeating: "a", count: 150)])
+        let json = try await parley.call("GET", "/api/conversations/\(long)/export")
+        XCTAssertEqual(json.headers["content-disposition"],
+                       "attachment; filename=\"parley-\(String(repeating: "a", count: 80)).json\"")
+    }
+
+    func testAForkOfAnImportIsNotMarkedImported() async throws {
+        let parley = try startParley()
+        let id = try await richConversation(parley)
+        let exported = try await parley.call("GET", "/api/conversations/\(id)/export")
+        let imported = try await parley.call("POST", "/api/import", body: Array(exported.text.utf8))
+        let item = try XCTUnwrap(imported.exact["items"]?.array?.first)
+        let newID = try XCTUnwrap(item["id"]?.string), leaf = try XCTUnwrap(item["current_leaf_id"]?.string)
+        let fork = try await parley.call("POST", "/api/conversations/\(newID)/fork", json: ["message_id": leaf])
+        XCTAssertEqual(fork.status, 201, fork.text)
+        XCTAssertEqual(fork.exact["imported"], .bool(false))
+    }
+
     func testTheCurrentBranchExportsAsMarkdown() async throws {
         let parley = try startParley()
         let id = try await richConversation(parley, title: "Notes")
         let reply = try await parley.call("GET", "/api/conversations/\(id)/export?format=md")
         XCTAssertEqual(reply.status, 200, reply.text)
         XCTAssertEqual(reply.headers["content-type"], "text/markdown; charset=utf-8")
-        XCTAssertEqual(reply.headers["content-disposition"], "attachment; filename=\"parley-\(id).md\"")
+        XCTAssertEqual(reply.headers["content-disposition"], "attachment; filename=\"parley-Notes.md\"")
         XCTAssertTrue(reply.text.hasPrefix("# Notes\n\n> _System prompt_\n>\n> Be exact.\n"), reply.text)
         XCTAssertTrue(reply.text.contains("## User\n\nfirst question with **bold**\n"), reply.text)
         XCTAssertTrue(reply.text.contains("## Assistant (demo)\n\n"), reply.text)
@@ -226,7 +265,8 @@ final class ExportImportAPITests: XCTestCase {
             ("deep in a string-looking place", Array(("{\"parley_export\":1,\"title\":\"x\\\"" + String(repeating: "{", count: 20)
                 + "\",\"messages\":" + String(repeating: "[", count: 20)).utf8), "deeper than"),
             ("not json", Array("{\"parley_export\": 1,".utf8), "not valid JSON"),
-            ("array", Array("[]".utf8), "the document"),
+            ("array", Array("[]".utf8), "isn't a Parley export"),
+            ("another program's JSON", try json(["name": "settings", "items": [1, 2]]), "isn't a Parley export"),
             ("empty", [], "empty"),
         ]
         for item in cases {

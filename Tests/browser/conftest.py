@@ -297,6 +297,36 @@ def assert_shows_stored(driver, server, message_id):
     return stored
 
 
+def open_conversation_menu(driver, item_id=None):
+    """Opens the "⋯" menu of the open conversation (top bar), or of the list item `item_id`; returns
+    the menu element once its items show."""
+    if item_id:
+        button = driver.find_element(By.CSS_SELECTOR, f"#list-view li[data-id='{item_id}'] .item-menu-button")
+    else:
+        button = driver.find_element(By.ID, "conversation-actions")
+    menu = driver.find_element(By.ID, button.get_attribute("aria-controls"))
+    if button.get_attribute("aria-expanded") != "true":
+        button.click()
+    wait_until(lambda: menu.is_displayed() and menu.find_elements(By.CSS_SELECTOR, "[role='menuitem']"),
+               message="the conversation menu open")
+    return menu
+
+
+def conversation_action(driver, action, item_id=None):
+    """Chooses `action` (pin, archive, rename, export-json, export-markdown, delete) in a "⋯" menu."""
+    menu = open_conversation_menu(driver, item_id)
+    menu.find_element(By.CSS_SELECTOR, f"[data-action='{action}']").click()
+
+
+def menu_label(driver, action, item_id=None):
+    """The label an item of a "⋯" menu has now (the menu is opened to read it, then closed)."""
+    menu = open_conversation_menu(driver, item_id)
+    text = menu.find_element(By.CSS_SELECTOR, f"[data-action='{action}']").text
+    driver.switch_to.active_element.send_keys(Keys.ESCAPE)
+    wait_until(lambda: not menu.is_displayed(), message="the menu closed")
+    return text
+
+
 def screenshot(driver, artifacts, name):
     path = artifacts / f"{name}.png"
     driver.save_screenshot(str(path))

@@ -22,7 +22,8 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
 from axe_check import assert_accessible
-from conftest import TEAM_ADMIN, last_assistant_id, open_page, send_message, wait_idle, wait_until
+from conftest import (TEAM_ADMIN, conversation_action, last_assistant_id, open_conversation_menu, open_page, send_message,
+                      wait_idle, wait_until)
 from test_team import ALLOWED, api_sign_in, open_menu_item, shown, sign_in, start_signed_out
 
 # An answer with a link, a code block and a table (both wider than the page, so they scroll); it pauses (answer_gate) before its last chunk.
@@ -214,10 +215,9 @@ def test_settings_usage_export_menu_and_import_error(browser, parley_fast, artif
     assert_accessible(browser, "settings form with a refused value")
     browser.find_element(By.ID, "system-cancel").click()
 
-    browser.find_element(By.ID, "export-toggle").click()
-    wait_until(lambda: shown(browser, "export-menu"), message="the export menu")
-    assert_accessible(browser, "export menu open")
-    browser.find_element(By.ID, "export-toggle").click()
+    open_conversation_menu(browser)
+    assert_accessible(browser, "conversation menu open")
+    browser.switch_to.active_element.send_keys(Keys.ESCAPE)
 
     bad = artifacts / "a11y-not-an-export.json"
     bad.write_text('{"parley_export": 1, "messages": 5}', encoding="utf-8")
@@ -247,7 +247,7 @@ def test_search_results_errors_pinned_group_and_archived_list(browser, parley_fa
 
 def check_search_pinned_and_archived(browser, parley_fast, word, found, stored):
     open_page(browser, parley_fast.base, f"/#/c/{found['id']}")
-    wait_until(lambda: shown(browser, "pinned-list") and shown(browser, "pin")
+    wait_until(lambda: shown(browser, "pinned-list") and shown(browser, "conversation-actions")
                and browser.find_elements(By.CSS_SELECTOR, "#message-list [data-action='fork']"),
                message="the Pinned group, Pin and Fork")
     assert_accessible(browser, "pinned group, pin, archive and fork")
@@ -273,12 +273,12 @@ def test_rename_and_delete_dialogs(browser, parley_fast):
     open_page(browser, parley_fast.base)
     send_message(browser, "A conversation to rename")
     wait_idle(browser)
-    browser.find_element(By.ID, "rename").click()
+    conversation_action(browser, "rename")
     wait_until(lambda: browser.find_element(By.ID, "rename-dialog").get_attribute("open"), message="rename")
     assert_accessible(browser, "rename dialog")
     browser.find_element(By.ID, "rename-cancel").click()
     wait_until(lambda: not browser.find_element(By.ID, "rename-dialog").get_attribute("open"), message="closed")
-    browser.find_element(By.ID, "delete").click()
+    conversation_action(browser, "delete")
     wait_until(lambda: browser.find_element(By.ID, "delete-dialog").get_attribute("open"), message="delete")
     assert_accessible(browser, "delete dialog")
     browser.switch_to.active_element.send_keys(Keys.ESCAPE)

@@ -307,7 +307,7 @@ def test_model_and_system_prompt_are_saved_per_conversation(browser, parley_fake
                message="the model stored")
     toggle = browser.find_element(By.ID, "system-toggle")
     toggle.click()
-    assert toggle.get_attribute("aria-expanded") == "true"
+    assert browser.find_element(By.ID, "settings-dialog").get_attribute("open")
     prompt = browser.find_element(By.ID, "system-prompt")
     prompt.send_keys("Answer like a pirate.")
     browser.find_element(By.CSS_SELECTOR, "#system-form button[type='submit']").click()

@@ -14,7 +14,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
-from conftest import TEAM_ADMIN, last_assistant_id, messages, open_page, send_message, start_parley, wait_idle, wait_until
+from conftest import TEAM_ADMIN, conversation_action, last_assistant_id, messages, open_page, send_message, start_parley, wait_idle, wait_until
 
 
 # MARK: - Helpers
@@ -103,10 +103,16 @@ def open_recorded(driver, server):
 
 
 def open_settings(driver):
-    toggle = by_id(driver, "system-toggle")
-    if toggle.get_attribute("aria-expanded") != "true":
-        toggle.click()
+    if not by_id(driver, "settings-dialog").get_attribute("open"):
+        by_id(driver, "system-toggle").click()
     wait_until(lambda: by_id(driver, "system-form").is_displayed(), message="the settings form")
+
+
+def close_settings(driver):
+    """Chat settings is a modal dialog: closed before the page behind it is used."""
+    if by_id(driver, "settings-dialog").get_attribute("open"):
+        by_id(driver, "system-cancel").click()
+    wait_until(lambda: not by_id(driver, "settings-dialog").get_attribute("open"), message="the settings closed")
 
 
 def set_field(driver, element_id, text):
@@ -182,6 +188,7 @@ def test_settings_are_saved_and_sent_with_every_reply(browser, parley_recorded, 
     stored = parley_recorded.api("GET", f"/api/conversations/{conversation_id}")
     assert (stored["temperature"], stored["top_p"], stored["max_tokens"]) == (0.3, 0.9, 256)
 
+    close_settings(browser)
     send_message(browser, "Second question")
     wait_idle(browser)
     sent = recording.bodies[-1]
@@ -206,8 +213,10 @@ def test_settings_are_saved_and_sent_with_every_reply(browser, parley_recorded, 
                message="temperature cleared")
     assert parley_recorded.api("GET", f"/api/conversations/{conversation_id}")["top_p"] == 0.9
 
-    # A reply that ends while the form is open updates the totals.
+    # A reply that ends while the dialog is open updates the totals.
+    close_settings(browser)
     send_message(browser, "Third question")
+    open_settings(browser)
     wait_until(lambda: "over 3 replies (3 estimated)" in by_id(browser, "settings-usage").text,
                message="the totals after a reply")
     wait_idle(browser)
@@ -250,6 +259,7 @@ def test_settings_on_a_fresh_page_apply_to_the_first_send(browser, parley_fast):
     set_field(browser, "settings-max-tokens", "300")
     save_settings(browser)
     wait_until(lambda: status(browser) == "Saved for the new conversation.", message="kept for the first send")
+    close_settings(browser)
     send_message(browser, "Fresh settings")
     conversation_id = open_id(browser)
     stored = parley_fast.api("GET", f"/api/conversations/{conversation_id}")
@@ -315,22 +325,20 @@ def test_estimated_usage_is_marked(browser, parley_recorded):
 
 def test_export_links_download_the_conversation_and_everything(browser, parley_fast, downloads):
     open_page(browser, parley_fast.base)
-    assert not by_id(browser, "export-toggle").is_displayed(), "nothing to export on a fresh page"
+    assert not by_id(browser, "conversation-actions").is_displayed(), "nothing to export on a fresh page"
     send_message(browser, "Export me please")
     wait_idle(browser)
     cid = open_id(browser)
-    toggle = by_id(browser, "export-toggle")
-    toggle.click()
-    assert toggle.get_attribute("aria-expanded") == "true"
-    by_id(browser, "export-json").click()
-    exported = json.loads(downloaded(downloads, f"parley-{cid}.json"))
+    toggle = by_id(browser, "conversation-actions")
+    conversation_action(browser, "export-json")
+    # The file is named after the title (Content-Disposition), not the id.
+    exported = json.loads(downloaded(downloads, "parley-Export-me-please.json"))
     assert exported == parley_fast.api("GET", f"/api/conversations/{cid}/export?format=json")
     assert exported["parley_export"] == 1 and len(exported["messages"]) == 2
     assert toggle.get_attribute("aria-expanded") == "false", "the menu closes after a choice"
 
-    toggle.click()
-    by_id(browser, "export-markdown").click()
-    markdown = downloaded(downloads, f"parley-{cid}.md")
+    conversation_action(browser, "export-markdown")
+    markdown = downloaded(downloads, "parley-Export-me-please.md")
     assert "## User" in markdown and "Export me please" in markdown and "## Assistant" in markdown
 
     by_id(browser, "export-all").click()
@@ -420,9 +428,8 @@ def test_export_and_import_in_team_mode_carry_the_session(browser, parley_team, 
         send_message(browser, "Team export")
         wait_idle(browser)
         cid = open_id(browser)
-        by_id(browser, "export-toggle").click()
-        by_id(browser, "export-json").click()
-        exported = json.loads(downloaded(downloads, f"parley-{cid}.json"))
+        conversation_action(browser, "export-json")
+        exported = json.loads(downloaded(downloads, "parley-Team-export.json"))
         assert exported["id"] == cid and len(exported["messages"]) == 2
         by_id(browser, "export-all").click()
         assert cid in [c["id"] for c in json.loads(downloaded(downloads, "parley-export.json"))["conversations"]]
@@ -443,6 +450,7 @@ def test_settings_of_a_fresh_page_that_was_left_are_not_kept(browser, parley_fas
     set_field(browser, "settings-temperature", "1.7")
     save_settings(browser)
     wait_until(lambda: status(browser) == "Saved for the new conversation.", message="kept for the first send")
+    close_settings(browser)
     browser.get(f"{parley_fast.base}/#/c/{other['id']}")
     wait_until(lambda: by_id(browser, "conversation-title").text == "Somewhere else", message="the other one open")
     by_id(browser, "new-conversation").click()
@@ -503,6 +511,7 @@ def test_a_first_send_refused_for_its_settings_opens_them_and_retry_sends(browse
     set_field(browser, "settings-max-tokens", "200")
     save_settings(browser)
     wait_until(lambda: status(browser) == "Saved for the new conversation.", message="the fix kept")
+    close_settings(browser)
     failed.find_element(By.CSS_SELECTOR, "button[data-action='retry']").click()
     conversation_id = open_id(browser)
     assert parley_fast.api("GET", f"/api/conversations/{conversation_id}")["max_tokens"] == 200

@@ -6,7 +6,7 @@ import time
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from conftest import assert_shows_stored, messages, open_page, send_message, wait_idle, wait_until
+from conftest import assert_shows_stored, conversation_action, messages, open_page, send_message, wait_idle, wait_until
 
 # Records in the page the first time (Date.now()) `condition` holds, checked on every DOM change:
 # the time is taken where the change happens, while the tab is in the background.
@@ -83,7 +83,7 @@ def test_a_change_in_one_tab_appears_in_another_within_a_second(browser, parley_
                               ".some(a => a.textContent === 'Renamed in A')")
 
     def rename():
-        browser.find_element(By.ID, "rename").click()
+        conversation_action(browser, "rename")
         field = browser.find_element(By.ID, "rename-input")
         field.send_keys(Keys.CONTROL, "a")
         field.send_keys("Renamed in A", Keys.ENTER)
@@ -107,7 +107,7 @@ def test_a_change_in_one_tab_appears_in_another_within_a_second(browser, parley_
 
     def delete():
         wait_idle(browser)
-        browser.find_element(By.ID, "delete").click()
+        conversation_action(browser, "delete")
         browser.find_element(By.ID, "delete-confirm").click()
 
     act_then_check(browser, tab_a, tab_b, "deleted", delete)

@@ -9,7 +9,7 @@ import urllib.error
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from conftest import messages, open_page, wait_until
+from conftest import conversation_action, menu_label, messages, open_page, wait_until
 
 
 # MARK: - Helpers
@@ -270,11 +270,10 @@ def test_pin_moves_to_the_pinned_group_and_survives_reload_and_archive_hides(bro
         wait_until(lambda: browser.find_element(By.ID, "conversation-title").text == "Keep this one handy",
                    message="the conversation open")
         wait_until(lambda: listed_in(browser, target_id) == "list", message="listed")
-        pin = browser.find_element(By.ID, "pin")
-        assert pin.text == "Pin"
-        pin.click()
+        assert menu_label(browser, "pin") == "Pin"
+        conversation_action(browser, "pin")
         wait_until(lambda: listed_in(browser, target_id) == "pinned", message="moved to the Pinned group")
-        assert pin.text == "Unpin"
+        assert menu_label(browser, "pin") == "Unpin"
         assert browser.find_element(By.ID, "pinned-heading").is_displayed()
         assert browser.find_element(By.ID, "list-heading").get_attribute("textContent") == "Recent"
         assert parley_fast.api("GET", f"/api/conversations/{target_id}")["pinned"] is True
@@ -282,7 +281,7 @@ def test_pin_moves_to_the_pinned_group_and_survives_reload_and_archive_hides(bro
         # A reload lists it first, in the Pinned group, and the button says Unpin.
         browser.refresh()
         wait_until(lambda: listed_in(browser, target_id) == "pinned", message="still pinned after reload")
-        wait_until(lambda: browser.find_element(By.ID, "pin").text == "Unpin", message="Unpin after reload")
+        wait_until(lambda: menu_label(browser, "pin") == "Unpin", message="Unpin after reload")
         # The Pinned group loads first, then the rest's first page.
         wait_until(lambda: listed_in(browser, other_id) == "list", message="the rest listed after reload")
         first = browser.execute_script("return document.querySelector('#list-view li').dataset.id")
@@ -292,10 +291,9 @@ def test_pin_moves_to_the_pinned_group_and_survives_reload_and_archive_hides(bro
         assert listed_in(browser, first) == "pinned"
 
         # Archive: it leaves the list but stays open.
-        archive = browser.find_element(By.ID, "archive")
-        archive.click()
+        conversation_action(browser, "archive")
         wait_until(lambda: listed_in(browser, target_id) is None, message="hidden from the list")
-        assert archive.text == "Unarchive"
+        assert menu_label(browser, "archive") == "Unarchive"
         assert browser.current_url.endswith(f"#/c/{target_id}")
         assert browser.find_element(By.ID, "conversation-title").text == "Keep this one handy"
         assert parley_fast.api("GET", f"/api/conversations/{target_id}")["archived"] is True
@@ -313,13 +311,13 @@ def test_pin_moves_to_the_pinned_group_and_survives_reload_and_archive_hides(bro
         search_box(browser).send_keys(Keys.ESCAPE)
         wait_until(lambda: list_shown(browser), message="the archived list back")
         # Unarchive from the archived view: it leaves that list; back in the normal view, it is pinned again.
-        archive.click()
+        conversation_action(browser, "archive")
         wait_until(lambda: listed_in(browser, target_id) is None, message="gone from the archived list")
-        assert archive.text == "Archive"
+        assert menu_label(browser, "archive") == "Archive"
         toggle.click()
         assert toggle.get_attribute("aria-pressed") == "false"
         wait_until(lambda: listed_in(browser, target_id) == "pinned", message="back in the Pinned group")
-        browser.find_element(By.ID, "pin").click()
+        conversation_action(browser, "pin")
         wait_until(lambda: listed_in(browser, target_id) == "list", message="unpinned")
         assert parley_fast.api("GET", f"/api/conversations/{target_id}")["pinned"] is False
     finally:
@@ -342,8 +340,8 @@ def test_a_change_made_through_the_api_moves_the_item_live(browser, parley_fast)
         wait_until(lambda: listed_in(browser, moved_id) == "list", message="back live once unarchived")
         # The open conversation's buttons follow too.
         parley_fast.api("PATCH", f"/api/conversations/{open_id}", {"pinned": True, "archived": True})
-        wait_until(lambda: browser.find_element(By.ID, "pin").text == "Unpin"
-                   and browser.find_element(By.ID, "archive").text == "Unarchive", message="the buttons follow")
+        wait_until(lambda: menu_label(browser, "pin") == "Unpin"
+                   and menu_label(browser, "archive") == "Unarchive", message="the menu follows")
         assert listed_in(browser, open_id) is None
         assert browser.find_element(By.ID, "conversation-title").text == "Open here"
     finally:

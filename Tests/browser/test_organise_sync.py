@@ -5,7 +5,7 @@ conversation's actions and the results' current mark follow what is open; Fork w
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from conftest import messages, open_page, wait_idle, wait_until
+from conftest import conversation_action, menu_label, open_conversation_menu, messages, open_page, wait_idle, wait_until
 from test_organise import (api_error, click_action, live_ready, make_conversation, result, search_box, search_status,
                            unique)
 
@@ -96,7 +96,7 @@ def test_search_results_follow_a_rename_here_and_a_rename_and_an_archive_elsewhe
         # Renamed here, with the results still shown.
         result(browser, first_id).find_element(By.TAG_NAME, "a").click()
         wait_until(lambda: title_of(browser) == "Renamed elsewhere", message="the conversation opened")
-        browser.find_element(By.ID, "rename").click()
+        conversation_action(browser, "rename")
         field = browser.find_element(By.ID, "rename-input")
         field.send_keys(Keys.CONTROL, "a")
         field.send_keys("Renamed here", Keys.ENTER)
@@ -208,18 +208,21 @@ def test_pin_gives_the_focus_back_only_to_who_waited_for_it(browser, parley_fast
     try:
         open_page(browser, parley_fast.base, f"/#/c/{conversation_id}")
         wait_until(lambda: title_of(browser) == "Pinned slowly", message="the conversation open")
-        pin = browser.find_element(By.ID, "pin")
-        # Waited for: the focus stays on the button whose label changed.
-        pin.click()
-        wait_until(lambda: pin.text == "Unpin", message="pinned")
-        assert browser.switch_to.active_element == pin
+        menu_button = browser.find_element(By.ID, "conversation-actions")
+        # Waited for: the focus stays on the menu's button (the item chosen is gone with the menu).
+        conversation_action(browser, "pin")
+        wait_until(lambda: parley_fast.api("GET", f"/api/conversations/{conversation_id}")["pinned"], message="pinned")
+        assert browser.switch_to.active_element == menu_button
         # Moved on to the search box while the PATCH was pending: the focus stays there.
         hold(browser, "PATCH", f"^/api/conversations/{conversation_id}$")
-        pin.click()
+        conversation_action(browser, "pin")
         wait_held(browser, "the unpin")
         search_box(browser).click()
         release(browser)
-        wait_until(lambda: pin.text == "Pin", message="unpinned")
+        wait_until(lambda: not parley_fast.api("GET", f"/api/conversations/{conversation_id}")["pinned"],
+                   message="unpinned")
+        assert menu_label(browser, "pin") == "Pin"
+        search_box(browser).click()
         assert browser.switch_to.active_element == search_box(browser), "the focus must not be taken back"
     finally:
         parley_fast.api("PATCH", f"/api/conversations/{conversation_id}", {"pinned": False})
@@ -230,16 +233,17 @@ def test_the_actions_hide_while_another_conversation_loads(browser, parley_fast)
     second_id, _ = make_conversation(parley_fast, "Loaded slowly", [])
     open_page(browser, parley_fast.base, f"/#/c/{first_id}")
     wait_until(lambda: title_of(browser) == "Shown first", message="the first open")
-    actions = ["export-toggle", "rename", "delete", "pin", "archive"]
-    shown = lambda: [name for name in actions if browser.find_element(By.ID, name).is_displayed()]
-    assert shown() == actions
+    button = browser.find_element(By.ID, "conversation-actions")
+    assert button.is_displayed()
     hold(browser, "GET", f"^/api/conversations/{second_id}$")
     browser.execute_script("location.hash = arguments[0]", f"#/c/{second_id}")
     wait_held(browser, "the second conversation")
-    assert shown() == [], "no action may act on the conversation being left"
+    assert not button.is_displayed(), "no action may act on the conversation being left"
     release(browser)
     wait_until(lambda: title_of(browser) == "Loaded slowly", message="the second open")
-    assert shown() == actions
+    menu = open_conversation_menu(browser)
+    assert [item.get_attribute("data-action") for item in menu.find_elements(By.CSS_SELECTOR, "[role='menuitem']")] == [
+        "pin", "archive", "rename", "export-json", "export-markdown", "delete"]
     assert browser.find_element(By.ID, "export-json").get_attribute("href").endswith(
         f"/api/conversations/{second_id}/export?format=json")
 

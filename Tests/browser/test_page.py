@@ -6,7 +6,7 @@ import urllib.request
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from conftest import messages, open_page, screenshot, send_message, wait_idle, wait_until
+from conftest import conversation_action, messages, open_page, screenshot, send_message, wait_idle, wait_until
 
 LONG_TURNS = 250
 
@@ -35,7 +35,7 @@ def test_sidebar_pages_searches_renames_and_deletes(browser, parley_fast, artifa
     # Rename the open conversation through the dialog.
     browser.get(f"{parley_fast.base}/#/c/{ids[3]}")
     wait_until(lambda: browser.find_element(By.ID, "conversation-title").text == "Topic 03", message="title")
-    browser.find_element(By.ID, "rename").click()
+    conversation_action(browser, "rename")
     field = browser.find_element(By.ID, "rename-input")
     field.send_keys(Keys.CONTROL, "a")
     field.send_keys("Renamed topic", Keys.ENTER)
@@ -47,13 +47,13 @@ def test_sidebar_pages_searches_renames_and_deletes(browser, parley_fast, artifa
     wait_until(lambda: browser.find_element(By.CSS_SELECTOR, f"#conversation-list li[data-id='{ids[3]}'] a").text
                == "Renamed topic", message="the new title in the sidebar")
     # Delete asks first; Cancel keeps it, Delete removes it.
-    browser.find_element(By.ID, "delete").click()
+    conversation_action(browser, "delete")
     dialog = browser.find_element(By.ID, "delete-dialog")
     assert dialog.is_displayed()
     screenshot(browser, artifacts, "delete-confirmation")
     dialog.find_element(By.CSS_SELECTOR, "button[value='cancel']").click()
     assert parley_fast.api("GET", f"/api/conversations/{ids[3]}")["id"] == ids[3]
-    browser.find_element(By.ID, "delete").click()
+    conversation_action(browser, "delete")
     browser.find_element(By.ID, "delete-confirm").click()
     wait_until(lambda: not browser.find_elements(By.CSS_SELECTOR, f"#conversation-list li[data-id='{ids[3]}']"),
                message="the conversation gone from the list")

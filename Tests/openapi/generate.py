@@ -37,6 +37,7 @@ CONVERSATION_FIELDS = {
     "current_leaf_id": nullable("string"), "created_at": TIME, "updated_at": TIME,
     "temperature": nullable("number"), "top_p": nullable("number"), "max_tokens": nullable("integer"),
     "usage": ref("TokenTotals"), "pinned": BOOLEAN, "archived": BOOLEAN,
+    "imported": {"type": "boolean", "description": "Made by POST /api/import (before migration 11: false)."},
 }
 EXPORT_CONVERSATION_FIELDS = {
     "id": STRING, "title": STRING, "model": nullable("string"), "system_prompt": nullable("string"),
@@ -52,6 +53,14 @@ SETTINGS_BODY = {
     "temperature": {"type": ["number", "null"], "minimum": 0, "maximum": 2},
     "top_p": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
     "max_tokens": {"type": ["integer", "null"], "minimum": 1},
+}
+
+PREFERENCE_FIELDS = {
+    "theme": {"type": "string", "enum": ["system", "light", "dark"]},
+    "default_model": {"type": ["string", "null"], "description": "A model the caller may use (GET /api/models)."},
+    "default_system_prompt": {"type": ["string", "null"],
+                              "description": "At most PARLEY_MAX_SYSTEM_PROMPT_BYTES; empty reads as null."},
+    "send_key": {"type": "string", "enum": ["enter", "ctrl_enter"]},
 }
 
 SCHEMAS = {
@@ -106,6 +115,7 @@ SCHEMAS = {
     "FullExport": obj({"parley_export": {"type": "integer", "const": 1},
                        "conversations": {"type": "array", "items": obj(EXPORT_CONVERSATION_FIELDS)}}),
     "ImportResult": obj({"items": {"type": "array", "items": ref("Conversation")}}),
+    "Preferences": obj(PREFERENCE_FIELDS, description="The caller's own preferences, used for new conversations."),
     "User": obj({"id": STRING, "username": STRING, "display_name": STRING,
                  "role": {"type": "string", "enum": ["admin", "member"]}, "disabled": BOOLEAN, "created_at": TIME}),
     "UserList": obj({"items": {"type": "array", "items": ref("User")}}),
@@ -164,12 +174,12 @@ SCHEMAS = {
 
 REPLY_EVENTS = ["snapshot", "reasoning", "block", "tail", "tail_append", "tail_html", "delta", "error", "done"]
 USER_EVENTS = ["ready", "conversation_created", "conversation_updated", "conversation_deleted", "turn",
-               "reply_started", "reply_finished", "resync"] + REPLY_EVENTS
+               "reply_started", "reply_finished", "preferences_changed", "resync"] + REPLY_EVENTS
 
 
 TEXT_EVENT = obj({"text": STRING})
 SUMMARY = obj({"id": STRING, "title": STRING, "model": nullable("string"), "current_leaf_id": nullable("string"),
-               "created_at": TIME, "updated_at": TIME, "pinned": BOOLEAN, "archived": BOOLEAN})
+               "created_at": TIME, "updated_at": TIME, "pinned": BOOLEAN, "archived": BOOLEAN, "imported": BOOLEAN})
 # Each event's `data`, a JSON object (docs/api.md, "The event stream" and "The user event stream").
 EVENT_DATA = {
     "snapshot": obj({"message_id": STRING, "status": STATUS, "blocks": {"type": "array", "items": STRING},
@@ -197,7 +207,7 @@ EVENT_DATA = {
                                           "provider's figures, or the estimate with `estimated` true."},
                  "patch": {"type": "array", "items": obj({"index": INTEGER, "html": STRING})},
                  "blocks": INTEGER}),
-    "ready": obj({}), "resync": obj({}),
+    "ready": obj({}), "resync": obj({}), "preferences_changed": obj({}),
     "conversation_created": obj({"conversation": SUMMARY}),
     "conversation_updated": obj({"conversation": SUMMARY}),
     "conversation_deleted": obj({"conversation_id": STRING}),
@@ -331,6 +341,14 @@ PATHS = {
                              answer(200, "The report.", ref("UsageReport")),
                              parameters=[query("from", {"type": "string", "format": "date"}, "First day (YYYY-MM-DD)."),
                                          query("to", {"type": "string", "format": "date"}, "Last day (YYYY-MM-DD).")])},
+    "/api/preferences": {
+        "get": op("Your preferences (defaults until changed)", "accounts", answer(200, "The preferences.", ref("Preferences"))),
+        "patch": op("Change some of your preferences", "accounts",
+                    answer(200, "The whole preferences after the change.", ref("Preferences")),
+                    request=body(obj(PREFERENCE_FIELDS, required=[], additionalProperties=False,
+                                     examples=[{"theme": "dark", "send_key": "ctrl_enter"}])),
+                    description="Any subset of the fields; an unknown field or a bad value is a 400 "
+                                "`invalid_request` naming the field, and nothing changes.")},
     "/api/conversations": {
         "post": op("Create a conversation", "conversations", answer(201, "The conversation.", ref("Conversation")),
                    request=body(CONVERSATION_BODY, required=False)),
@@ -400,8 +418,8 @@ PATHS = {
     "/api/events": {"get": op(
         "The caller's notifications and, with `follow`, one reply's events", "events",
         {**answer(200, "Server-sent events: ready, conversation_created, conversation_updated, "
-                       "conversation_deleted, turn, reply_started, reply_finished, resync and the followed reply's "
-                       "events (docs/api.md, The user event stream).",
+                       "conversation_deleted, turn, reply_started, reply_finished, preferences_changed, resync and "
+                       "the followed reply's events (docs/api.md, The user event stream).",
                   content=event_stream(USER_EVENTS, "A JSON object (docs/api.md, The user event stream).")),
          **TOO_MANY_STREAMS},
         parameters=[query("follow", STRING, "A message id of the caller's."),
