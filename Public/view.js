@@ -127,6 +127,7 @@ function setPlainText(el, text) {
   setTailHTML(el, null);
   tail.textContent = text;
   tail.hidden = text === '';
+  syncBody(el);
 }
 
 /** `snapshot`: replaces the whole body; `tailHTML` is its provisional tail (null: none). */
@@ -161,8 +162,9 @@ export function putBlock(el, index, html) {
 
 /** Whether the body shows any text yet (a committed block or the tail). */
 function hasText(el) {
-  const { blocks } = parts(el);
-  return blocks.childNodes.length > 0 || (el.tailState ? el.tailState.text !== '' : false);
+  const { blocks, tail } = parts(el);
+  // A question's text is plain, in the tail element (setPlainText), not in the tail's state.
+  return blocks.childNodes.length > 0 || (el.tailState ? el.tailState.text !== '' : false) || tail.textContent !== '';
 }
 
 /**

@@ -334,7 +334,7 @@ for (const li of document.querySelectorAll('#conversation-list > li')) {
   if (li.dataset.group) current = li.dataset.group;
   const label = getComputedStyle(li, '::before').content;
   if (li.dataset.group && label !== `"${li.dataset.group}"`) return {error: 'label not shown', label};
-  groups[li.querySelector('a').textContent] = current;
+  groups[li.querySelector('.item-title').textContent] = current;
 }
 return groups;
 """
