@@ -334,6 +334,11 @@ for (const li of document.querySelectorAll('#conversation-list > li')) {
   if (li.dataset.group) current = li.dataset.group;
   const label = getComputedStyle(li, '::before').content;
   if (li.dataset.group && label !== `"${li.dataset.group}"`) return {error: 'label not shown', label};
+  // The label takes a line of its own above the item's row (link and menu), and nothing scrolls sideways.
+  const above = li.querySelector('a').getBoundingClientRect().top - li.getBoundingClientRect().top;
+  if (li.dataset.group && above < 12) return {error: 'label beside the title', above};
+  const list = li.closest('nav, aside, .sidebar-list, #conversation-list');
+  if (list && list.scrollWidth > list.clientWidth + 1) return {error: 'the list scrolls sideways'};
   groups[li.querySelector('.item-title').textContent] = current;
 }
 return groups;
