@@ -282,5 +282,6 @@ print("""
 
 One update per piece (frame interval 0, the worst case). Goal: the provisional render within 10× one
 full render for prose. An open code fence is never rendered provisionally; a tail past 1 KiB is
-rendered again only after 25% growth or 1 s (`ReparsePolicy`), and past 16 KiB not at all.
+rendered again only after 25% growth or 1 s (`ReparsePolicy`), and past 16 KiB not at all; all
+renders together cost at most 3× the bytes streamed after a 4 KiB start (`ProvisionalTail.budget`).
 """)
