@@ -91,6 +91,19 @@ def stop(process, first_signal):
         process.wait(timeout=5)
 
 
+def api_call(connection, method, path, body=None, headers=None):
+    """One JSON API call over a keep-alive `http.client` connection: `body` is a JSON-serialisable value
+    (or None); returns (status, the answer's headers as a dict with lower-case names, body bytes)."""
+    headers = dict(headers or {})
+    data = None
+    if body is not None:
+        headers["Content-Type"] = "application/json"
+        data = body if isinstance(body, (bytes, bytearray)) else json.dumps(body).encode()
+    connection.request(method, path, body=data, headers=headers)
+    response = connection.getresponse()
+    return response.status, {name.lower(): value for name, value in response.getheaders()}, response.read()
+
+
 def read_line(process, deadline_s, what):
     """The first stdout line of `process`, or BenchError after `deadline_s`."""
     import selectors

@@ -86,22 +86,12 @@ def stamp_iso(milliseconds):
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + ".%03dZ" % ms
 
 
-def request(connection, method, path, body=None, headers=None):
-    """One call over `connection`; returns (status, headers, body bytes)."""
-    headers = dict(headers or {})
-    if body is not None:
-        headers["Content-Type"] = "application/json"
-    connection.request(method, path, body=body, headers=headers)
-    response = connection.getresponse()
-    return response.status, response.getheaders(), response.read()
-
-
 def import_all(connection, conversations, headers=None):
     """Imports `conversations` (export-format dicts) in bodies under IMPORT_BODY_BYTES."""
     batch, size = [], 0
     def send():
         body = json.dumps({"parley_export": 1, "conversations": batch}).encode()
-        status, _, answer = request(connection, "POST", "/api/import", body, headers)
+        status, _, answer = bench.api_call(connection, "POST", "/api/import", body, headers)
         if status != 201:
             raise bench.BenchError("import answered %d: %s" % (status, answer[:300]))
     for conversation in conversations:
@@ -154,7 +144,7 @@ def timed_search(connection, query, headers, runs):
     times, hits = [], 0
     for index in range(runs + 10):
         sent = time.perf_counter()
-        status, _, body = request(connection, "GET", path, headers=headers)
+        status, _, body = bench.api_call(connection, "GET", path, headers=headers)
         elapsed = (time.perf_counter() - sent) * 1000
         if status != 200:
             raise bench.BenchError("search %r answered %d: %s" % (query, status, body[:200]))
@@ -174,17 +164,17 @@ def isolation(processes, args, workdir, log):
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
 
     def sign_in(username):
-        status, headers, body = request(connection, "POST", "/api/auth/login",
-                                        json.dumps({"username": username, "password": password}).encode())
+        status, headers, body = bench.api_call(connection, "POST", "/api/auth/login",
+                                               {"username": username, "password": password})
         if status != 200:
             raise bench.BenchError("sign-in of %s answered %d: %s" % (username, status, body[:200]))
-        cookie = next(value for name, value in headers if name.lower() == "set-cookie").split(";", 1)[0]
+        cookie = headers["set-cookie"].split(";", 1)[0]
         return {"Cookie": cookie}
 
     root = sign_in("root")
     for username in ("victim", "member"):
-        status, _, body = request(connection, "POST", "/api/users",
-                                  json.dumps({"username": username, "password": password}).encode(), root)
+        status, _, body = bench.api_call(connection, "POST", "/api/users",
+                                         {"username": username, "password": password}, root)
         if status != 201:
             raise bench.BenchError("creating %s answered %d: %s" % (username, status, body[:200]))
     victim, member = sign_in("victim"), sign_in("member")

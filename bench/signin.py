@@ -55,10 +55,9 @@ def start(processes, binary, workdir, name, memory_kib):
 
 
 def call(connection, method, path, body, headers=None):
-    connection.request(method, path, body=json.dumps(body),
-                       headers={"Content-Type": "application/json", **(headers or {})})
-    response = connection.getresponse()
-    return response.status, response.getheader("Set-Cookie"), response.read()
+    """`bench.api_call`, answering the session cookie where `Set-Cookie` has one."""
+    status, answer, data = bench.api_call(connection, method, path, body, headers)
+    return status, answer.get("set-cookie"), data
 
 
 def make_accounts(port):

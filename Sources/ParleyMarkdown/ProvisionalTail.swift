@@ -79,8 +79,7 @@ public struct ProvisionalTail: Sendable {
 
     /// The change for `markdown`'s tail as it is now; `tailMoved`: blocks were committed since the last call.
     public mutating func update(_ markdown: StableMarkdown, tailMoved: Bool) -> Change {
-        let tail = markdown.tailBytes
-        guard !markdown.isFinished, !markdown.isInOpenFence, tail.count <= maxBytes else { return set(nil) }
+        guard let tail = renderable(markdown) else { return set(nil) }
         if html != nil, !tailMoved {
             // The throttles look at sizes only (what is held back only shortens the tail), so an update
             // they hold back costs no scan of the tail: on a fast stream most updates are held back.
@@ -107,14 +106,21 @@ public struct ProvisionalTail: Sendable {
     /// the reply's timer `owedLag` after an owed update, so a pause never leaves text unshown.
     public mutating func renderOwed(_ markdown: StableMarkdown) -> Change {
         guard isOwed else { return .unchanged }
-        let tail = markdown.tailBytes
-        guard !markdown.isFinished, !markdown.isInOpenFence, tail.count <= maxBytes else { return set(nil) }
+        guard let tail = renderable(markdown) else { return set(nil) }
         let visible = tail.prefix(TailHoldBack.visibleCount(tail))
         guard !visible.elementsEqual(source) else {
             isOwed = false
             return .unchanged
         }
         return render(markdown, visible)
+    }
+
+    /// The tail when it may be rendered provisionally; nil when there is none to show (finished, an
+    /// open top-level fence, which streams as code, or past `maxBytes`).
+    private func renderable(_ markdown: StableMarkdown) -> ArraySlice<UInt8>? {
+        let tail = markdown.tailBytes
+        guard !markdown.isFinished, !markdown.isInOpenFence, tail.count <= maxBytes else { return nil }
+        return tail
     }
 
     private mutating func owe(_ lag: Duration) {
