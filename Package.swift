@@ -33,12 +33,45 @@ let package = Package(
         .target(name: "ParleyHTTP", dependencies: ["CMicroHTTPD"]),
         // Team mode's credentials: Argon2id passwords and random tokens (libsodium only here).
         .target(name: "ParleyAuth", dependencies: ["CSodium"]),
+        // MARK: - The API, one module per feature; each depends only on the layers below it.
+        // The API's shared vocabulary: who is calling, errors as answers, JSON bodies, field rules,
+        // resources (records as JSON), open-stream caps, the log.
+        .target(name: "ParleyAPI",
+                dependencies: ["ParleyHTTP", "ParleyStore", "ParleyProviders", "ParleyGeneration"]),
+        // What browsers receive as event streams: reply frames (SSE encoding, snapshots) and each user's
+        // notifications (GET /api/events).
+        .target(name: "ParleyEvents",
+                dependencies: ["ParleyAPI", "ParleyHTTP", "ParleyStore", "ParleyGeneration"]),
+        // Team mode: sign-in, sessions, API tokens, admin, attempt limits, audit.
+        .target(name: "ParleyAccounts",
+                dependencies: ["ParleyAPI", "ParleyAuth", "ParleyHTTP", "ParleyStore", "ParleyGeneration"]),
+        // Rate limits, daily budgets, model access, usage reports.
+        .target(name: "ParleyQuotas",
+                dependencies: ["ParleyAPI", "ParleyAccounts", "ParleyHTTP", "ParleyStore", "ParleyProviders"]),
+        // Conversations, replies (send, stream, stop, regenerate, continue), search, titles, preferences.
+        .target(name: "ParleyConversations",
+                dependencies: ["ParleyAPI", "ParleyEvents", "ParleyQuotas", "ParleyHTTP", "ParleyStore",
+                               "ParleyProviders", "ParleyGeneration"]),
+        // Export and import (JSON and Markdown).
+        .target(name: "ParleyTransfer",
+                dependencies: ["ParleyAPI", "ParleyEvents", "ParleyQuotas", "ParleyHTTP", "ParleyStore",
+                               "ParleyMarkdown"]),
+        // The OpenAI-compatible endpoint (/v1).
+        .target(name: "ParleyOpenAICompat",
+                dependencies: ["ParleyAPI", "ParleyEvents", "ParleyQuotas", "ParleyHTTP", "ParleyStore",
+                               "ParleyProviders", "ParleyGeneration", "ParleyMarkdown"]),
+        // The running server: configuration, the routes in one place, every part wired together.
         // openapi.json links to docs/openapi.json, whose bytes are compiled in (GET /api/openapi.json).
         .target(name: "ParleyServer",
-                dependencies: ["ParleyHTTP", "ParleyStore", "ParleyProviders",
-                               "ParleyGeneration", "ParleyMarkdown", "ParleyUpstream", "ParleyAuth"],
+                dependencies: ["ParleyAPI", "ParleyEvents", "ParleyAccounts", "ParleyQuotas", "ParleyConversations",
+                               "ParleyTransfer", "ParleyOpenAICompat", "ParleyHTTP", "ParleyStore",
+                               "ParleyProviders", "ParleyGeneration", "ParleyMarkdown", "ParleyUpstream"],
                 resources: [.embedInCode("openapi.json")]),
-        .executableTarget(name: "parley", dependencies: ["ParleyServer"]),
+        // The command line: serve, backup, user, health.
+        .target(name: "ParleyCLI",
+                dependencies: ["ParleyServer", "ParleyAPI", "ParleyAccounts", "ParleyAuth", "ParleyStore",
+                               "ParleyHTTP", "ParleyUpstream"]),
+        .executableTarget(name: "parley", dependencies: ["ParleyCLI", "ParleyServer"]),
         // `make bench`: the cost of streaming Markdown against one full render.
         .executableTarget(name: "parley-markdown-bench", dependencies: ["ParleyMarkdown", "ParleyTestSupport"]),
 
@@ -53,10 +86,12 @@ let package = Package(
                     dependencies: ["ParleyProviders", "ParleySSE", "ParleyUpstream", "ParleyTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "ParleyGenerationTests",
-                    dependencies: ["ParleyGeneration", "ParleyProviders", "ParleyStore"]),
+                    dependencies: ["ParleyGeneration", "ParleyProviders", "ParleyStore", "ParleyMarkdown"]),
         .testTarget(name: "ParleyAuthTests", dependencies: ["ParleyAuth"]),
         .testTarget(name: "ParleyServerTests",
-                    dependencies: ["ParleyServer", "ParleyHTTP", "ParleyAuth", "ParleyGeneration", "ParleyProviders",
+                    dependencies: ["ParleyServer", "ParleyCLI", "ParleyAPI", "ParleyEvents", "ParleyAccounts",
+                                   "ParleyQuotas", "ParleyConversations", "ParleyTransfer", "ParleyOpenAICompat",
+                                   "ParleyHTTP", "ParleyAuth", "ParleyGeneration", "ParleyProviders",
                                    "ParleySSE", "ParleyStore", "ParleyTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,11 @@
+import ParleyAPI
+import ParleyAccounts
+import ParleyConversations
+import ParleyEvents
 import ParleyHTTP
+import ParleyOpenAICompat
+import ParleyQuotas
+import ParleyTransfer
 
 /// The whole HTTP API in one place; it reads like the API reference (docs/api.md).
 struct APIRoutes {

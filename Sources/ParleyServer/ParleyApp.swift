@@ -1,9 +1,16 @@
 import Foundation
+import ParleyAPI
+import ParleyAccounts
+import ParleyConversations
+import ParleyEvents
 import ParleyGeneration
 import ParleyHTTP
 import ParleyMarkdown
+import ParleyOpenAICompat
 import ParleyProviders
+import ParleyQuotas
 import ParleyStore
+import ParleyTransfer
 import ParleyUpstream
 
 /// A running Parley: the store, the providers, the live generations and the HTTP server, wired
@@ -146,12 +153,5 @@ public final class ParleyApp: Sendable {
     public func shutdown() async {
         await generations.shutdown()
         server.shutdown()
-    }
-}
-
-/// Log lines go to standard error; standard output carries only the `listening on` line.
-enum Log {
-    static func info(_ message: String) {
-        FileHandle.standardError.write(Data("parley: \(message)\n".utf8))
     }
 }

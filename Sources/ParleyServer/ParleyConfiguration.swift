@@ -1,6 +1,10 @@
 import Foundation
+import ParleyAPI
+import ParleyAccounts
+import ParleyConversations
 import ParleyGeneration
 import ParleyHTTP
+import ParleyQuotas
 
 /// Everything Parley can be told at start-up. Each value comes from an environment variable
 /// (`PARLEY_PORT`) or the command-line flag of the same name (`--port 9000`), and the flag wins.

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCLI
 import ParleyServer
 
 // parley: runs the command the arguments name (`parley` alone serves); see `ParleyCommand`.

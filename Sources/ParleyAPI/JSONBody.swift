@@ -1,0 +1,64 @@
+import Foundation
+import ParleyHTTP
+
+/// A request's JSON object, read field by field so every error names the field at fault. Decoded
+/// with `JSONDecoder`, which keeps every character the client sent (see `JSONValue`).
+package struct JSONBody {
+    private let object: [String: JSONValue]
+
+    package init(_ request: HTTPRequest) throws(HTTPError) {
+        guard !request.body.isEmpty else {
+            object = [:]
+            return
+        }
+        let parsed: JSONValue
+        do {
+            parsed = try JSONDecoder().decode(JSONValue.self, from: Data(request.body))
+        } catch {
+            throw HTTPError(status: 400, code: "invalid_json", message: "The request body is not valid JSON.")
+        }
+        guard case .object(let object) = parsed else {
+            throw HTTPError(status: 400, code: "invalid_json", message: "The request body must be a JSON object.")
+        }
+        self.object = object
+    }
+
+    /// The fields present, sorted (a route that takes a fixed set names the first unknown one).
+    package var fields: [String] { object.keys.sorted() }
+
+    /// Whether the field is present (even as null).
+    package func has(_ field: String) -> Bool { object[field] != nil }
+
+    /// An optional string field: absent and null both read as nil.
+    package func string(_ field: String) throws(HTTPError) -> String? {
+        switch object[field] {
+        case nil, .null: return nil
+        case .string(let value): return value
+        default: throw Self.wrongType(field, "a string")
+        }
+    }
+
+    /// A required, non-empty string field.
+    package func requiredString(_ field: String) throws(HTTPError) -> String {
+        guard let value = try string(field) else {
+            throw HTTPError(status: 400, code: "invalid_request", message: "'\(field)' is required.")
+        }
+        guard !value.isEmpty else {
+            throw HTTPError(status: 400, code: "invalid_request", message: "'\(field)' must not be empty.")
+        }
+        return value
+    }
+
+    /// An optional boolean field: absent and null both read as nil.
+    package func bool(_ field: String) throws(HTTPError) -> Bool? {
+        switch object[field] {
+        case nil, .null: return nil
+        case .bool(let value): return value
+        default: throw Self.wrongType(field, "true or false")
+        }
+    }
+
+    private static func wrongType(_ field: String, _ expected: String) -> HTTPError {
+        HTTPError(status: 400, code: "invalid_request", message: "'\(field)' must be \(expected).")
+    }
+}

@@ -1,0 +1,199 @@
+import Foundation
+import ParleyAPI
+import ParleyEvents
+import ParleyGeneration
+import ParleyHTTP
+import ParleyProviders
+import ParleyQuotas
+import ParleyStore
+
+/// Messages: send (starts a generation), the resumable event stream, stop, regenerate, continue.
+package struct MessageHandlers: Sendable {
+    let store: Store
+    let generations: Generations
+    let providers: ProviderRegistry
+    let rules: FieldRules
+    let access: ModelAccess
+    let quotas: Quotas
+    /// Tells the caller's other tabs of turns and replies.
+    let feed: UserEventFeed
+    /// Names a conversation after its first answer.
+    let titler: ConversationTitler
+    /// Bounds the caller's open streams, and ends those whose credential ends.
+    let streams: OpenStreams
+
+    package init(store: Store, generations: Generations, providers: ProviderRegistry, rules: FieldRules, access: ModelAccess, quotas: Quotas, feed: UserEventFeed, titler: ConversationTitler, streams: OpenStreams) {
+        self.store = store
+        self.generations = generations
+        self.providers = providers
+        self.rules = rules
+        self.access = access
+        self.quotas = quotas
+        self.feed = feed
+        self.titler = titler
+        self.streams = streams
+    }
+    /// Snapshot frames shared by the streams that get the same snapshot.
+    package let snapshotFrames = SnapshotFrameCache()
+    /// One subscription at a time per message, so snapshots built from the store do not pile up.
+    package let subscriptions = SubscriptionQueue()
+
+    package func models(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let models = await access.models(for: caller)
+        return .json(ModelListResource(models: models.map {
+            ModelListResource.Model(id: $0.id, provider: $0.provider, label: $0.label)
+        }))
+    }
+
+    package func send(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let conversationID = try request.parameter("id")
+        guard let conversation = try store.conversation(id: conversationID, ownedBy: caller.userID) else {
+            throw APIErrors.conversationNotFound
+        }
+        let body = try JSONBody(request)
+        let content = try body.requiredString("content")
+        // No parent_id: under the current leaf; a parent_id: a branch under it; null: a new root
+        // (editing the first message).
+        var placement = TurnPlacement.afterCurrentLeaf
+        if body.has("parent_id") {
+            placement = try body.string("parent_id").map { .under(messageID: $0) } ?? .root
+        }
+        let model = try await access.replyModel(requested: requestedModel(body), stored: conversation.model,
+                                                for: caller)
+        try quotas.admit(caller)
+        let turn = try await generations.send(conversationID: conversationID, placement: placement,
+                                              content: content, model: model, owner: caller.userID)
+        feed.turnStarted(user: turn.user, assistant: turn.assistant, owner: caller.userID)
+        titler.nameAfterFirstReply(of: conversation, question: turn.user, reply: turn.assistant,
+                                   model: turn.assistant.model)
+        return .json(TurnResource(userMessage: MessageResource(turn.user),
+                                  assistantMessage: MessageResource(turn.assistant)), status: 201)
+    }
+
+    package func show(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let message = try existing(request, caller)
+        return .json(MessageResource(message))
+    }
+
+    package func stop(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let message = try await generations.stop(messageID: try existing(request, caller).id)
+        return .json(MessageResource(message))
+    }
+
+    package func regenerate(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let target = try existing(request, caller)
+        let model = try await access.replyModel(requested: requestedModel(JSONBody(request)),
+                                                stored: storedModel(target, caller), for: caller)
+        try quotas.admit(caller)
+        let message = try await generations.regenerate(messageID: target.id, model: model, owner: caller.userID)
+        feed.replyStarted(message, owner: caller.userID)
+        return .json(MessageResource(message), status: 201)
+    }
+
+    package func continueMessage(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let target = try existing(request, caller)
+        // A continue runs with the message's own model: refused (not swapped) once it is closed to the caller.
+        _ = try await access.replyModel(requested: nil, stored: storedModel(target, caller), for: caller)
+        try quotas.admit(caller)
+        let message = try await generations.continueMessage(messageID: target.id, owner: caller.userID)
+        feed.replyStarted(message, owner: caller.userID)
+        return .json(MessageResource(message))
+    }
+
+    /// `text/event-stream` of the message: the missed events or a snapshot, then live events until `done`.
+    package func stream(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        // Only the id outlives this line: the stream's closures would otherwise keep the whole message
+        // (a 1 MB reply) alive per waiting subscriber, 400 of them at once when 400 clients connect.
+        let messageID = try existing(request, caller).id
+        let encoder = EventStreamEncoder(mode: request.query["mode"] == "text" ? .text : .html)
+        let lastEventID = try Self.lastEventID(request)
+        let ticket = try streams.admit(caller, .stream)
+        let generations = generations
+        let snapshotFrames = snapshotFrames
+        let subscriptions = subscriptions
+        return HTTPResponse(status: 200, headers: [], body: .eventStream { writer in
+            ticket.attach(writer)
+            Task {
+                do {
+                    let subscription = try await subscriptions.run(messageID) { () async throws -> Subscription? in
+                        // A client that left while waiting for its turn needs no snapshot.
+                        guard !writer.isClosed else { return nil }
+                        return try await generations.subscribe(messageID: messageID, after: lastEventID) { events in
+                            let pieces = encoder.pieces(events, sharing: snapshotFrames)
+                            if !pieces.isEmpty, !writer.write(contentsOf: pieces) { return false }
+                            if events.contains(where: \.isDone) {
+                                writer.finish()
+                                return false
+                            }
+                            return !writer.isClosed
+                        }
+                    }
+                    if let subscription {
+                        writer.onClose { Task { await subscription.cancel() } }
+                    } else {
+                        // Everything was delivered (a finished reply, or a resume from its `done`).
+                        writer.finish()
+                    }
+                } catch {
+                    // The message went away (deleted) between the check above and now.
+                    writer.write(encoder.encode([.failure(code: "not_found", message: "The message no longer exists.")]))
+                    writer.finish()
+                }
+            }
+        })
+    }
+
+    /// The body's `model`, checked by the same rules as a conversation's (nil: the default).
+    private func requestedModel(_ body: JSONBody) async throws -> String? {
+        guard let requested = try body.string("model") else { return nil }
+        return try await rules.model(requested)
+    }
+
+    /// The model a regenerate or continue of `message` uses when none is asked for: the message's own,
+    /// else its conversation's.
+    private func storedModel(_ message: Message, _ caller: Caller) throws -> String? {
+        if let model = message.model, !model.isEmpty { return model }
+        return try store.conversation(id: message.conversationID, ownedBy: caller.userID)?.model
+    }
+
+    /// Last-Event-ID header (EventSource reconnects) or `?last_event_id=` (a fresh EventSource).
+    private static func lastEventID(_ request: HTTPRequest) throws -> Int64? {
+        guard let raw = request.header("Last-Event-ID") ?? request.query["last_event_id"], !raw.isEmpty else {
+            return nil
+        }
+        guard let id = Int64(raw), id >= 0 else {
+            throw HTTPError(status: 400, code: "invalid_request", message: "'Last-Event-ID' must be an event id.")
+        }
+        return id
+    }
+
+    /// The caller's message named in the path; another user's answers 404 like a missing one.
+    private func existing(_ request: HTTPRequest, _ caller: Caller) throws -> Message {
+        guard let message = try store.message(id: try request.parameter("id"), ownedBy: caller.userID) else {
+            throw APIErrors.messageNotFound
+        }
+        return message
+    }
+}
+
+/// `POST /api/conversations/{id}/messages` answers with both new messages.
+struct TurnResource: Encodable {
+    let userMessage: MessageResource
+    let assistantMessage: MessageResource
+
+    enum CodingKeys: String, CodingKey {
+        case userMessage = "user_message"
+        case assistantMessage = "assistant_message"
+    }
+}
+
+/// `GET /api/models`.
+struct ModelListResource: Encodable {
+    struct Model: Encodable {
+        let id: String
+        let provider: String
+        let label: String
+    }
+
+    let models: [Model]
+}

@@ -1,0 +1,48 @@
+import Foundation
+import Synchronization
+
+/// Every user's notification channel (`UserEventChannel`), created when the user's first tab connects.
+/// A user with no channel has no tab that could resume, so what is published for them is dropped.
+/// Channels are kept for the server's life: at most one per user, each holding at most
+/// `logCapacity` small notifications (PARLEY_USER_EVENT_LOG).
+///
+/// Concurrency contract: thread-safe; the map's mutex is held only to find or add a channel.
+package final class UserEventHub: Sendable {
+    let logCapacity: Int
+    private let channels = Mutex<[String: UserEventChannel]>([:])
+
+    package init(logCapacity: Int) {
+        self.logCapacity = logCapacity
+    }
+
+    /// Tells every tab of `userID` about `notification`.
+    func publish(_ notification: UserNotification, to userID: String) {
+        guard let channel = channels.withLock({ $0[userID] }) else { return }
+        channel.publish(notification.frame, now: Self.now())
+    }
+
+    /// Whether a tab of `userID` has connected since the server started.
+    func hasChannel(for userID: String) -> Bool {
+        channels.withLock { $0[userID] != nil }
+    }
+
+    /// The user's channel, created on first use.
+    func channel(for userID: String) -> UserEventChannel {
+        channels.withLock { channels in
+            if let channel = channels[userID] { return channel }
+            let channel = UserEventChannel(capacity: logCapacity, now: Self.now())
+            channels[userID] = channel
+            return channel
+        }
+    }
+
+    /// Streams connected now, over all users (for tests and logs).
+    var streamCount: Int {
+        channels.withLock { Array($0.values) }.reduce(0) { $0 + $1.streamCount }
+    }
+
+    /// The clock notification ids are taken from: microseconds since 1970.
+    static func now() -> Int64 {
+        Int64(Date().timeIntervalSince1970 * 1_000_000)
+    }
+}

@@ -1,0 +1,92 @@
+import ParleyAPI
+import ParleyHTTP
+import ParleyStore
+
+/// The JSON of the OpenAI-compatible endpoint's answers, byte for byte what OpenAI sends: the
+/// `chat.completion.chunk` frames of a stream (`data: {…}\n\n`, then `data: [DONE]\n\n`) and the
+/// `chat.completion` object of a call without `stream`. Pure values, no state: the relay says what
+/// to write and when.
+struct OpenAIChunkEncoder: Sendable {
+    /// `chatcmpl-` and the assistant message's id, the same in every chunk of one reply.
+    let id: String
+    /// Seconds since 1970 when the reply started.
+    let created: Int
+    /// The Parley model id that answered (`demo`, `openai:llama3`).
+    let model: String
+    /// `stream_options.include_usage`: every chunk carries `"usage":null`, and a last chunk with
+    /// empty `choices` carries the usage.
+    let includeUsage: Bool
+
+    static let done: [UInt8] = Array("data: [DONE]\n\n".utf8)
+
+    /// The first chunk: the role, with empty content (as OpenAI sends it).
+    var roleChunk: [UInt8] { chunk(delta: "{\"role\":\"assistant\",\"content\":\"\"}", finishReason: nil) }
+
+    func content(_ text: String) -> [UInt8] {
+        chunk(delta: "{\"content\":\(JSONString.literal(text))}", finishReason: nil)
+    }
+
+    /// Reasoning ("thinking") as DeepSeek-style servers stream it: `reasoning_content` in the delta.
+    func reasoning(_ text: String) -> [UInt8] {
+        chunk(delta: "{\"reasoning_content\":\(JSONString.literal(text))}", finishReason: nil)
+    }
+
+    /// The last choice chunk: an empty delta and the finish reason.
+    func finish(_ reason: String) -> [UInt8] {
+        chunk(delta: "{}", finishReason: reason)
+    }
+
+    /// The usage chunk after the finish chunk (only with `include_usage`).
+    func usage(_ usage: ReplyUsage?) -> [UInt8] {
+        frame(head + "\"choices\":[],\"usage\":\(Self.usageObject(usage))}")
+    }
+
+    /// A failure after the stream began: OpenAI's error object as a chunk's data.
+    static func error(_ error: OpenAIError) -> [UInt8] {
+        Array("data: \(error.json)\n\n".utf8)
+    }
+
+    /// The whole answer of a call without `stream`.
+    func completion(content: String, reasoning: String, finishReason: String, usage: ReplyUsage?) -> [UInt8] {
+        let reasoningField = reasoning.isEmpty ? "" : ",\"reasoning_content\":\(JSONString.literal(reasoning))"
+        let json = "{\"id\":\(JSONString.literal(id)),\"object\":\"chat.completion\",\"created\":\(created),"
+            + "\"model\":\(JSONString.literal(model)),\"system_fingerprint\":null,\"choices\":[{\"index\":0,"
+            + "\"message\":{\"role\":\"assistant\",\"content\":\(JSONString.literal(content)),\"refusal\":null"
+            + reasoningField + "},\"logprobs\":null,\"finish_reason\":\(JSONString.literal(finishReason))}],"
+            + "\"usage\":\(Self.usageObject(usage))}"
+        return Array(json.utf8)
+    }
+
+    /// OpenAI's finish reason for a stored reply's (`stop`, `length`, `tool_calls`, `content_filter`;
+    /// anything else, and a reply stopped by a client, is `stop`).
+    static func finishReason(_ stored: String?) -> String {
+        switch stored {
+        case "length", "tool_calls", "content_filter": stored ?? "stop"
+        default: "stop"
+        }
+    }
+
+    // MARK: - Pieces
+
+    private var head: String {
+        "{\"id\":\(JSONString.literal(id)),\"object\":\"chat.completion.chunk\",\"created\":\(created),"
+            + "\"model\":\(JSONString.literal(model)),\"system_fingerprint\":null,"
+    }
+
+    private func chunk(delta: String, finishReason: String?) -> [UInt8] {
+        let reason = finishReason.map(JSONString.literal) ?? "null"
+        return frame(head + "\"choices\":[{\"index\":0,\"delta\":\(delta),\"logprobs\":null,\"finish_reason\":\(reason)}]"
+                     + (includeUsage ? ",\"usage\":null}" : "}"))
+    }
+
+    private func frame(_ json: String) -> [UInt8] {
+        Array("data: \(json)\n\n".utf8)
+    }
+
+    /// `{"prompt_tokens","completion_tokens","total_tokens"}`; zeros when nothing was stored.
+    private static func usageObject(_ usage: ReplyUsage?) -> String {
+        let input = usage?.inputTokens ?? 0
+        let output = usage?.outputTokens ?? 0
+        return "{\"prompt_tokens\":\(input),\"completion_tokens\":\(output),\"total_tokens\":\(input + output)}"
+    }
+}

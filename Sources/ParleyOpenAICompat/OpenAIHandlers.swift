@@ -1,0 +1,162 @@
+import Foundation
+import ParleyAPI
+import ParleyEvents
+import ParleyGeneration
+import ParleyHTTP
+import ParleyMarkdown
+import ParleyQuotas
+import ParleyStore
+
+/// The OpenAI-compatible endpoint for scripts: `POST /v1/chat/completions` (streaming and not) and
+/// `GET /v1/models`. Callers are found as for every API route (team mode: a Parley API token as
+/// `Authorization: Bearer`; local mode: any key or none). Errors are in OpenAI's shape (`OpenAIError`).
+///
+/// Every call is a conversation of the caller's, so history, quotas, search and export apply:
+/// - without `X-Parley-Conversation`, a new conversation: the system messages are its system prompt,
+///   the request's `temperature`, `top_p` and `max_tokens` its settings, the turns before the last
+///   user message its history (stored `complete`, without usage: Parley did not generate them), and
+///   the last user message is sent;
+/// - with `X-Parley-Conversation: <id>` (the caller's, else 404), the last user message is sent under
+///   that conversation's current leaf; the stored branch and system prompt are the context, so the
+///   request's earlier turns and system messages are not stored again, and its settings apply to
+///   this call only.
+/// The answer names the conversation and the reply in `X-Parley-Conversation` and `X-Parley-Message`.
+package struct OpenAIHandlers: Sendable {
+    let store: Store
+    let generations: Generations
+    let rules: FieldRules
+    let access: ModelAccess
+    let quotas: Quotas
+    let renderer: MarkdownRenderer
+    /// PARLEY_OPENAI_KEEPALIVE_MS (zero: none).
+    let keepAlive: Duration
+    /// Tells the caller's tabs of the conversation and turn a call makes.
+    let feed: UserEventFeed
+    /// Bounds the caller's open streams (a streamed call is one), and ends those whose token ends.
+    let streams: OpenStreams
+
+    package init(store: Store, generations: Generations, rules: FieldRules, access: ModelAccess, quotas: Quotas, renderer: MarkdownRenderer, keepAlive: Duration, feed: UserEventFeed, streams: OpenStreams) {
+        self.store = store
+        self.generations = generations
+        self.rules = rules
+        self.access = access
+        self.quotas = quotas
+        self.renderer = renderer
+        self.keepAlive = keepAlive
+        self.feed = feed
+        self.streams = streams
+    }
+
+    static let conversationHeader = "X-Parley-Conversation"
+
+    /// `GET /v1/models`: the models the caller may use, as OpenAI lists them.
+    package func models(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let models = await access.models(for: caller)
+        let data = models.map { model in
+            "{\"id\":\(JSONString.literal(model.id)),\"object\":\"model\",\"created\":0,"
+                + "\"owned_by\":\(JSONString.literal(model.provider))}"
+        }
+        let json = "{\"object\":\"list\",\"data\":[" + data.joined(separator: ",") + "]}"
+        return HTTPResponse(status: 200, headers: [("Content-Type", "application/json; charset=utf-8")],
+                           body: .bytes(Array(json.utf8)))
+    }
+
+    /// `POST /v1/chat/completions`.
+    package func chatCompletions(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let chat = try OpenAIChatRequest(request, fields: SettingsFields(maxTokensLimit: rules.limits.maxTokensLimit))
+        let model: String
+        do {
+            model = try await rules.model(chat.model)
+            try await access.require(model, for: caller)
+        } catch {
+            throw OpenAIError.modelNotFound(chat.model)
+        }
+        let systemPrompt = try chat.systemPrompt.map(rules.systemPrompt)
+        var existing: String?
+        if let id = request.header(Self.conversationHeader) {
+            guard let conversation = try store.conversation(id: id, ownedBy: caller.userID) else {
+                throw OpenAIError.conversationNotFound
+            }
+            existing = conversation.id
+        }
+        // Before anything is stored or started: a refused call leaves nothing behind.
+        let ticket = chat.stream ? try streams.admit(caller, .stream) : nil
+        try quotas.admit(caller)
+        let conversationID: String
+        if let existing {
+            conversationID = existing
+        } else {
+            conversationID = try store.createConversation(model: model, systemPrompt: systemPrompt,
+                                                          ownedBy: caller.userID, settings: chat.settings).id
+        }
+        let turn: (user: Message, assistant: Message)
+        do {
+            if existing == nil {
+                try store.appendTranscript(conversationID: conversationID, turns: chat.history.map {
+                    TranscriptTurn(role: $0.role, content: $0.content,
+                                   html: $0.role == .assistant ? renderer.render($0.content) : nil)
+                })
+            }
+            turn = try await generations.send(conversationID: conversationID, placement: .afterCurrentLeaf,
+                                              content: chat.content, model: model, owner: caller.userID,
+                                              settings: chat.settings)
+        } catch {
+            // A conversation made for this call is not left behind half made (no reply started).
+            if existing == nil { _ = try? store.deleteConversation(id: conversationID, ownedBy: caller.userID) }
+            throw error
+        }
+        if existing == nil, let conversation = try store.conversation(id: conversationID) {
+            feed.conversationCreated(conversation)
+        }
+        feed.turnStarted(user: turn.user, assistant: turn.assistant, owner: caller.userID)
+        let assistant = turn.assistant
+        let encoder = OpenAIChunkEncoder(id: "chatcmpl-" + assistant.id,
+                                         created: Int(assistant.createdAt.timeIntervalSince1970),
+                                         model: assistant.model ?? model, includeUsage: chat.includeUsage)
+        let headers = [(Self.conversationHeader, conversationID), ("X-Parley-Message", assistant.id)]
+        if let ticket {
+            let store = store, generations = generations
+            let keepAlive = keepAlive > .zero ? keepAlive : nil
+            return HTTPResponse(status: 200, headers: headers, body: .eventStream { writer in
+                ticket.attach(writer)
+                let relay = OpenAIStreamRelay(messageID: assistant.id, encoder: encoder, writer: writer, store: store,
+                                              generations: generations, keepAlive: keepAlive)
+                Task { await relay.start() }
+            })
+        }
+        let message = try await finished(assistant.id)
+        if let failure = Self.failure(of: message) { throw failure }
+        let body = encoder.completion(content: message.content, reasoning: message.reasoning,
+                                      finishReason: OpenAIChunkEncoder.finishReason(message.finishReason),
+                                      usage: ReplyUsage(stored: message.usage))
+        return HTTPResponse(status: 200, headers: [("Content-Type", "application/json; charset=utf-8")] + headers,
+                            body: .bytes(body))
+    }
+
+    /// Waits for the reply's `done` and returns the stored message. (A call without `stream` cannot
+    /// tell that its client left: the reply runs to its end, bounded by the reply limits.)
+    private func finished(_ messageID: String) async throws -> Message {
+        let (ended, signal) = AsyncStream.makeStream(of: Void.self)
+        let subscription = try await generations.subscribe(messageID: messageID, after: nil) { events in
+            guard events.contains(where: \.isDone) else { return true }
+            signal.finish()
+            return false
+        }
+        if subscription == nil { signal.finish() }
+        for await _ in ended {}
+        guard let message = try store.message(id: messageID) else { throw APIErrors.messageNotFound }
+        return message
+    }
+
+    /// The OpenAI error for a reply that failed or was cut by a shutdown; nil for one that ended well
+    /// (complete, or stopped by someone).
+    static func failure(of message: Message) -> OpenAIError? {
+        switch message.status {
+        case .failed, .interrupted:
+            return OpenAIError(status: 502, message: message.errorMessage ?? "The model's reply failed.",
+                               kind: .server, param: nil, code: message.errorCode ?? "upstream_error")
+        case .complete, .stopped, .streaming:
+            return nil
+        }
+    }
+}

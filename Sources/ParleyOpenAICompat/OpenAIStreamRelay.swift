@@ -1,0 +1,144 @@
+import ParleyAPI
+import ParleyGeneration
+import ParleyHTTP
+import ParleyStore
+import Synchronization
+
+/// Relays one reply's generation events to an OpenAI-style stream: the role chunk first, then a
+/// content (or reasoning) chunk per delta, and at `done` the finish chunk, the usage chunk (with
+/// `include_usage`) and `[DONE]`, read from the stored message so the usage is the one stored
+/// (provider's, or the estimate). A client that leaves before the end stops the reply: the
+/// upstream call is aborted and the message stored `stopped`.
+///
+/// Thread-safe: `deliver` runs on the generation's actor, `clientLeft` on a server thread; the
+/// little state they share is behind a mutex.
+final class OpenAIStreamRelay: Sendable {
+    private struct State {
+        /// UTF-8 bytes of the answer already sent (a snapshot sends only what lies beyond).
+        var sentContent = 0
+        var sentReasoning = 0
+        /// Set at `done`: the stream ends by itself, its close must not stop anything.
+        var ended = false
+        /// When a chunk was last written: keep-alives are only written after a quiet interval.
+        var lastWrite = ContinuousClock.now
+    }
+
+    private let messageID: String
+    private let encoder: OpenAIChunkEncoder
+    private let writer: EventStreamWriter
+    private let store: Store
+    private let generations: Generations
+    /// `: keep-alive` after each interval without a chunk (nil: never). libmicrohttpd does not watch a suspended
+    /// connection's socket, so a client that left is only noticed when a write to it fails.
+    private let keepAlive: Duration?
+    private let state = Mutex(State())
+
+    static let keepAliveComment: [UInt8] = Array(": keep-alive\n\n".utf8)
+
+    init(messageID: String, encoder: OpenAIChunkEncoder, writer: EventStreamWriter, store: Store,
+         generations: Generations, keepAlive: Duration?) {
+        self.keepAlive = keepAlive
+        self.messageID = messageID
+        self.encoder = encoder
+        self.writer = writer
+        self.store = store
+        self.generations = generations
+    }
+
+    /// Writes the role chunk, stops the reply if the client leaves early, and subscribes.
+    func start() async {
+        writer.write(encoder.roleChunk)
+        if let keepAlive {
+            let probe = Task { [self] in
+                // Ends with the stream: a write to a closed writer returns false.
+                while (try? await Task.sleep(for: keepAlive)) != nil {
+                    let quiet = state.withLock { ContinuousClock.now - $0.lastWrite >= keepAlive }
+                    if quiet, !writer.write(Self.keepAliveComment) { return }
+                    if writer.isClosed { return }
+                }
+            }
+            writer.onClose { probe.cancel() }
+        }
+        writer.onClose { [self] in
+            guard !state.withLock({ $0.ended }) else { return }
+            let generations = generations, messageID = messageID
+            Task { _ = try? await generations.stop(messageID: messageID) }
+        }
+        do {
+            let subscription = try await generations.subscribe(messageID: messageID, after: nil) { [self] events in
+                deliver(events)
+            }
+            if let subscription {
+                writer.onClose { Task { await subscription.cancel() } }
+            }
+        } catch {
+            end(with: OpenAIError.from(error))
+        }
+    }
+
+    /// Returns false once the subscriber is done (the end was reached or the client left).
+    private func deliver(_ events: [GenerationEvent]) -> Bool {
+        var pieces: [[UInt8]] = []
+        var finished = false
+        state.withLock { state in
+            for event in events {
+                switch event.payload {
+                case .snapshot(let snapshot):
+                    let reasoning = Array(snapshot.reasoning.utf8)
+                    if reasoning.count > state.sentReasoning {
+                        pieces.append(encoder.reasoning(String(decoding: reasoning[state.sentReasoning...], as: UTF8.self)))
+                        state.sentReasoning = reasoning.count
+                    }
+                    let content = Array(snapshot.content.utf8)
+                    if content.count > state.sentContent {
+                        pieces.append(encoder.content(String(decoding: content[state.sentContent...], as: UTF8.self)))
+                        state.sentContent = content.count
+                    }
+                case .delta(let text):
+                    pieces.append(encoder.content(text))
+                    state.sentContent += text.utf8.count
+                case .reasoning(let text):
+                    pieces.append(encoder.reasoning(text))
+                    state.sentReasoning += text.utf8.count
+                case .done:
+                    state.ended = true
+                    finished = true
+                case .block, .tail, .tailAppend, .tailHTML, .error:
+                    break
+                }
+            }
+            if !pieces.isEmpty { state.lastWrite = ContinuousClock.now }
+        }
+        if !pieces.isEmpty, !writer.write(contentsOf: pieces) { return false }
+        if finished {
+            // The final state is stored before `done` is delivered; read off the generation's actor.
+            Task { self.finish() }
+            return false
+        }
+        return !writer.isClosed
+    }
+
+    /// The finish chunk (or the error), the usage chunk, `[DONE]`.
+    private func finish() {
+        guard let message = try? store.message(id: messageID) else {
+            end(with: OpenAIError(status: 404, message: "The reply no longer exists.", kind: .invalidRequest,
+                                  param: nil, code: "not_found"))
+            return
+        }
+        if let failure = OpenAIHandlers.failure(of: message) {
+            end(with: failure)
+            return
+        }
+        var pieces = [encoder.finish(OpenAIChunkEncoder.finishReason(message.finishReason))]
+        if encoder.includeUsage { pieces.append(encoder.usage(ReplyUsage(stored: message.usage))) }
+        pieces.append(OpenAIChunkEncoder.done)
+        writer.write(contentsOf: pieces)
+        writer.finish()
+    }
+
+    private func end(with error: OpenAIError) {
+        state.withLock { $0.ended = true }
+        writer.write(contentsOf: [OpenAIChunkEncoder.error(error), OpenAIChunkEncoder.done])
+        writer.finish()
+    }
+}

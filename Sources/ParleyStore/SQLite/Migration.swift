@@ -1,0 +1,27 @@
+/// A named, append-only schema step. `PRAGMA user_version` counts the steps applied, so the list
+/// below may only grow: never edit or reorder a shipped migration, add a new one.
+///
+/// Room left for later steps: generated titles (`conversations.title` is plain text).
+struct Migration: Sendable {
+    let name: String
+    let sql: String
+
+    /// Every step in order: the message history (v1–v6), then settings, usage, search and preferences (v7–).
+    static let all: [Migration] = history + settingsUsageAndSearch
+
+    /// Applies every migration past the file's `user_version`, each in its own transaction with
+    /// its version bump, so a crash mid-way leaves a consistent, resumable schema.
+    static func migrate(_ database: Database) throws(StoreError) {
+        let applied = try database.queryFirst("PRAGMA user_version") { row in Int(row.int64(0)) } ?? 0
+        guard applied <= all.count else {
+            throw StoreError.conflict(
+                "database schema version \(applied) is newer than this build (\(all.count))")
+        }
+        for (index, migration) in all.enumerated().dropFirst(applied) {
+            try database.transaction(.immediate) { () throws(StoreError) in
+                try database.execute(migration.sql)
+                try database.execute("PRAGMA user_version = \(index + 1)")
+            }
+        }
+    }
+}

@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""The code's shape, checked on every `make test` (issue 19's rules, so they cannot drift back):
+- every module a Swift file imports is declared as a dependency of its target in Package.swift
+  (SwiftPM lets a target import any module built before it, declared or not);
+- no Swift file is over 400 lines;
+- no source folder holds more than 25 files directly.
+Reads `swift package dump-package` (the manifest as SwiftPM understands it), so the target list is
+never parsed by hand. Prints one line per breach and exits 1 if there is any."""
+import json
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MAX_LINES = 400
+MAX_FILES = 25
+# Modules every target may import: the toolchain's own.
+TOOLCHAIN = {"Foundation", "FoundationEssentials", "Dispatch", "Glibc", "Synchronization", "XCTest",
+             "Testing", "PackageDescription", "os", "Darwin"}
+
+
+def main() -> int:
+    manifest = json.loads(subprocess.check_output(
+        [os.environ.get("SWIFT", "swift"), "package", "dump-package"], cwd=ROOT, text=True))
+    breaches = []
+    for target in manifest["targets"]:
+        name = target["name"]
+        declared = {name}
+        for dependency in target.get("dependencies", []):
+            for kind in ("byName", "target", "product"):
+                if kind in dependency:
+                    declared.add(dependency[kind][0])
+        if target["type"] == "system":
+            continue
+        folder = target.get("path") or os.path.join("Tests" if target["type"] == "test" else "Sources", name)
+        for directory, _, files in os.walk(os.path.join(ROOT, folder)):
+            swift = [f for f in files if f.endswith(".swift")]
+            if len(files) > MAX_FILES and "Fixtures" not in directory:
+                breaches.append(f"{os.path.relpath(directory, ROOT)}: {len(files)} files directly (at most {MAX_FILES})")
+            for file in swift:
+                path = os.path.join(directory, file)
+                with open(path, encoding="utf-8") as handle:
+                    text = handle.read()
+                lines = text.count("\n")
+                if lines > MAX_LINES:
+                    breaches.append(f"{os.path.relpath(path, ROOT)}: {lines} lines (at most {MAX_LINES})")
+                for module in re.findall(r"^(?:@testable\s+)?import\s+(?:(?:struct|enum|class|func)\s+)?(\w+)", text, re.M):
+                    if module not in declared and module not in TOOLCHAIN:
+                        breaches.append(f"{os.path.relpath(path, ROOT)}: imports {module}, which target {name} does not declare")
+    for breach in breaches:
+        print(f"structure: {breach}")
+    print(f"structure: {'OK' if not breaches else f'{len(breaches)} breach(es)'}")
+    return 1 if breaches else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
