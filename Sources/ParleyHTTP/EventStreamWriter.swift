@@ -246,8 +246,9 @@ public final class EventStreamWriter: Sendable {
     func socketWritable(_ socket: Int32) {
         var after = Aftermath()
         state.withLock { state in
+            // `send` stops the loop's writability reports once everything went out (level-triggered:
+            // left on, they would wake the loop over and over).
             guard state.socket == socket else { return }
-            state.awaitingWritable = false
             send(&state, into: &after)
         }
         settle(after)
