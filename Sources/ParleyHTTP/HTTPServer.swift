@@ -3,11 +3,18 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// An HTTP/1.1 server over libmicrohttpd: a pool of epoll threads, keep-alive, async handlers (the
-/// connection is suspended while the handler runs), chunked event streams and static files.
+/// The HTTP face of Parley: an HTTP/1.1 server over libmicrohttpd, with a pool of epoll threads,
+/// keep-alive, async handlers (the connection is suspended while the handler runs), chunked event
+/// streams, pulled bodies and static files, and the limits that keep one client from holding it all.
+///
+/// What it must never know: chat, providers, replies, the store, accounts. It moves requests and bytes
+/// for whoever registered the routes (`Router`); what the bytes mean is the caller's. It is also the
+/// only module that touches libmicrohttpd.
 ///
 /// Thread-safe. `start()` binds (the real port is then in `port`); `shutdown()` stops accepting, finishes
-/// every event stream, waits for in-flight handlers and responses, then stops. Dropping the server shuts it down.
+/// every event stream, waits for in-flight handlers and responses, then stops; async code calls
+/// `stop()`, which does the same without blocking a thread of Swift's cooperative pool. Dropping the
+/// server shuts it down.
 public final class HTTPServer: Sendable {
     public let configuration: HTTPServerConfiguration
     private let core: ServerCore
@@ -32,8 +39,24 @@ public final class HTTPServer: Sendable {
 
     /// Idempotent. The first call blocks until the daemon has stopped (responses being sent and
     /// streams get `shutdownGracePeriod` to finish); a concurrent second call returns at once.
+    /// Blocks its thread: from async code call `stop()` instead.
     public func shutdown() {
         core.shutdown()
+    }
+
+    /// `shutdown()` for async code: the blocking part runs on a thread of its own and the caller
+    /// resumes when it is done. Why: shutdown waits up to `shutdownGracePeriod`, and for in-flight
+    /// handlers, which are tasks themselves; blocking threads of the cooperative pool (one per core)
+    /// for that long starves them, and with the pool full, the handlers it waits for never finish.
+    public func stop() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let thread = Thread { [core] in
+                core.shutdown()
+                continuation.resume()
+            }
+            thread.name = "parley-http-shutdown"
+            thread.start()
+        }
     }
 
     /// Unsent event-stream bytes across all connections, as `streamBacklogTotalLimit` counts them.
@@ -48,6 +71,9 @@ public final class HTTPServer: Sendable {
 final class ServerCore: Sendable {
     private struct Lifecycle {
         var daemon: ConnectionHandle?
+        /// Writes event streams' bodies once their headers are sent (see `StreamSocketLoop`); made
+        /// by `start()`, stopped by `shutdown()`.
+        var streamSockets: StreamSocketLoop?
         var port = 0
         var started = false
         var shuttingDown = false
@@ -64,9 +90,8 @@ final class ServerCore: Sendable {
     /// Every event stream's unsent bytes together (`streamBacklogTotalLimit`).
     let backlogBudget: StreamBacklogBudget<EventStreamWriter>
     let memoryTrimmer = MemoryTrimmer()
-    /// Writes event streams' bodies once their headers are sent (see `StreamSocketLoop`).
-    let streamSockets = StreamSocketLoop()
-    private let lifecycle = Mutex(Lifecycle())
+    /// Shutdown waits on it for handlers, responses and streams to end.
+    private let lifecycle = ConditionMutex(Lifecycle())
     /// Set when shutdown starts: the accept policy then refuses new connections. (Not
     /// `MHD_quiesce_daemon`: with epoll worker threads 0.9.75 may abort in it, "Failed to remove
     /// listen FD from epoll set", when a worker removed the socket first.)
@@ -87,6 +112,9 @@ final class ServerCore: Sendable {
 
     var boundPort: Int { lifecycle.withLock { $0.port } }
 
+    /// The running server's socket loop; nil before `start()` and after `shutdown()`.
+    var streamSockets: StreamSocketLoop? { lifecycle.withLock { $0.streamSockets } }
+
     // MARK: - Starting and stopping
 
     func start() throws(HTTPServerError) {
@@ -105,6 +133,11 @@ final class ServerCore: Sendable {
         case .none: throw .invalidHost(configuration.host)
         }
         if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
+        guard let streamSockets = StreamSocketLoop() else {
+            ServerCore.log("could not create the event-stream socket loop (epoll, eventfd)")
+            lifecycle.withLock { $0.started = false }
+            throw .startFailed(host: configuration.host, port: configuration.port)
+        }
         let me = Unmanaged.passUnretained(self).toOpaque()
         let daemon = address.withSockaddr { sockaddr in
             parley_mhd_start(
@@ -117,6 +150,7 @@ final class ServerCore: Sendable {
                 UInt32(clamping: configuration.listenBacklog))
         }
         guard let daemon else {
+            streamSockets.stop()
             lifecycle.withLock { $0.started = false }
             throw .startFailed(host: configuration.host, port: configuration.port)
         }
@@ -124,6 +158,7 @@ final class ServerCore: Sendable {
         let timer = makeHeartbeatTimer()
         lifecycle.withLock { state in
             state.daemon = ConnectionHandle(raw: daemon)
+            state.streamSockets = streamSockets
             state.port = port == 0 ? configuration.port : port
             state.heartbeat = HeartbeatTimer(source: timer)
         }
@@ -141,31 +176,26 @@ final class ServerCore: Sendable {
         timer?.source.cancel()
         for stream in streams { stream.finish() }
 
-        // Streams get a grace period to drain; handlers must finish (their connections are suspended and
-        // MHD_stop_daemon must not see a suspended connection).
-        let deadline = DispatchTime.now().uptimeNanoseconds
-            + UInt64(max(0, configuration.shutdownGracePeriod) * 1e9)
-        var aborted = false
-        while true {
-            let (handlers, responses, open) = lifecycle.withLock {
-                ($0.inFlightHandlers, $0.inFlightResponses, Array($0.streams.values))
-            }
-            // Aborted streams never suspend again, so once handlers are done the daemon can stop;
-            // responses being sent get the same grace period as streams.
-            let sent = responses == 0 || aborted
-            if handlers == 0 && sent && (open.isEmpty || aborted) { break }
-            if !aborted && DispatchTime.now().uptimeNanoseconds >= deadline {
-                for stream in open { stream.abort() }
-                aborted = true
-            }
-            usleep(5_000)
+        // Streams and responses being sent get the grace period; handlers must finish (their connections
+        // are suspended and MHD_stop_daemon must not see a suspended connection).
+        let settled = lifecycle.wait(timeout: configuration.shutdownGracePeriod) {
+            $0.inFlightHandlers == 0 && $0.inFlightResponses == 0 && $0.streams.isEmpty
+        }
+        if !settled {
+            // Aborted streams never suspend again, so once handlers are done the daemon can stop
+            // (responses still being sent are cut).
+            for stream in lifecycle.withLock({ Array($0.streams.values) }) { stream.abort() }
+            _ = lifecycle.wait(timeout: nil) { $0.inFlightHandlers == 0 }
         }
         MHD_stop_daemon(daemon.raw)
-        let leftovers = lifecycle.withLock { state in
+        let (leftovers, streamSockets) = lifecycle.withLock { state in
             state.daemon = nil
             state.heartbeat = nil
-            defer { state.streams = [:] }
-            return Array(state.streams.values)
+            defer {
+                state.streams = [:]
+                state.streamSockets = nil
+            }
+            return (Array(state.streams.values), state.streamSockets)
         }
         for stream in leftovers { stream.connectionEnded() }
         streamSockets?.stop()

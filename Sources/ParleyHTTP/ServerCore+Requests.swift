@@ -279,9 +279,12 @@ extension ServerCore {
             if mhdResponse == nil { Unmanaged<PulledBody>.fromOpaque(retained).release() }
             headers += response.headers
         case .eventStream(let start):
+            // Only nil after shutdown, when the daemon (and so this thread) has stopped.
+            guard let streamSockets else { return MHD_Result.NO }
             let writer = EventStreamWriter(
+                connection: StreamConnection(ConnectionHandle(raw: connection)), sockets: streamSockets,
                 backlogLimit: configuration.streamBacklogLimit, chunked: context.httpVersion != "HTTP/1.0",
-                sockets: streamSockets, budget: backlogBudget, trimmer: memoryTrimmer
+                budget: backlogBudget, trimmer: memoryTrimmer
             ) { [weak self] ended in
                 self?.forget(ended)
             }
@@ -310,7 +313,6 @@ extension ServerCore {
             _ = MHD_add_response_header(mhdResponse, name, value)
         }
         if let (writer, _) = stream {
-            writer.attach(ConnectionHandle(raw: connection))
             context.stream = writer
         }
         let queued = MHD_queue_response(connection, UInt32(clamping: response.status), mhdResponse)

@@ -21,7 +21,7 @@ final class StreamSocketLoop: @unchecked Sendable {
     private let writers = Mutex<[Int32: EventStreamWriter]>([:])
     private let stopping = Atomic<Bool>(false)
 
-    /// nil when epoll or eventfd cannot be had (streams then stay with libmicrohttpd).
+    /// nil when epoll or eventfd cannot be had (the server then does not start: no stream could be served).
     init?() {
         let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         let wake = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))

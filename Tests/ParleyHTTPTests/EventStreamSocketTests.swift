@@ -108,6 +108,37 @@ final class EventStreamSocketTests: XCTestCase {
         XCTAssertEqual(body, (0..<2000).map { "data: \($0) \(piece)\n\n" }.joined())
     }
 
+    /// A stream whose socket was once full and then drained stays open and idle: the loop must stop
+    /// asking for writability (epoll is level-triggered: a writable socket left in its set would wake
+    /// the loop again and again, a core spinning for as long as the stream stays open).
+    func testAStreamThatFilledItsSocketOnceCostsNoCPUWhenIdleAgain() throws {
+        let piece = String(repeating: "x", count: 1000)
+        let (server, _) = try startServer(self, configure: { $0.heartbeatInterval = 600; $0.streamBacklogLimit = 64 << 20 }) { router in
+            router.on("GET", "/events") { _ in
+                HTTPResponse(body: .eventStream { writer in
+                    // 12 MB: more than the kernel's send buffer takes (loopback autotunes it up to 4 MiB).
+                    for index in 0..<12_000 { writer.write("data: \(index) \(piece)\n\n") }
+                    writer.write("data: end\n\n")  // and the stream stays open
+                })
+            }
+        }
+        let connection = try RawConnection(port: server.port, receiveBuffer: 4096)
+        defer { connection.close() }
+        XCTAssertTrue(connection.send("GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
+        usleep(300_000)  // the socket fills while nobody reads
+        let received = connection.readUntil(timeout: 30) { String(decoding: $0.suffix(32), as: UTF8.self).contains("data: end") }
+        XCTAssertFalse(received.closed)
+        XCTAssertTrue(received.text.contains("data: end"), "the whole body arrived")
+        usleep(200_000)
+        var idleCPU = Double.infinity
+        for _ in 0..<3 where idleCPU >= 0.05 {
+            let before = processCPUSeconds()
+            usleep(1_000_000)
+            idleCPU = min(idleCPU, processCPUSeconds() - before)
+        }
+        XCTAssertLessThan(idleCPU, 0.05, "an idle stream costs no CPU after its socket was full once")
+    }
+
     /// The body of a chunked response, decoded (on bytes: "\r\n" is one Character in Swift).
     private static func unchunk(_ body: String) -> String {
         let bytes = Array(body.utf8)

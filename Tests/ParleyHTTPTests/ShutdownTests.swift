@@ -76,4 +76,42 @@ final class ShutdownTests: XCTestCase {
         XCTAssertEqual(slow.withLock { $0?.status }, 200)
         XCTAssertEqual(slow.withLock { $0.map { String(decoding: $0.body, as: UTF8.self) } }, "done")
     }
+
+    /// `stop()` waits off the cooperative pool. Each of more servers than the pool has threads gets
+    /// stopped from its own task while a handler is in flight, and the handlers are released by
+    /// another task: a shutdown that blocked a pool thread would leave no thread for the releasing
+    /// task or the handlers (a regression here hangs: the very deadlock this guards against).
+    func testStopFromTasksLeavesTheCooperativePoolFree() throws {
+        let count = 2 * ProcessInfo.processInfo.activeProcessorCount
+        let started = Counter()
+        let released = Counter()
+        let servers = try (0..<count).map { _ in
+            try startServer(self, configure: { $0.threadPoolSize = 1 }) { router in
+                router.on("GET", "/slow") { _ in
+                    started.increment()
+                    while released.current == 0 { try await Task.sleep(for: .milliseconds(5)) }
+                    return .text("done")
+                }
+            }
+        }
+        let answered = Counter()
+        for (_, base) in servers {
+            Thread {
+                if (try? TestHTTPClient().request(base + "/slow", timeout: 30))?.text == "done" { answered.increment() }
+            }.start()
+        }
+        XCTAssertTrue(started.wait(for: count, timeout: 20))
+        let stopped = Counter()
+        for (server, _) in servers {
+            Task {
+                await server.stop()
+                stopped.increment()
+            }
+        }
+        usleep(100_000)  // the stops are under way
+        XCTAssertEqual(stopped.current, 0, "stop() waits for the handler in flight")
+        Task { released.increment() }
+        XCTAssertTrue(stopped.wait(for: count, timeout: 20), "\(stopped.current) of \(count) stops returned")
+        XCTAssertTrue(answered.wait(for: count, timeout: 20), "every handler's answer was sent")
+    }
 }
