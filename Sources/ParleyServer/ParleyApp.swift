@@ -152,6 +152,6 @@ public final class ParleyApp: Sendable {
     /// Ends live replies as `interrupted` (their text stored), finishes open streams, stops.
     public func shutdown() async {
         await generations.shutdown()
-        server.shutdown()
+        await server.stop()
     }
 }
