@@ -203,6 +203,14 @@ def wait_until(predicate, timeout=15, interval=0.05, message="condition"):
     raise AssertionError(f"timed out waiting for {message} (last: {last!r})")
 
 
+def after_frames(driver, count=2):
+    """Returns once the page has drawn `count` more frames: whatever a frame had scheduled (a view
+    following growth, a hover's style) has run by then."""
+    driver.execute_async_script(
+        "const [count, done] = arguments; const step = (n) => n ? requestAnimationFrame(() => step(n - 1)) : done();"
+        " step(count);", count)
+
+
 def open_page(driver, base, path="/"):
     driver.get(base + path)
     wait_until(lambda: driver.execute_script(
