@@ -1,11 +1,9 @@
 """Harness for Parley's browser tests: real `parley` processes (port 0, temp DB, --public Public),
 headless Chromium through the system chromedriver, and a console-error check after every test."""
-import json
 import os
 import re
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -15,10 +13,9 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from fake_upstream import FakeUpstream
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pytools"))
-from parley_process import PARLEY_BIN, ROOT, ParleyProcess  # noqa: E402
+from fake_upstream import FakeUpstream  # noqa: E402
+from parley_process import ROOT, ParleyProcess  # noqa: E402
 
 PUBLIC = Path(os.environ.get("PARLEY_PUBLIC", ROOT / "Public")).resolve()
 ARTIFACTS = Path(os.environ.get("ARTIFACTS_DIR", Path(__file__).resolve().parent / "artifacts"))
@@ -28,41 +25,10 @@ CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 
 # MARK: - Parley processes
 
-class Parley(ParleyProcess):
-    """One real server process (Tests/pytools/parley_process.py); `base` is its http://127.0.0.1:PORT.
-    Its log is kept in the artifacts as server-NAME.log."""
-
-    def __init__(self, name, env):
-        self.name = name
-        super().__init__(env, prefix=f"parley-browser-{name}-", public=PUBLIC)
-
-    def stop(self):
-        super().stop(keep_log=ARTIFACTS / f"server-{self.name}.log" if ARTIFACTS.exists() else None)
-
-    # REST helpers for setting up and checking state.
-    def api(self, method, path, body=None, timeout=10, headers=None):
-        """`headers`: e.g. a team-mode caller's Cookie or Authorization."""
-        data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(self.base + path, data=data, method=method,
-                                         headers={"Content-Type": "application/json", **(headers or {})})
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            raw = response.read()
-            return json.loads(raw) if raw else None
-
-    def wait_finished(self, message_id, timeout=30):
-        """Reads the message's event stream (text mode) until `done`: no polling."""
-        url = f"{self.base}/api/messages/{message_id}/stream?mode=text"
-        with urllib.request.urlopen(url, timeout=timeout) as response:
-            for raw in response:
-                if raw.startswith(b"event: done"):
-                    break
-        return self.api("GET", f"/api/messages/{message_id}")
-
-
 def start_parley(name, env):
-    if not Path(PARLEY_BIN).is_file():
-        pytest.fail(f"PARLEY_BIN {PARLEY_BIN} does not exist: build parley first")
-    return Parley(name, env)
+    """A real server process (Tests/pytools/parley_process.py) serving PUBLIC; its log is kept in the
+    artifacts as server-NAME.log."""
+    return ParleyProcess(env, name=name, public=PUBLIC, log_dir=ARTIFACTS)
 
 
 @pytest.fixture(scope="session")
@@ -146,7 +112,8 @@ def parley_team_limited(artifacts):
 
 @pytest.fixture(scope="session")
 def fake_upstream():
-    upstream = FakeUpstream().start()
+    """Fails until a test sets `mode`: a test that forgets to script it sees an error, not an answer."""
+    upstream = FakeUpstream(mode="fail")
     yield upstream
     upstream.stop()
 
@@ -234,6 +201,14 @@ def wait_until(predicate, timeout=15, interval=0.05, message="condition"):
             last = error
         time.sleep(interval)
     raise AssertionError(f"timed out waiting for {message} (last: {last!r})")
+
+
+def after_frames(driver, count=2):
+    """Returns once the page has drawn `count` more frames: whatever a frame had scheduled (a view
+    following growth, a hover's style) has run by then."""
+    driver.execute_async_script(
+        "const [count, done] = arguments; const step = (n) => n ? requestAnimationFrame(() => step(n - 1)) : done();"
+        " step(count);", count)
 
 
 def open_page(driver, base, path="/"):

@@ -24,7 +24,7 @@ from selenium.webdriver.support.ui import Select
 from axe_check import assert_accessible
 from conftest import (TEAM_ADMIN, conversation_action, last_assistant_id, open_conversation_menu, open_page, send_message,
                       wait_idle, wait_until)
-from test_team import ALLOWED, api_sign_in, open_menu_item, shown, sign_in, start_signed_out
+from test_team import ALLOWED, open_menu_item, shown, sign_in, start_signed_out
 
 # An answer with a link, a code block and a table (both wider than the page, so they scroll); it pauses (answer_gate) before its last chunk.
 RICH_ANSWER = [
@@ -309,7 +309,7 @@ def test_sign_in_screen_with_an_error(browser, parley_team, request):
 
 def test_user_menu_and_account_dialogs(browser, parley_team, request):
     request.node.allowed_console = ALLOWED
-    admin = api_sign_in(parley_team, *TEAM_ADMIN)
+    admin = parley_team.sign_in(*TEAM_ADMIN)
     try:  # a second user, so that the Users table has a row with every action
         parley_team.api("POST", "/api/users", {"username": "axel", "password": "axel's password", "role": "member"},
                         headers={"Cookie": admin})

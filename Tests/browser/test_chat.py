@@ -11,7 +11,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
 from cut_proxy import CutProxy
-from conftest import (ROOT, assert_shows_stored, last_assistant_id, messages, open_page, screenshot,
+from conftest import (ROOT, after_frames, assert_shows_stored, last_assistant_id, messages, open_page, screenshot,
                       send_message, wait_idle, wait_until)
 
 
@@ -237,6 +237,25 @@ def test_one_event_source_per_tab_whatever_it_follows(browser, parley_fast):
         browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
 
 
+# Watches the message view from the wheel's scroll up: `movedDown` once it went down again after
+# reaching the top, `grownAfter` counts the list's size changes once the wheel's scroll has ended
+# (Public/scroller.js counts scroll events as the person's for INTENT_MS + SCROLL_TAIL_MS after the wheel,
+# and for SCROLL_TAIL_MS after each such event: it is over after a quiet WHEEL_OVER_MS).
+WHEEL_OVER_MS = 1000
+WATCH_HELD_JS = """
+const box = document.getElementById('messages');
+const held = window.__held = {top: false, movedDown: false, lastScroll: performance.now(), grownAfter: 0};
+box.addEventListener('scroll', () => {
+  held.lastScroll = performance.now();
+  if (box.scrollTop === 0) held.top = true;
+  else if (held.top) held.movedDown = true;
+}, {passive: true});
+new ResizeObserver(() => {
+  if (held.top && performance.now() - held.lastScroll > %d) held.grownAfter += 1;
+}).observe(document.getElementById('message-list'));
+""" % WHEEL_OVER_MS
+
+
 def test_streaming_inserts_blocks_once_and_respects_scrolling_up(browser, parley_slower, artifacts):
     # Everything up to the announcer check happens while the answer streams: at 60 tokens per second
     # a loaded machine could reach it after the end.
@@ -263,10 +282,16 @@ def test_streaming_inserts_blocks_once_and_respects_scrolling_up(browser, parley
     assert browser.execute_script(f"const b = {box}; return b.scrollHeight - b.scrollTop - b.clientHeight") < 60, \
         "pinned to the bottom while streaming"
     # The person's own scroll (the wheel) stops the following; a script's or the layout's would not.
+    browser.execute_script(WATCH_HELD_JS)
     ActionChains(browser).scroll_from_origin(
         ScrollOrigin.from_element(browser.find_element(By.ID, "messages")), 0, -100000).perform()
     wait_until(lambda: browser.execute_script(f"return {box}.scrollTop") == 0, timeout=3, message="scrolled to the top")
-    time.sleep(0.8)
+    # The view stays up while the answer grows: the proof is growth that came after the wheel's scroll
+    # had ended, followed by two frames (a pinned view follows growth in that frame or the next).
+    wait_until(lambda: browser.execute_script("return window.__held.grownAfter") >= 2, timeout=30,
+               message="the answer growing after the wheel's scroll ended")
+    after_frames(browser)
+    assert browser.execute_script("return window.__held.movedDown") is False, "the view jumped back down"
     assert browser.execute_script(f"return {box}.scrollTop") == 0
     assert browser.find_element(By.ID, "jump-latest").is_displayed()
     assert browser.find_element(By.ID, "announcer").text == "The assistant is answering."

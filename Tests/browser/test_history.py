@@ -4,9 +4,7 @@ the first send, changed in another tab), usage per reply (streamed, reloaded, es
 import copy
 import json
 import tempfile
-import threading
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -15,53 +13,16 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
 from conftest import TEAM_ADMIN, conversation_action, last_assistant_id, messages, open_page, send_message, start_parley, wait_idle, wait_until
+from fake_upstream import FakeUpstream
 
 
 # MARK: - Helpers
 
-class RecordingUpstream:
-    """An OpenAI-compatible upstream (chat completions only: the models are named by
-    PARLEY_OPENAI_MODELS) that records each request body and streams a short answer without usage
-    (so the server estimates it)."""
-
-    def __init__(self):
-        self.bodies = []
-        upstream = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                length = int(self.headers.get("Content-Length") or 0)
-                upstream.bodies.append(json.loads(self.rfile.read(length) or b"{}"))
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Connection", "close")
-                self.end_headers()
-                for delta, finish in (({"content": "Recorded answer."}, None), ({}, "stop")):
-                    chunk = {"id": "r1", "object": "chat.completion.chunk", "model": "rec",
-                             "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
-                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-                self.wfile.write(b"data: [DONE]\n\n")
-                self.wfile.flush()
-                self.close_connection = True
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-    def stop(self):
-        self.server.shutdown()
-        self.server.server_close()
-
-
 @pytest.fixture(scope="module")
 def recording():
-    upstream = RecordingUpstream()
+    """The upstream of PARLEY_OPENAI_MODELS "rec": records each request body (`requests`) and streams a
+    short answer without usage (so the server estimates it)."""
+    upstream = FakeUpstream(answer=["Recorded answer."])
     yield upstream
     upstream.stop()
 
@@ -176,7 +137,7 @@ def test_settings_are_saved_and_sent_with_every_reply(browser, parley_recorded, 
     send_message(browser, "First question")
     wait_idle(browser)
     conversation_id = open_id(browser)
-    assert "temperature" not in recording.bodies[-1], "no setting: the provider's default"
+    assert "temperature" not in recording.requests[-1], "no setting: the provider's default"
 
     open_settings(browser)
     assert by_id(browser, "settings-temperature").get_attribute("value") == ""
@@ -191,7 +152,7 @@ def test_settings_are_saved_and_sent_with_every_reply(browser, parley_recorded, 
     close_settings(browser)
     send_message(browser, "Second question")
     wait_idle(browser)
-    sent = recording.bodies[-1]
+    sent = recording.requests[-1]
     assert sent["temperature"] == 0.3 and sent["top_p"] == 0.9, sent
     assert sent.get("max_tokens", sent.get("max_completion_tokens")) == 256, sent
 

@@ -24,7 +24,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 from axe_check import assert_accessible
-from conftest import MOUSE_ARGUMENTS, last_assistant_id, make_driver, open_page, send_message, wait_idle, wait_until
+from conftest import MOUSE_ARGUMENTS, after_frames, last_assistant_id, make_driver, open_page, send_message, wait_idle, wait_until
 
 SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
 MESSAGES = "document.getElementById('messages')"
@@ -153,6 +153,20 @@ def test_the_view_follows_a_long_answer_over_several_turns(browser, parley_fake,
         fake_upstream.reset()
 
 
+# From the wheel's first event on: `movedDown` is the first scroll of the view downwards ([from, to]),
+# which only following the answer would do (the wheel scrolls it up).
+WHEEL_MONITOR_JS = """
+const box = document.getElementById('messages');
+const wheel = window.__wheel = {armed: false, last: 0, movedDown: null};
+box.addEventListener('wheel', () => { wheel.armed = true; wheel.last = box.scrollTop; }, {passive: true, once: true});
+box.addEventListener('scroll', () => {
+  if (!wheel.armed) return;
+  if (box.scrollTop > wheel.last && wheel.movedDown === null) wheel.movedDown = [wheel.last, box.scrollTop];
+  wheel.last = box.scrollTop;
+}, {passive: true});
+"""
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_a_wheel_scroll_up_stops_following_and_the_pill_brings_it_back(browser, parley_fake, fake_upstream, size):
     set_size(browser, size)
@@ -165,14 +179,15 @@ def test_a_wheel_scroll_up_stops_following_and_the_pill_brings_it_back(browser, 
         wait_until(lambda: browser.execute_script(f"const b = {MESSAGES}; return b.scrollHeight > b.clientHeight + 400"),
                    timeout=30, message="an answer taller than the view")
         box = browser.find_element(By.ID, "messages")
+        browser.execute_script(WHEEL_MONITOR_JS)
         ActionChains(browser).scroll_from_origin(ScrollOrigin.from_element(box), 0, -300).perform()
         wait_until(lambda: browser.find_element(By.ID, "jump-latest").is_displayed(), timeout=3, message="the pill")
-        time.sleep(0.3)  # the wheel's smooth scroll settles
-        top = browser.execute_script(f"return {MESSAGES}.scrollTop")
         height = browser.execute_script(f"return {MESSAGES}.scrollHeight")
         wait_until(lambda: browser.execute_script(f"return {MESSAGES}.scrollHeight") > height + 50,
                    timeout=10, message="the answer growing")
-        assert browser.execute_script(f"return {MESSAGES}.scrollTop") == top, "the view moved under the reader"
+        after_frames(browser)  # a view that followed the growth has moved by now
+        moved = browser.execute_script("return window.__wheel.movedDown")
+        assert moved is None, f"the view moved under the reader (from {moved[0]} to {moved[1]})"
         # The pill is clear of the text: outside the scrolling message view, above the composer.
         geometry = browser.execute_script("""
             const pill = document.getElementById('jump-latest').getBoundingClientRect();
@@ -292,7 +307,8 @@ def check_times(browser, parley_fast, size):
     user_id = user_el.get_attribute("data-id")
     # The mouse somewhere else: no time shown.
     ActionChains(browser).move_to_element(browser.find_element(By.ID, "composer")).perform()
-    time.sleep(0.2)
+    wait_until(lambda: browser.execute_script("return document.getElementById('composer').matches(':hover')"),
+               message="the mouse over the composer")
     for message_id in (user_id, answer_id):
         shown = browser.execute_script(TIME_JS, message_id)
         assert shown is not None and not shown["hidden"], shown
@@ -457,6 +473,28 @@ new MutationObserver(() => {
   if (document.querySelector('#message-list .message-tail-code [class^="hljs-"]')) window.__tailSpans += 1;
 }).observe(document.getElementById('message-list'), {childList: true, subtree: true});
 """
+# Asks the page's highlighter (Public/highlight.js, one block at a time in the order asked) for a probe
+# block of its own and calls back with the probe's final state: every block asked for before it has
+# been highlighted by then.
+HIGHLIGHTER_PROBE_JS = """
+const done = arguments[arguments.length - 1];
+import('/highlight.js').then(({highlightLater}) => {
+  const pre = document.createElement('pre');
+  const code = document.createElement('code');
+  code.className = 'language-python';
+  code.textContent = 'probe = 1\\n';
+  pre.hidden = true;
+  pre.append(code);
+  document.body.append(pre);
+  new MutationObserver((_, observer) => {
+    if (code.dataset.highlight === 'queued') return;
+    observer.disconnect();
+    pre.remove();
+    done(code.dataset.highlight);
+  }).observe(code, {attributes: true, attributeFilter: ['data-highlight']});
+  highlightLater(code);
+}, (error) => done('import failed: ' + error));
+"""
 
 CODE_STATE_JS = """
 const el = document.querySelector(`#message-list .message[data-id="${arguments[0]}"]`);
@@ -487,7 +525,10 @@ def test_committed_code_is_highlighted_never_while_it_streams(browser, parley_fa
         wait_until(lambda: browser.execute_script(
             f"const t = document.querySelector(`#message-list .message[data-id='{answer_id}'] .message-tail-code pre`);"
             "return t && t.textContent.length >= arguments[0]", len(body) - 40), timeout=20, message="the open block")
-        time.sleep(0.5)
+        # While the block is still open, a probe goes through the highlighter: had the open block been
+        # asked for, it would have been highlighted first, in the page, before the probe's answer.
+        assert browser.execute_async_script(HIGHLIGHTER_PROBE_JS) == "done"
+        assert browser.execute_script("return window.__tailSpans") == 0, "highlighted while streaming"
         gate.set()
         wait_idle(browser)
         state = wait_until(lambda: (lambda s: s if s and s[0]["state"] == "done" else None)(

@@ -1,9 +1,7 @@
 """The page in team mode (PARLEY_AUTH=on): the sign-in form on every 401, the user menu, sign-out,
 API tokens and sessions, the admin's Users screen, and one member's conversations hidden from
 another. In local mode none of it shows."""
-import json
 import urllib.error
-import urllib.request
 
 import pytest
 from selenium.webdriver.common.by import By
@@ -18,15 +16,6 @@ ALLOWED = ["status of 401", "status of 429"]
 
 
 # MARK: - Helpers
-
-def api_sign_in(server, username, password, agent="python-urllib team test"):
-    """Signs in over the API; returns the `Cookie` header value."""
-    request = urllib.request.Request(server.base + "/api/auth/login", method="POST",
-                                     data=json.dumps({"username": username, "password": password}).encode(),
-                                     headers={"Content-Type": "application/json", "User-Agent": agent})
-    with urllib.request.urlopen(request, timeout=10) as response:
-        return response.headers["Set-Cookie"].split(";")[0]
-
 
 def status_of(server, path, headers):
     try:
@@ -120,7 +109,7 @@ def test_sign_in_chat_sign_out(browser, parley_team, request):
     wait_idle(browser)
     cookie = session_cookie(browser)
     assert cookie, "the session cookie is set"
-    assert_shows_stored(browser, _Authorized(parley_team, cookie), answer_id)
+    assert_shows_stored(browser, parley_team.with_headers({"Cookie": cookie}), answer_id)
     # The page holds no secret: the cookie is HttpOnly.
     assert "parley_session" not in browser.execute_script("return document.cookie")
     assert browser.execute_script("return document.querySelectorAll('[style]').length") == 0
@@ -136,7 +125,7 @@ def test_sign_in_chat_sign_out(browser, parley_team, request):
 
 def test_a_deep_link_signs_in_to_its_conversation(browser, parley_team, request):
     request.node.allowed_console = ALLOWED
-    cookie = api_sign_in(parley_team, *TEAM_ADMIN)
+    cookie = parley_team.sign_in(*TEAM_ADMIN)
     conversation = parley_team.api("POST", "/api/conversations", {"title": "Linked"}, headers={"Cookie": cookie})
     start_signed_out(browser, parley_team, f"/#/c/{conversation['id']}")
     assert conversation["id"] in browser.current_url, "the link is kept while signing in"
@@ -238,13 +227,13 @@ def test_admin_disables_enables_promotes_and_resets_a_user(browser, parley_team,
     row().find_element(By.CSS_SELECTOR, "button[aria-label='Disable cy']").click()
     wait_until(lambda: "Disabled" in row().text, message="cy disabled")
     with pytest.raises(urllib.error.HTTPError):
-        api_sign_in(parley_team, "cy", "cy's first password")
+        parley_team.sign_in("cy", "cy's first password")
     row().find_element(By.CSS_SELECTOR, "button[aria-label='Enable cy']").click()
     wait_until(lambda: "Active" in row().text, message="cy enabled")
     row().find_element(By.CSS_SELECTOR, "button[aria-label='Reset password of cy']").click()
     browser.find_element(By.ID, "reset-password").send_keys("cy's second password", Keys.ENTER)
     wait_until(lambda: "reset" in browser.find_element(By.ID, "users-status").text, message="the reset said")
-    api_sign_in(parley_team, "cy", "cy's second password")
+    parley_team.sign_in("cy", "cy's second password")
     select = row().find_element(By.CSS_SELECTOR, "select[aria-label='Role of cy']")
     select.find_element(By.CSS_SELECTOR, "option[value='admin']").click()
     wait_until(lambda: row().find_element(By.CSS_SELECTOR, "select").get_attribute("value") == "admin"
@@ -288,7 +277,7 @@ def test_sessions_list_marks_this_one_and_revokes_another(browser, parley_team, 
     request.node.allowed_console = ALLOWED
     start_signed_out(browser, parley_team)
     sign_in(browser, *TEAM_ADMIN)
-    other = api_sign_in(parley_team, *TEAM_ADMIN, agent="curl/8.5.0")
+    other = parley_team.sign_in(*TEAM_ADMIN, agent="curl/8.5.0")
     open_menu_item(browser, "Sessions")
     current = wait_until(lambda: browser.find_element(By.CSS_SELECTOR, "#session-list tr.is-current"),
                          message="this session marked")
@@ -304,7 +293,7 @@ def test_sessions_list_marks_this_one_and_revokes_another(browser, parley_team, 
 
 def test_password_change_needs_matching_new_passwords(browser, parley_team, request):
     request.node.allowed_console = ALLOWED
-    admin = api_sign_in(parley_team, *TEAM_ADMIN)
+    admin = parley_team.sign_in(*TEAM_ADMIN)
     try:
         parley_team.api("POST", "/api/users", {"username": "dee", "password": "dee's old password", "role": "member"},
                         headers={"Cookie": admin})
@@ -322,15 +311,4 @@ def test_password_change_needs_matching_new_passwords(browser, parley_team, requ
     repeat.send_keys("dee's new password", Keys.ENTER)
     wait_until(lambda: "Password changed" in browser.find_element(By.ID, "password-status").text,
                message="the change said")
-    api_sign_in(parley_team, "dee", "dee's new password")
-
-
-class _Authorized:
-    """`server` whose api() calls carry a caller's Cookie (for helpers that take a server)."""
-
-    def __init__(self, server, cookie):
-        self.server = server
-        self.cookie = cookie
-
-    def api(self, method, path, body=None, timeout=10):
-        return self.server.api(method, path, body, timeout, headers={"Cookie": self.cookie})
+    parley_team.sign_in("dee", "dee's new password")

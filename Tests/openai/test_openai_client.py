@@ -1,7 +1,5 @@
 """Parley's OpenAI-compatible endpoint driven by the official `openai` Python package: the client
 scripts already use, against a real parley process (see conftest.py)."""
-import time
-
 import openai
 import pytest
 
@@ -89,8 +87,7 @@ def test_conversation_header_appends_and_refuses_a_foreign_one(team):
     conversation = first.headers["x-parley-conversation"]
     alice.chat.completions.create(model="demo", messages=[{"role": "user", "content": "two"}],
                                   extra_headers={"X-Parley-Conversation": conversation})
-    shown = team.api("GET", f"/api/conversations/{conversation}",
-                     headers={"Authorization": f"Bearer {team.tokens['alice']}"})
+    shown = team.with_token(team.tokens["alice"]).api("GET", f"/api/conversations/{conversation}")
     assert [m["content"] for m in shown["messages"] if m["role"] == "user"] == ["one", "two"]
     with pytest.raises(openai.NotFoundError):
         client(team, key=team.tokens["bob"]).chat.completions.create(
@@ -109,9 +106,6 @@ def test_disconnect_mid_stream_aborts_the_upstream(parley, upstream):
             break
     stream.close()  # hang up mid-answer
     assert upstream.aborted.wait(15), "Parley aborted its upstream call"
-    deadline = time.monotonic() + 15
-    while (message := parley.api("GET", f"/api/messages/{message_id}"))["status"] == "streaming":
-        assert time.monotonic() < deadline, message
-        time.sleep(0.05)
+    message = parley.wait_finished(message_id, timeout=15)
     assert message["status"] == "stopped"
     assert message["content"].startswith("word0 ")

@@ -3,8 +3,6 @@ docs/openapi.json with a validator that checks a response against the schema the
 its operation and status."""
 import json
 import sys
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import jsonschema
@@ -12,41 +10,17 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pytools"))
 from parley_process import ROOT, ParleyProcess  # noqa: E402
+from server_sent_events import parse_events  # noqa: E402
+
 TEAM = {"PARLEY_AUTH": "on", "PARLEY_ADMIN_USER": "ada", "PARLEY_ADMIN_PASSWORD": "correct horse battery",
         "PARLEY_PASSWORD_MEMORY_KIB": "64"}
 DOCUMENT = json.loads((ROOT / "docs" / "openapi.json").read_text(encoding="utf-8"))
 
 
-class Reply:
-    def __init__(self, status, headers, raw):
-        self.status = status
-        self.headers = headers
-        self.raw = raw
-
-    @property
-    def json(self):
-        return json.loads(self.raw)
-
-
-class Parley(ParleyProcess):
-    """One real server process; `base` is its http://127.0.0.1:PORT."""
-
-    def __init__(self, env=None):
-        super().__init__({"PARLEY_DEMO_TOKENS_PER_SECOND": "0", "PARLEY_TITLES": "off", **(env or {})},
-                         prefix="parley-openapi-")
-
-    def call(self, method, path, body=None, headers=None, raw=None, timeout=15):
-        data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
-        all_headers = dict(headers or {})
-        if data is not None:
-            all_headers.setdefault("Content-Type", "application/json")
-        request = urllib.request.Request(self.base + path, data=data, method=method, headers=all_headers)
-        try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:
-                return Reply(response.status, response.headers, response.read())
-        except urllib.error.HTTPError as error:
-            return Reply(error.code, error.headers, error.read())
-
+def start_parley(name, env=None):
+    """A real server with instant demo answers and no generated titles; `env` adds to that."""
+    return ParleyProcess({"PARLEY_DEMO_TOKENS_PER_SECOND": "0", "PARLEY_TITLES": "off", **(env or {})},
+                         name=f"openapi-{name}")
 
 
 def response_schema(template, method, status, media="application/json"):
@@ -74,7 +48,7 @@ def validate(reply, method, template):
             "allOf": [schema]}
     validator = jsonschema.Draft202012Validator(root)
     if media == "text/event-stream":
-        events = server_sent_events(reply.raw.decode())
+        events = parse_events(reply.raw.decode())
         assert events, f"{method} {template}: no events"
         for event in events:
             validator.validate(event)
@@ -98,32 +72,15 @@ def event_data_schema(stream_schema, name):
     return None
 
 
-def server_sent_events(text):
-    """The events of an event stream as {event, data, id?} (comments skipped; `event` defaults to `message`)."""
-    events = []
-    for block in text.replace("\r\n", "\n").split("\n\n"):
-        fields = {}
-        for line in block.split("\n"):
-            if not line or line.startswith(":"):
-                continue
-            name, _, value = line.partition(":")
-            value = value[1:] if value.startswith(" ") else value
-            fields[name] = fields[name] + "\n" + value if name == "data" and name in fields else value
-        if "data" in fields:
-            fields.setdefault("event", "message")
-            events.append(fields)
-    return events
-
-
 @pytest.fixture(scope="session")
 def local():
-    parley = Parley()
+    parley = start_parley("local")
     yield parley
     parley.stop()
 
 
 @pytest.fixture(scope="session")
 def team():
-    parley = Parley(TEAM)
+    parley = start_parley("team", TEAM)
     yield parley
     parley.stop()

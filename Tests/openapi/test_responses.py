@@ -1,21 +1,13 @@
 """Real answers of a real server, each validated against the schema docs/openapi.json gives for its
 operation and status (`validate` in conftest.py): every resource, list and error shape, in local and
 team mode."""
-import http.client
-import json
-import time
-
-from conftest import Reply, validate
+from conftest import validate
 
 
-def wait_finished(parley, message_id, headers=None):
-    for _ in range(200):
-        message = validate(parley.call("GET", f"/api/messages/{message_id}", headers=headers),
-                           "GET", "/api/messages/{id}")
-        if message["status"] != "streaming":
-            return message
-        time.sleep(0.05)
-    raise AssertionError(f"message {message_id} still streaming")
+def wait_finished(parley, message_id):
+    """Follows the reply's event stream to its end, then checks the finished message's shape."""
+    parley.wait_finished(message_id)
+    return validate(parley.call("GET", f"/api/messages/{message_id}"), "GET", "/api/messages/{id}")
 
 
 def test_local_mode_resources(local):
@@ -130,23 +122,6 @@ def test_event_streams_are_documented_as_event_streams(local):
     assert "event: done" in validate(stream, "GET", "/api/messages/{id}/stream")
 
 
-def read_stream_until(parley, path, marker, start=None, timeout=15):
-    """Reads a never-ending event stream until `marker` has arrived (after running `start`, once the
-    response has begun), then closes it; returns a Reply holding what was read."""
-    connection = http.client.HTTPConnection(parley.base.split("//")[1], timeout=timeout)
-    connection.request("GET", path, headers={"Accept": "text/event-stream"})
-    response = connection.getresponse()
-    assert response.status == 200, response.status
-    if start:
-        start()
-    raw, deadline = b"", time.monotonic() + timeout
-    while marker not in raw:
-        assert time.monotonic() < deadline, f"{path}: no {marker!r} in {raw[-500:]!r}"
-        raw += response.read1(65536)
-    connection.close()
-    return Reply(response.status, response.headers, raw)
-
-
 def test_user_event_stream_events_match_their_schemas(local):
     """GET /api/events: each notification's data, and a followed reply's events, against the schema the
     document gives that event."""
@@ -160,7 +135,7 @@ def test_user_event_stream_events_match_their_schemas(local):
         assert local.call("PATCH", f"/api/conversations/{made['id']}", {"pinned": True}).status == 200
         assert local.call("DELETE", f"/api/conversations/{made['id']}").status == 204
 
-    notifications = read_stream_until(local, "/api/events", b"event: conversation_deleted", start=changes)
+    notifications = local.read_stream_until("/api/events", b"event: conversation_deleted", start=changes)
     text = validate(notifications, "GET", "/api/events")
     for name in ("ready", "conversation_created", "turn", "reply_started", "reply_finished",
                  "conversation_updated", "conversation_deleted"):
@@ -171,7 +146,7 @@ def test_user_event_stream_events_match_their_schemas(local):
     followed_id = reply["assistant_message"]["id"]
     wait_finished(local, followed_id)
     for mode in ("html", "text"):
-        followed = read_stream_until(local, f"/api/events?follow={followed_id}&mode={mode}", b"event: done")
+        followed = local.read_stream_until(f"/api/events?follow={followed_id}&mode={mode}", b"event: done")
         text = validate(followed, "GET", "/api/events")
         assert "event: snapshot\n" in text and "event: done\n" in text
 

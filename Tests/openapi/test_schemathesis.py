@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, TEAM, Parley
+from conftest import ROOT, TEAM, start_parley
 
 FUZZ_SECONDS = int(os.environ.get("OPENAPI_FUZZ_SECONDS", "60"))
 REQUEST_TIMEOUT_S = 10
@@ -22,12 +22,11 @@ ENDLESS = ["/api/events", "/api/messages/{id}/stream"]
 @pytest.fixture(params=["local", "team"])
 def fuzzed(request):
     """A fresh server and the headers its requests carry (team mode: the admin's API token)."""
-    parley = Parley(TEAM if request.param == "team" else {})
+    parley = start_parley(f"fuzzed-{request.param}", TEAM if request.param == "team" else {})
     headers = []
     if request.param == "team":
-        login = parley.call("POST", "/api/auth/login", {"username": "ada", "password": TEAM["PARLEY_ADMIN_PASSWORD"]})
-        cookie = {"Cookie": login.headers["Set-Cookie"].split(";")[0]}
-        token = parley.call("POST", "/api/tokens", {"name": "schemathesis"}, headers=cookie).json["token"]
+        admin = parley.session("ada", TEAM["PARLEY_ADMIN_PASSWORD"])
+        token = admin.api("POST", "/api/tokens", {"name": "schemathesis"})["token"]
         headers = ["-H", f"Authorization: Bearer {token}"]
     yield parley, headers
     parley.stop()

@@ -10,17 +10,26 @@ import tempfile
 import threading
 from pathlib import Path
 
+from parley_client import ParleyClient
+
 ROOT = Path(__file__).resolve().parents[2]
 PARLEY_BIN = os.environ.get("PARLEY_BIN", str(ROOT / ".build" / "debug" / "parley"))
 STARTUP_TIMEOUT_S = 20
 
 
-class ParleyProcess:
-    """One server process; `base` is its http://127.0.0.1:PORT. `public`: the page's folder served
-    with --public (default Public/ of this checkout)."""
+class ParleyProcess(ParleyClient):
+    """One server process, and its anonymous caller: `base` is its http://127.0.0.1:PORT, and the
+    ParleyClient calls (`api`, `call`, `sign_in`, `events`, `wait_finished`) carry no credentials.
 
-    def __init__(self, env, prefix="parley-", public=None):
-        self.dir = tempfile.mkdtemp(prefix=prefix)
+    `name` names its temporary folder and the log kept in `log_dir` (as server-NAME.log) when it
+    stops; `public`: the page's folder served with --public (default Public/ of this checkout)."""
+
+    def __init__(self, env, name="parley", public=None, log_dir=None):
+        if not Path(PARLEY_BIN).is_file():
+            raise FileNotFoundError(f"PARLEY_BIN {PARLEY_BIN} does not exist: build parley first")
+        self.name = name
+        self.log_dir = log_dir
+        self.dir = tempfile.mkdtemp(prefix=f"parley-{name}-")
         self.log_path = Path(self.dir) / "server.log"
         full_env = {k: v for k, v in os.environ.items() if not k.startswith("PARLEY_")}
         full_env.update(env)
@@ -51,7 +60,7 @@ class ParleyProcess:
             self.stop()
             raise RuntimeError(f"parley did not print 'listening on' (exit status {self.process.returncode}); "
                                f"its output:\n{self.server_log()[-3000:]}")
-        self.base = found["base"]
+        super().__init__(found["base"])
 
     def server_log(self):
         try:
@@ -60,8 +69,8 @@ class ParleyProcess:
             pass
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else self._kept_log
 
-    def stop(self, keep_log=None):
-        """Stops the server and removes its files; `keep_log`: a path to copy the server's log to first."""
+    def stop(self):
+        """Stops the server and removes its files, keeping its log in `log_dir` first when set."""
         if self.process.poll() is None:
             self.process.terminate()
             try:
@@ -71,6 +80,6 @@ class ParleyProcess:
                 self.process.wait(5)
         self.log.close()
         self._kept_log = self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
-        if keep_log is not None:
-            shutil.copy(self.log_path, keep_log)
+        if self.log_dir is not None and Path(self.log_dir).is_dir():
+            shutil.copy(self.log_path, Path(self.log_dir) / f"server-{self.name}.log")
         shutil.rmtree(self.dir, ignore_errors=True)

@@ -1,0 +1,155 @@
+"""The OpenAI-compatible upstream of the Python suites (Tests/browser, Tests/openai): a real HTTP server
+on 127.0.0.1 that answers GET /v1/models and streams POST /v1/chat/completions as real SSE, scripted by
+the test that uses it.
+
+What POST /v1/chat/completions answers:
+- `mode` "fail": HTTP 500 with an OpenAI-style error body.
+- `mode` "ok": a role chunk, the answer's chunks (`answer`, else the instance's default), a `stop`
+  chunk, the usage chunk when `usage` is set, then `data: [DONE]`.
+- `mode` "reasoning": first the REASONING_CHUNKS as `reasoning_content` (as DeepSeek R1 or Qwen3
+  send them), then the same answer; with `reasoning_gate` set (a threading.Event) it waits for it
+  between the two, so a test can look at the page while the model is still thinking.
+- A last user message containing `slow_word` (when set): one chunk every SLOW_CHUNK_S for up to
+  SLOW_CHUNKS chunks, the time for a client to hang up.
+Per answer: `chunk_delay` (seconds) spaces the chunks, `first_delay` holds the first chunk back after
+the headers (a model slow to start), and with `answer_gate` set the answer waits for it before chunk
+`answer_gate_index` (a code block's closing fence, say). `reset()` puts these back.
+
+What a test can observe: `requests` holds every request body in order, and `aborted` is set when a
+client hangs up mid-answer (how a test sees that Parley aborted its upstream call). One test at a
+time changes the script; the server itself answers requests concurrently.
+"""
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+ANSWER_CHUNKS = ["# Fake ", "answer\n\n", "The upstream ", "recovered.\n"]
+# Plain text that would look different if parsed as HTML or Markdown.
+REASONING_CHUNKS = ["Let me think. ", "The user wants <b>a fake</b>\n", "**answer**, so ", "I give one."]
+GATE_TIMEOUT_S = 20
+SLOW_CHUNK_S = 0.05
+SLOW_CHUNKS = 600
+
+
+class FakeUpstream:
+    """Started on a free port when made; `base_url` is its http://127.0.0.1:PORT/v1.
+
+    `mode`, `answer` (the default answer's chunks), `usage` (the usage chunk's counts, or None for an
+    upstream that sends none, so Parley estimates it) and `slow_word` are described above."""
+
+    def __init__(self, mode="ok", answer=None, usage=None, slow_word=None):
+        self.mode = mode
+        self.default_answer = list(answer or ANSWER_CHUNKS)
+        self.usage = usage
+        self.slow_word = slow_word
+        self.requests = []
+        self.aborted = threading.Event()
+        self.reasoning_gate = None
+        self.reset()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    @property
+    def base_url(self):
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def reset(self):
+        """The answer back to the default, sent at once with no gate and no delay."""
+        self.answer = None
+        self.chunk_delay = 0
+        self.first_delay = 0
+        self.answer_gate = None
+        self.answer_gate_index = None
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+    # MARK: - Answering
+
+    def _chunks(self, request):
+        """The (delta, finish_reason) pairs of one streamed answer, produced as it is sent (gates and
+        delays are waited for between them)."""
+        yield {"role": "assistant"}, None
+        messages = request.get("messages") or [{}]
+        last = messages[-1].get("content") if isinstance(messages[-1], dict) else None
+        if self.slow_word and isinstance(last, str) and self.slow_word in last:
+            for index in range(SLOW_CHUNKS):
+                yield {"content": f"word{index} "}, None
+                time.sleep(SLOW_CHUNK_S)
+            yield {}, "stop"
+            return
+        if self.mode == "reasoning":
+            for piece in REASONING_CHUNKS:
+                yield {"reasoning_content": piece}, None
+            gate = self.reasoning_gate
+            if gate is not None:
+                gate.wait(GATE_TIMEOUT_S)
+        for index, piece in enumerate(self.answer or self.default_answer):
+            if self.answer_gate is not None and index == self.answer_gate_index:
+                self.answer_gate.wait(GATE_TIMEOUT_S)
+            if self.chunk_delay and index > 0:
+                time.sleep(self.chunk_delay)
+            yield {"content": piece}, None
+        yield {}, "stop"
+
+    def _handler(self):
+        upstream = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def _json(self, status, payload):
+                body = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def _event(self, payload):
+                data = payload if isinstance(payload, str) else json.dumps(payload)
+                self.wfile.write(f"data: {data}\n\n".encode())
+                self.wfile.flush()
+
+            def do_GET(self):
+                if self.path.endswith("/models"):
+                    self._json(200, {"object": "list", "data": [{"id": "fake", "object": "model"}]})
+                else:
+                    self._json(404, {"error": {"message": "not found"}})
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                request = json.loads(self.rfile.read(length) or b"{}")
+                upstream.requests.append(request)
+                if upstream.mode == "fail":
+                    self._json(500, {"error": {"message": "The fake upstream failed on purpose.",
+                                               "type": "server_error"}})
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Cache-Control", "no-cache")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.wfile.flush()
+                self.close_connection = True
+                try:
+                    if upstream.first_delay:
+                        time.sleep(upstream.first_delay)
+                    for delta, finish in upstream._chunks(request):
+                        self._event({"id": "c1", "object": "chat.completion.chunk", "model": "fake",
+                                     "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+                    if upstream.usage is not None:
+                        self._event({"id": "c1", "object": "chat.completion.chunk", "model": "fake",
+                                     "choices": [], "usage": upstream.usage})
+                    self._event("[DONE]")
+                except (BrokenPipeError, ConnectionResetError):
+                    upstream.aborted.set()
+
+        return Handler
