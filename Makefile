@@ -76,6 +76,7 @@ BROWSER_VENV_OK = import selenium, pytest, axe_selenium_python, importlib.metada
   assert "axe-playwright-python==" + m.version("axe-playwright-python") == "$(BROWSER_AXE_CORE)"
 
 test: test-deps
+	SWIFT=$(SWIFT) python3 Tests/structure/check_structure.py
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	PARLEY_TEST_TIME_LIMIT=$(PARLEY_TEST_TIME_LIMIT) PARLEY_SUITE_TIME_LIMIT=$(PARLEY_SUITE_TIME_LIMIT) \
 	  SWIFT=$(SWIFT) Tests/run-swift-tests.sh $(BUILD_FLAGS)

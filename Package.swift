@@ -59,7 +59,7 @@ let package = Package(
         // The OpenAI-compatible endpoint (/v1).
         .target(name: "ParleyOpenAICompat",
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyQuotas", "ParleyHTTP", "ParleyStore",
-                               "ParleyProviders", "ParleyGeneration", "ParleyMarkdown"]),
+                               "ParleyGeneration", "ParleyMarkdown"]),
         // The running server: configuration, the routes in one place, every part wired together.
         // openapi.json links to docs/openapi.json, whose bytes are compiled in (GET /api/openapi.json).
         .target(name: "ParleyServer",
@@ -69,7 +69,7 @@ let package = Package(
                 resources: [.embedInCode("openapi.json")]),
         // The command line: serve, backup, user, health.
         .target(name: "ParleyCLI",
-                dependencies: ["ParleyServer", "ParleyAPI", "ParleyAccounts", "ParleyAuth", "ParleyStore",
+                dependencies: ["ParleyServer", "ParleyAccounts", "ParleyAuth", "ParleyStore",
                                "ParleyHTTP", "ParleyUpstream"]),
         .executableTarget(name: "parley", dependencies: ["ParleyCLI", "ParleyServer"]),
         // `make bench`: the cost of streaming Markdown against one full render.

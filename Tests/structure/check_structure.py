@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The code's shape, checked on every `make test` (issue 19's rules, so they cannot drift back):
 - every module a Swift file imports is declared as a dependency of its target in Package.swift
-  (SwiftPM lets a target import any module built before it, declared or not);
+  (SwiftPM lets a target import any module built before it, declared or not), and every declared
+  dependency is imported somewhere in the target (so the manifest's arrows are the real ones);
+- the target graph in docs/architecture.md (its mermaid block) has exactly the manifest's arrows;
 - no Swift file is over 400 lines;
 - no source folder holds more than 25 files directly.
 Reads `swift package dump-package` (the manifest as SwiftPM understands it), so the target list is
@@ -34,6 +36,7 @@ def main() -> int:
         if target["type"] == "system":
             continue
         folder = target.get("path") or os.path.join("Tests" if target["type"] == "test" else "Sources", name)
+        imported = set()
         for directory, _, files in os.walk(os.path.join(ROOT, folder)):
             swift = [f for f in files if f.endswith(".swift")]
             if len(files) > MAX_FILES and "Fixtures" not in directory:
@@ -45,13 +48,39 @@ def main() -> int:
                 lines = text.count("\n")
                 if lines > MAX_LINES:
                     breaches.append(f"{os.path.relpath(path, ROOT)}: {lines} lines (at most {MAX_LINES})")
-                for module in re.findall(r"^(?:@testable\s+)?import\s+(?:(?:struct|enum|class|func)\s+)?(\w+)", text, re.M):
+                modules = re.findall(r"^(?:@testable\s+)?import\s+(?:(?:struct|enum|class|func)\s+)?(\w+)", text, re.M)
+                imported.update(modules)
+                for module in modules:
                     if module not in declared and module not in TOOLCHAIN:
                         breaches.append(f"{os.path.relpath(path, ROOT)}: imports {module}, which target {name} does not declare")
+        for module in sorted(declared - imported - {name}):
+            breaches.append(f"target {name} declares {module} but no file of it imports it")
+    breaches += graph_breaches(manifest)
     for breach in breaches:
         print(f"structure: {breach}")
     print(f"structure: {'OK' if not breaches else f'{len(breaches)} breach(es)'}")
     return 1 if breaches else 0
+
+
+def graph_breaches(manifest) -> list:
+    """The arrows of the first ```mermaid block of docs/architecture.md against the manifest's, for
+    every target but tests, test support and benches."""
+    with open(os.path.join(ROOT, "docs", "architecture.md"), encoding="utf-8") as handle:
+        doc = handle.read()
+    block = re.search(r"```mermaid\n(.*?)```", doc, re.S)
+    if not block:
+        return ["docs/architecture.md has no mermaid target graph"]
+    drawn = set(re.findall(r"^\s*(\w[\w-]*)\s*-->\s*(\w[\w-]*)\s*$", block.group(1), re.M))
+    real = set()
+    for target in manifest["targets"]:
+        if target["type"] == "test" or target["name"] in ("ParleyTestSupport", "parley-markdown-bench"):
+            continue
+        for dependency in target.get("dependencies", []):
+            for kind in ("byName", "target", "product"):
+                if kind in dependency:
+                    real.add((target["name"], dependency[kind][0]))
+    return ([f"docs/architecture.md draws {a} --> {b}, which Package.swift does not declare" for a, b in sorted(drawn - real)]
+            + [f"docs/architecture.md lacks {a} --> {b} (Package.swift)" for a, b in sorted(real - drawn)])
 
 
 if __name__ == "__main__":
