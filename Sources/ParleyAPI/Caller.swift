@@ -1,5 +1,9 @@
 import ParleyStore
 
+/// Module ParleyAPI: the vocabulary every feature of the API shares (the caller, errors as answers,
+/// JSON bodies, field rules, resources, open-stream caps). It must never know any one feature: no
+/// handler, route or feature rule lives here.
+///
 /// Who is asking, as every API handler sees it: resolved once per request by `Authenticator`.
 /// Handlers scope every store query by `userID`.
 package struct Caller: Sendable {

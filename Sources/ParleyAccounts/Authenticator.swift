@@ -4,6 +4,9 @@ import ParleyAuth
 import ParleyHTTP
 import ParleyStore
 
+/// Module ParleyAccounts: who may call (sign-in, sessions, tokens, admin, audit). It must never
+/// know conversations or replies beyond stopping a disabled user's.
+///
 /// Finds the caller of a request. In local mode everyone is the implicit local user; in team mode a
 /// request carries an API token (`Authorization: Bearer`) or a session cookie, or it is refused with
 /// 401 `unauthenticated`. Other `Authorization` schemes are not Parley's and are ignored. Secrets are

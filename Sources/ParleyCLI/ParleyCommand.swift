@@ -1,5 +1,8 @@
 import ParleyServer
 
+/// Module ParleyCLI: the command line (`serve`, `backup`, `user`, `healthcheck`). It must never
+/// know routes or handlers: it starts a `ParleyApp` or opens the store.
+///
 /// What `parley` was asked to do. The first argument may name a command; the rest are the command's
 /// operands and the configuration flags of the README (`--port 9000`), read with the environment.
 ///

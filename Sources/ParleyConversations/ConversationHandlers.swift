@@ -6,6 +6,9 @@ import ParleyHTTP
 import ParleyQuotas
 import ParleyStore
 
+/// Module ParleyConversations: conversations, replies, search, titles and preferences over HTTP.
+/// It must never know how a caller was authenticated, nor the `/v1` shapes.
+///
 /// Conversation history: create, list (keyset pages, filters, full-text search), show the current branch, edit
 /// (settings, pin, archive), delete, switch branch, fork. Every conversation answer carries its generation
 /// settings and token totals.

@@ -1,6 +1,10 @@
 import Foundation
 import Synchronization
 
+/// Module ParleyEvents: what browsers receive as event streams (reply frames, each user's
+/// notifications). It must never know accounts' internals or providers: a caller and a reply's
+/// events are all it is given.
+///
 /// Every user's notification channel (`UserEventChannel`), created when the user's first tab connects.
 /// A user with no channel has no tab that could resume, so what is published for them is dropped.
 /// Channels are kept for the server's life: at most one per user, each holding at most

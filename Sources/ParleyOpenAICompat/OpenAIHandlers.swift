@@ -7,6 +7,9 @@ import ParleyMarkdown
 import ParleyQuotas
 import ParleyStore
 
+/// Module ParleyOpenAICompat: OpenAI's chat-completions shapes over Parley's own conversations and
+/// replies. It must never know the page's API shapes (`MessageResource` and its events).
+///
 /// The OpenAI-compatible endpoint for scripts: `POST /v1/chat/completions` (streaming and not) and
 /// `GET /v1/models`. Callers are found as for every API route (team mode: a Parley API token as
 /// `Authorization: Bearer`; local mode: any key or none). Errors are in OpenAI's shape (`OpenAIError`).

@@ -4,6 +4,9 @@ import ParleyAccounts
 import ParleyHTTP
 import ParleyStore
 
+/// Module ParleyQuotas: what a caller may spend (rate limits, daily budgets, model access, usage
+/// reports). It must never know how a conversation or a reply is made.
+///
 /// The per-user quotas checked before a reply run starts (send, regenerate, continue): the daily
 /// output budget, then messages per minute. The live-reply caps are checked by `Generations` itself.
 /// Each refusal is a 429 naming its setting, with `Retry-After` in whole seconds.

@@ -13,6 +13,9 @@ import ParleyStore
 import ParleyTransfer
 import ParleyUpstream
 
+/// Module ParleyServer: configuration, the routes in one place, every part wired together. It must
+/// never know argv or signals (ParleyCLI and `parley` do), nor hold a feature's rules.
+///
 /// A running Parley: the store, the providers, the live generations and the HTTP server, wired
 /// together. `parley` (main) and the integration tests start exactly this.
 public final class ParleyApp: Sendable {

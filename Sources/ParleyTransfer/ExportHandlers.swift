@@ -6,6 +6,9 @@ import ParleyMarkdown
 import ParleyQuotas
 import ParleyStore
 
+/// Module ParleyTransfer: conversations out of and into Parley as documents. It must never know
+/// live replies: only what the store holds is exported.
+///
 /// Export and import (docs/api.md "Export and import"): one conversation as JSON (the whole tree) or
 /// Markdown (the current branch), all of the caller's conversations as one streamed JSON document,
 /// and import of either JSON document as new conversations of the caller.
