@@ -53,7 +53,7 @@ let package = Package(
                     dependencies: ["ParleyProviders", "ParleySSE", "ParleyUpstream", "ParleyTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "ParleyGenerationTests",
-                    dependencies: ["ParleyGeneration", "ParleyProviders", "ParleyStore"]),
+                    dependencies: ["ParleyGeneration", "ParleyProviders", "ParleyStore", "ParleyMarkdown"]),
         .testTarget(name: "ParleyAuthTests", dependencies: ["ParleyAuth"]),
         .testTarget(name: "ParleyServerTests",
                     dependencies: ["ParleyServer", "ParleyHTTP", "ParleyAuth", "ParleyGeneration", "ParleyProviders",
