@@ -23,20 +23,24 @@ let package = Package(
                        providers: [.apt(["libsodium-dev"])]),
 
         // MARK: - The data flow, one module per stage.
-        .target(name: "ParleyUpstream", dependencies: ["CCurl"]),
+        // Encodings of standard values that stages which must not know each other share (base64url for
+        // the store's ids and ParleyAuth's secrets, a Duration in whole milliseconds for C APIs): pure
+        // Swift, knows no Parley type and no C library, depends on nothing.
+        .target(name: "ParleyPrimitives"),
+        .target(name: "ParleyUpstream", dependencies: ["CCurl", "ParleyPrimitives"]),
         .target(name: "ParleySSE"),
         .target(name: "ParleyProviders", dependencies: ["ParleyUpstream", "ParleySSE"]),
-        .target(name: "ParleyStore", dependencies: ["CSQLite"]),
+        .target(name: "ParleyStore", dependencies: ["CSQLite", "ParleyPrimitives"]),
         .target(name: "ParleyMarkdown", dependencies: ["CCmarkGFM"]),
         .target(name: "ParleyGeneration",
                 dependencies: ["ParleyProviders", "ParleyStore", "ParleyMarkdown"]),
         .target(name: "ParleyHTTP", dependencies: ["CMicroHTTPD"]),
         // Team mode's credentials: Argon2id passwords and random tokens (libsodium only here).
-        .target(name: "ParleyAuth", dependencies: ["CSodium"]),
+        .target(name: "ParleyAuth", dependencies: ["CSodium", "ParleyPrimitives"]),
         // openapi.json links to docs/openapi.json, whose bytes are compiled in (GET /api/openapi.json).
         .target(name: "ParleyServer",
                 dependencies: ["ParleyHTTP", "ParleyStore", "ParleyProviders",
-                               "ParleyGeneration", "ParleyMarkdown", "ParleyUpstream", "ParleyAuth"],
+                               "ParleyGeneration", "ParleyMarkdown", "ParleyUpstream", "ParleyAuth", "ParleyPrimitives"],
                 resources: [.embedInCode("openapi.json")]),
         .executableTarget(name: "parley", dependencies: ["ParleyServer"]),
         // `make bench`: the cost of streaming Markdown against one full render.
@@ -47,7 +51,7 @@ let package = Package(
         .testTarget(name: "ParleySSETests", dependencies: ["ParleySSE", "ParleyTestSupport"]),
         .testTarget(name: "ParleyUpstreamTests", dependencies: ["ParleyUpstream", "ParleyTestSupport"]),
         .testTarget(name: "ParleyHTTPTests", dependencies: ["ParleyHTTP", "ParleyTestSupport"]),
-        .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore"]),
+        .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyPrimitives"]),
         .testTarget(name: "ParleyMarkdownTests", dependencies: ["ParleyMarkdown", "ParleyTestSupport"]),
         .testTarget(name: "ParleyProvidersTests",
                     dependencies: ["ParleyProviders", "ParleySSE", "ParleyUpstream", "ParleyTestSupport"],

@@ -1,6 +1,7 @@
 import Foundation
 import ParleyGeneration
 import ParleyHTTP
+import ParleyPrimitives
 
 /// Everything Parley can be told at start-up. Each value comes from an environment variable
 /// (`PARLEY_PORT`) or the command-line flag of the same name (`--port 9000`), and the flag wins.
@@ -318,12 +319,5 @@ private struct SettingReader {
 
     func milliseconds(_ name: String, default fallback: Duration) throws(ConfigurationError) -> Duration {
         .milliseconds(try integer(name, default: Int(fallback.milliseconds), range: 0...3_600_000))
-    }
-}
-
-extension Duration {
-    /// Whole milliseconds (for printing and settings).
-    var milliseconds: Int64 {
-        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
     }
 }
