@@ -27,4 +27,9 @@ public struct ModelInfo: Sendable, Equatable, Codable {
         self.provider = provider
         self.label = label
     }
+
+    /// A provider's model, its id made by `ModelID`.
+    public init(provider: String, model: String, label: String) {
+        self.init(id: ModelID.make(provider: provider, model: model), provider: provider, label: label)
+    }
 }
