@@ -1,4 +1,4 @@
-import Foundation
+import ParleyGeneration
 import Synchronization
 
 /// Every user's notification channel (`UserEventChannel`), created when the user's first tab connects.
@@ -18,7 +18,7 @@ final class UserEventHub: Sendable {
     /// Tells every tab of `userID` about `notification`.
     func publish(_ notification: UserNotification, to userID: String) {
         guard let channel = channels.withLock({ $0[userID] }) else { return }
-        channel.publish(notification.frame, now: Self.now())
+        channel.publish(notification.frame, now: EventIDClock.now())
     }
 
     /// Whether a tab of `userID` has connected since the server started.
@@ -30,7 +30,7 @@ final class UserEventHub: Sendable {
     func channel(for userID: String) -> UserEventChannel {
         channels.withLock { channels in
             if let channel = channels[userID] { return channel }
-            let channel = UserEventChannel(capacity: logCapacity, now: Self.now())
+            let channel = UserEventChannel(capacity: logCapacity, now: EventIDClock.now())
             channels[userID] = channel
             return channel
         }
@@ -39,10 +39,5 @@ final class UserEventHub: Sendable {
     /// Streams connected now, over all users (for tests and logs).
     var streamCount: Int {
         channels.withLock { Array($0.values) }.reduce(0) { $0 + $1.streamCount }
-    }
-
-    /// The clock notification ids are taken from: microseconds since 1970.
-    static func now() -> Int64 {
-        Int64(Date().timeIntervalSince1970 * 1_000_000)
     }
 }
