@@ -14,7 +14,9 @@ final class TestParley: Sendable {
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
-    init(_ settings: [String: String] = [:], directory: URL? = nil) throws {
+    /// `configure` changes what the environment cannot say (a test's clock).
+    init(_ settings: [String: String] = [:], directory: URL? = nil,
+         configure: (inout ParleyConfiguration) -> Void = { _ in }) throws {
         let directory = directory ?? TestFiles.directory("parley-test")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.directory = directory
@@ -28,7 +30,9 @@ final class TestParley: Sendable {
             "PARLEY_TITLES": "off",
         ]
         environment.merge(settings) { $1 }
-        app = try ParleyApp(configuration: try ParleyConfiguration(environment: environment, arguments: []))
+        var configuration = try ParleyConfiguration(environment: environment, arguments: [])
+        configure(&configuration)
+        app = try ParleyApp(configuration: configuration)
         try app.start()
         base = "http://127.0.0.1:\(app.port)"
     }
@@ -173,8 +177,9 @@ enum TestParleyError: Error {
 extension XCTestCase {
     /// A Parley that is stopped when this test ends, passed, failed or thrown: every test that
     /// starts a server starts it here (or with `startUpstream` / `startProcess`).
-    func startParley(_ settings: [String: String] = [:], directory: URL? = nil) throws -> TestParley {
-        let parley = try TestParley(settings, directory: directory)
+    func startParley(_ settings: [String: String] = [:], directory: URL? = nil,
+                     configure: (inout ParleyConfiguration) -> Void = { _ in }) throws -> TestParley {
+        let parley = try TestParley(settings, directory: directory, configure: configure)
         addTeardownBlock { await parley.stop() }
         return parley
     }
