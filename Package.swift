@@ -23,16 +23,20 @@ let package = Package(
                        providers: [.apt(["libsodium-dev"])]),
 
         // MARK: - The data flow, one module per stage.
-        .target(name: "ParleyUpstream", dependencies: ["CCurl"]),
+        // Encodings of standard values that stages which must not know each other share (base64url for
+        // the store's ids and ParleyAuth's secrets, a Duration in whole milliseconds for C APIs): pure
+        // Swift, knows no Parley type and no C library, depends on nothing.
+        .target(name: "ParleyPrimitives"),
+        .target(name: "ParleyUpstream", dependencies: ["CCurl", "ParleyPrimitives"]),
         .target(name: "ParleySSE"),
         .target(name: "ParleyProviders", dependencies: ["ParleyUpstream", "ParleySSE"]),
-        .target(name: "ParleyStore", dependencies: ["CSQLite"]),
+        .target(name: "ParleyStore", dependencies: ["CSQLite", "ParleyPrimitives"]),
         .target(name: "ParleyMarkdown", dependencies: ["CCmarkGFM"]),
         .target(name: "ParleyGeneration",
                 dependencies: ["ParleyProviders", "ParleyStore", "ParleyMarkdown"]),
         .target(name: "ParleyHTTP", dependencies: ["CMicroHTTPD"]),
         // Team mode's credentials: Argon2id passwords and random tokens (libsodium only here).
-        .target(name: "ParleyAuth", dependencies: ["CSodium"]),
+        .target(name: "ParleyAuth", dependencies: ["CSodium", "ParleyPrimitives"]),
         // MARK: - The API, one module per feature; each depends only on the layers below it.
         // The API's shared vocabulary: who is calling, errors as answers, JSON bodies, field rules,
         // resources (records as JSON), open-stream caps, the log.
@@ -65,7 +69,8 @@ let package = Package(
         .target(name: "ParleyServer",
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyAccounts", "ParleyQuotas", "ParleyConversations",
                                "ParleyTransfer", "ParleyOpenAICompat", "ParleyHTTP", "ParleyStore",
-                               "ParleyProviders", "ParleyGeneration", "ParleyMarkdown", "ParleyUpstream"],
+                               "ParleyProviders", "ParleyGeneration", "ParleyMarkdown", "ParleyUpstream",
+                               "ParleyPrimitives"],
                 resources: [.embedInCode("openapi.json")]),
         // The command line: serve, backup, user, health.
         .target(name: "ParleyCLI",
@@ -80,7 +85,7 @@ let package = Package(
         .testTarget(name: "ParleySSETests", dependencies: ["ParleySSE", "ParleyTestSupport"]),
         .testTarget(name: "ParleyUpstreamTests", dependencies: ["ParleyUpstream", "ParleyTestSupport"]),
         .testTarget(name: "ParleyHTTPTests", dependencies: ["ParleyHTTP", "ParleyTestSupport"]),
-        .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore"]),
+        .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyPrimitives"]),
         .testTarget(name: "ParleyMarkdownTests", dependencies: ["ParleyMarkdown", "ParleyTestSupport"]),
         .testTarget(name: "ParleyProvidersTests",
                     dependencies: ["ParleyProviders", "ParleySSE", "ParleyUpstream", "ParleyTestSupport"],

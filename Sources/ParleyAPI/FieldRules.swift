@@ -47,7 +47,7 @@ package struct FieldRules: Sendable {
     package func model(_ value: String) async throws -> String {
         try Self.refuseNUL(value, field: "model")
         if providers.resolve(value) == nil {
-            guard !value.contains(":") else { throw GenerationError.unknownModel(value) }
+            guard ModelID.split(value) == nil else { throw GenerationError.unknownModel(value) }
             _ = await providers.models()
             guard providers.resolve(value) != nil else { throw GenerationError.unknownModel(value) }
         }

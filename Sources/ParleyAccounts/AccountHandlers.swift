@@ -32,7 +32,7 @@ package struct AccountHandlers: Sendable {
     /// `GET /api/auth/sessions`: the caller's live sessions, newest first.
     package func sessions(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         try AccountRules.requireTeamMode(settings)
-        let now = Date()
+        let now = settings.now()
         let idleCutoff = now.addingTimeInterval(-settings.sessionIdle)
         let lifetimeCutoff = now.addingTimeInterval(-settings.sessionLifetime)
         // Rows past their idle time or lifetime sign nobody in; they are not shown as if they could.

@@ -8,6 +8,8 @@ import ParleyStore
 /// `invalid_request` naming the field. Nothing is trimmed or changed: what is accepted is stored.
 package enum AccountRules {
     static let maxUsernameCharacters = 64
+    /// A name a trusted proxy signs in may be as long as an e-mail address.
+    static let maxProxyUsernameCharacters = 254
     static let maxDisplayNameCharacters = 100
     static let maxTokenNameCharacters = 100
     /// Argon2id takes any length, but a multi-megabyte "password" is only work for the server.
@@ -49,30 +51,23 @@ package enum AccountRules {
         }
     }
 
-    /// 1–64 ASCII letters, digits and `. - _ @`. ASCII only: SQLite's NOCASE folds ASCII letters
-    /// alone, so "taken, in any case" holds only for them, and look-alike letters from other
-    /// scripts cannot pose as another user's name.
     /// Sessions a user may hold; signing in past it ends the least recently used.
     static let maxSessionsPerUser = 50
     /// API tokens a user may hold (409 past it: revoke one first).
     static let maxTokensPerUser = 100
 
     /// Whether any account (made here or signed in through the proxy header) could have this name:
-    /// 1–254 ASCII letters, digits and `. - _ @ +`. Sign-in counts and logs nothing else by name.
+    /// 1–254 ASCII letters, digits and `. - _ @ +`. Sign-in counts and logs nothing else by name, and
+    /// it is the rule for a name in the proxy header (`ProxyUsername`).
     static func isPlausibleUsername(_ value: String) -> Bool {
-        (1...254).contains(value.utf8.count) && value.utf8.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                || ".-_@+".utf8.contains(byte)
-        }
+        isUsername(value, maxCharacters: maxProxyUsernameCharacters, punctuation: ".-_@+")
     }
 
+    /// 1–64 ASCII letters, digits and `. - _ @`. ASCII only: SQLite's NOCASE folds ASCII letters
+    /// alone, so "taken, in any case" holds only for them, and look-alike letters from other
+    /// scripts cannot pose as another user's name.
     package static func username(_ value: String) throws(HTTPError) -> String {
-        let allowed = value.utf8.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-                || byte == UInt8(ascii: "@")
-        }
-        guard allowed, (1...maxUsernameCharacters).contains(value.utf8.count) else {
+        guard isUsername(value, maxCharacters: maxUsernameCharacters, punctuation: ".-_@") else {
             throw invalid("'username' must be 1 to \(maxUsernameCharacters) characters: ASCII letters, digits, "
                           + "'.', '-', '_' or '@'.")
         }
@@ -108,6 +103,15 @@ package enum AccountRules {
     /// An API token's name: not blank, at most 100 characters (code points), no U+0000.
     static func tokenName(_ value: String) throws(HTTPError) -> String {
         try label(value, field: "name", limit: maxTokenNameCharacters)
+    }
+
+    /// The one username rule, in its two widths (made here; named by a proxy, which adds `+`):
+    /// 1 to `maxCharacters` ASCII letters, digits and `punctuation` (all ASCII, one byte each).
+    private static func isUsername(_ value: String, maxCharacters: Int, punctuation: String) -> Bool {
+        (1...maxCharacters).contains(value.utf8.count) && value.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || punctuation.utf8.contains(byte)
+        }
     }
 
     private static func label(_ value: String, field: String, limit: Int) throws(HTTPError) -> String {

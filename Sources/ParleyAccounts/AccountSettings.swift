@@ -25,6 +25,9 @@ public struct AccountSettings: Sendable, Equatable {
     /// PARLEY_AUTH_HEADER: a request from a trusted proxy carrying this header is signed in as the
     /// username it names (created as a member on first sight); nil: no proxy sign-in.
     public var proxyHeader: String?
+    /// The clock sessions' idle time and lifetime are judged by: the system's, or a test's that it
+    /// moves forward instead of sleeping. Not a setting, so `==` ignores it.
+    public var now: @Sendable () -> Date = { Date() }
 
     public init() {}
 

@@ -93,7 +93,7 @@ package struct Authenticator: Sendable {
 
     /// The live session behind a cookie's secret.
     func session(_ secret: String) throws -> (session: Credential, user: User)? {
-        let now = Date()
+        let now = settings.now()
         return try store.session(digest: SecretToken.digest(secret),
                                  idleCutoff: now.addingTimeInterval(-settings.sessionIdle),
                                  lifetimeCutoff: now.addingTimeInterval(-settings.sessionLifetime))

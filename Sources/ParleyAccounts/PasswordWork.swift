@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import ParleyAPI
 import ParleyAuth
 import ParleyHTTP
@@ -6,17 +7,17 @@ import ParleyStore
 import Synchronization
 
 /// Argon2id off the Swift concurrency pool: each hash takes tens of milliseconds and
-/// `memoryKiB` of memory by design, so at most `parallel` run at once on threads of their own and
-/// a burst of sign-ins waits here instead of stalling every other request. At most `waiting` more
-/// may queue; past that the request is answered 503 at once (a flood cannot grow the queue).
+/// `memoryKiB` of memory by design, so at most `parallel` run at once on threads of their own
+/// (`PasswordThreads`) and a burst of sign-ins waits here instead of stalling every other request.
+/// At most `waiting` more may queue, as jobs, holding no thread; past that the request is answered
+/// 503 at once (a flood cannot grow the queue).
 ///
 /// It also times every check by its cost (`SignInPadding`), so a failed sign-in can wait until it has
 /// taken as long as a check at the slowest cost still stored. Thread-safe: the decoy and the timings
 /// are each behind a mutex.
 package final class PasswordWork: Sendable {
     package let hasher: PasswordHasher
-    private let queue = DispatchQueue(label: "parley.passwords", attributes: .concurrent)
-    private let slots: DispatchSemaphore
+    private let threads: PasswordThreads
     private let capacity: Int
     private let inFlight = Atomic<Int>(0)
     /// Verified when there is no real hash to check (unknown or disabled user), so those answers
@@ -28,8 +29,12 @@ package final class PasswordWork: Sendable {
 
     package init(memoryKiB: Int, parallel: Int = 2, waiting: Int = 32) {
         hasher = PasswordHasher(operations: PasswordHasher.interactive.operations, memoryBytes: memoryKiB * 1024)
-        slots = DispatchSemaphore(value: parallel)
+        threads = PasswordThreads(count: parallel)
         capacity = parallel + waiting
+    }
+
+    deinit {
+        threads.stop()
     }
 
     /// Team mode, at start: makes the decoy and times `startSamples` checks at each cost among the
@@ -121,13 +126,63 @@ package final class PasswordWork: Sendable {
                             headers: [HTTPError.Header("Retry-After", "1")])
         }
         return try await withCheckedThrowingContinuation { continuation in
-            queue.async { [self] in
-                slots.wait()
-                defer {
-                    slots.signal()
-                    inFlight.subtract(1, ordering: .relaxed)
-                }
-                continuation.resume(with: Result { try work() })
+            threads.submit { [self] in
+                let result = Result { try work() }
+                inFlight.subtract(1, ordering: .relaxed)
+                continuation.resume(with: result)
+            }
+        }
+    }
+}
+
+/// A fixed set of threads of their own for password work, taking jobs first come, first served from
+/// one queue: `count` jobs run at once, the rest wait as closures, holding no thread. A thread with
+/// nothing to do sleeps on `available` (a count of queued jobs); no GCD or Swift concurrency thread
+/// ever waits here, so a burst of sign-ins parks nothing but these threads.
+///
+/// Thread-safe: the queue is behind a mutex. `stop()` lets each thread finish its job and end.
+private final class PasswordThreads: Sendable {
+    private struct State {
+        var jobs: [@Sendable () -> Void] = []
+        var stopped = false
+    }
+
+    private let state = Mutex(State())
+    private let available = DispatchSemaphore(value: 0)
+    private let count: Int
+
+    init(count: Int) {
+        precondition(count > 0, "password work needs at least one thread")
+        self.count = count
+        for index in 1...count {
+            let thread = Thread { [self] in work() }
+            thread.name = "parley.passwords.\(index)"
+            thread.start()
+        }
+    }
+
+    /// Queues `job`; a free thread runs it at once, or the first one to finish its current job.
+    func submit(_ job: @escaping @Sendable () -> Void) {
+        state.withLock { $0.jobs.append(job) }
+        available.signal()
+    }
+
+    /// Ends the threads once the queue is empty (the owner is gone, so nothing more is submitted).
+    func stop() {
+        state.withLock { $0.stopped = true }
+        for _ in 0..<count { available.signal() }
+    }
+
+    private func work() {
+        while true {
+            available.wait()
+            let job: (@Sendable () -> Void)? = state.withLock { state in
+                state.jobs.isEmpty ? nil : state.jobs.removeFirst()
+            }
+            if let job {
+                job()
+            } else if state.withLock({ $0.stopped }) {
+                return
             }
         }
     }

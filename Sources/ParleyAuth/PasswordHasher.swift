@@ -5,6 +5,10 @@ import CSodium
 ///
 /// Thread-safe (a value; libsodium's functions are reentrant). Hashing takes tens of milliseconds
 /// and `memoryBytes` of memory on purpose: call it off the cooperative pool for many users at once.
+///
+/// The ParleyAuth module is team mode's credentials: Argon2id password hashes and random secrets
+/// (`SecretToken`), and the only module that touches libsodium. It must never know users, sessions,
+/// the store, HTTP or requests: it hashes, verifies and makes secrets for whoever asks.
 public struct PasswordHasher: Sendable {
     /// Argon2id passes over memory.
     public var operations: UInt64

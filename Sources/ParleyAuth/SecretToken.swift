@@ -1,4 +1,5 @@
 import CSodium
+import ParleyPrimitives
 
 /// Session and API-token secrets: 256 random bits shown to their owner once, stored only as a
 /// SHA-256 digest, so a copy of the database signs nobody in.
@@ -8,7 +9,7 @@ public enum SecretToken {
         var bytes = [UInt8](repeating: 0, count: 32)
         precondition(Sodium.ready, "libsodium failed to initialise")
         randombytes_buf(&bytes, bytes.count)
-        return prefix + base64URL(bytes)
+        return prefix + Base64URL.encode(bytes)
     }
 
     /// The digest stored in place of a secret (lower-case hex SHA-256).
@@ -18,22 +19,5 @@ public enum SecretToken {
         crypto_hash_sha256(&out, bytes, UInt64(bytes.count))
         let digits = Array("0123456789abcdef".utf8)
         return String(decoding: out.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
-    }
-
-    private static func base64URL(_ bytes: [UInt8]) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-        var out: [UInt8] = []
-        var index = 0
-        while index < bytes.count {
-            let chunk = bytes[index..<min(index + 3, bytes.count)]
-            var value: UInt32 = 0
-            for byte in chunk { value = value << 8 | UInt32(byte) }
-            value <<= UInt32(8 * (3 - chunk.count))
-            for position in 0...chunk.count {
-                out.append(alphabet[Int((value >> UInt32(18 - 6 * position)) & 63)])
-            }
-            index += 3
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }

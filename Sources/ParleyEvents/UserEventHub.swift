@@ -1,4 +1,4 @@
-import Foundation
+import ParleyGeneration
 import Synchronization
 
 /// Module ParleyEvents: what browsers receive as event streams (reply frames, each user's
@@ -22,7 +22,7 @@ package final class UserEventHub: Sendable {
     /// Tells every tab of `userID` about `notification`.
     func publish(_ notification: UserNotification, to userID: String) {
         guard let channel = channels.withLock({ $0[userID] }) else { return }
-        channel.publish(notification.frame, now: Self.now())
+        channel.publish(notification.frame, now: EventIDClock.now())
     }
 
     /// Whether a tab of `userID` has connected since the server started.
@@ -34,7 +34,7 @@ package final class UserEventHub: Sendable {
     func channel(for userID: String) -> UserEventChannel {
         channels.withLock { channels in
             if let channel = channels[userID] { return channel }
-            let channel = UserEventChannel(capacity: logCapacity, now: Self.now())
+            let channel = UserEventChannel(capacity: logCapacity, now: EventIDClock.now())
             channels[userID] = channel
             return channel
         }
@@ -43,10 +43,5 @@ package final class UserEventHub: Sendable {
     /// Streams connected now, over all users (for tests and logs).
     var streamCount: Int {
         channels.withLock { Array($0.values) }.reduce(0) { $0 + $1.streamCount }
-    }
-
-    /// The clock notification ids are taken from: microseconds since 1970.
-    static func now() -> Int64 {
-        Int64(Date().timeIntervalSince1970 * 1_000_000)
     }
 }

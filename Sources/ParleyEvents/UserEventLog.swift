@@ -1,9 +1,11 @@
+import ParleyGeneration
+
 /// The notifications one user's streams can still replay: the last `capacity` of them, so a tab that
 /// reconnects with a Last-Event-ID gets exactly what it missed, and a tab that was away for longer is
 /// told to reload its lists (`resync`) instead.
 ///
-/// Ids only grow: each is the larger of the previous id + 1 and the clock in microseconds, so a
-/// restarted server never reissues an id a browser still holds (the log of a new run starts above it,
+/// Ids only grow: each is the larger of the previous id + 1 and the clock in microseconds (`EventIDClock`), so
+/// a restarted server never reissues an id a browser still holds (the log of a new run starts above it,
 /// and that browser gets a resync). Invariant: every notification with an id in `(floorID, lastID]` is
 /// held; a stream whose last id lies in `[floorID, lastID]` can be replayed exactly, any other cannot.
 struct UserEventLog: Sendable {
@@ -16,7 +18,8 @@ struct UserEventLog: Sendable {
     let capacity: Int
     /// Notifications with ids above this are all held.
     private(set) var floorID: Int64
-    private(set) var lastID: Int64
+    var lastID: Int64 { ids.last }
+    private var ids: EventIDClock
     /// A ring: once full, `start` is the oldest entry.
     private var entries: [Entry] = []
     private var start = 0
@@ -26,14 +29,13 @@ struct UserEventLog: Sendable {
         precondition(capacity > 0, "a log holds at least one notification")
         self.capacity = capacity
         floorID = id
-        lastID = id
+        ids = EventIDClock(after: id)
     }
 
     /// Appends a notification; `now` is the clock in microseconds. The oldest falls out when full.
     @discardableResult
     mutating func append(_ frame: [UInt8], now: Int64) -> Entry {
-        lastID = max(lastID + 1, now)
-        let entry = Entry(id: lastID, frame: frame)
+        let entry = Entry(id: ids.next(now: now), frame: frame)
         if entries.count < capacity {
             entries.append(entry)
         } else {

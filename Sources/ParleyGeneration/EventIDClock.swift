@@ -4,20 +4,32 @@ import Foundation
 /// microseconds. A continued generation, or one started after a crash, therefore never reuses an id a
 /// browser may hold as its Last-Event-ID, without any counter having to be persisted.
 /// (Microseconds since 1970 stay below 2^53 until the year 2255, so JavaScript reads them exactly.)
-struct EventIDClock: Sendable {
-    private(set) var last: Int64
+/// The one place this rule lives: a reply's events and the user notifications (`UserEventLog`) both
+/// take their ids here.
+public struct EventIDClock: Sendable {
+    public private(set) var last: Int64
 
-    init(after last: Int64 = 0) {
+    public init(after last: Int64 = 0) {
         self.last = last
     }
 
-    mutating func next() -> Int64 {
-        last = max(last + 1, Self.id(at: Date()))
+    public mutating func next() -> Int64 {
+        next(now: Self.now())
+    }
+
+    /// The next id when the clock reads `now` (microseconds since 1970).
+    public mutating func next(now: Int64) -> Int64 {
+        last = max(last + 1, now)
         return last
     }
 
+    /// The clock now (microseconds since 1970).
+    public static func now() -> Int64 {
+        id(at: Date())
+    }
+
     /// The id the clock gives at `date` (microseconds since 1970).
-    static func id(at date: Date) -> Int64 {
+    public static func id(at date: Date) -> Int64 {
         Int64(date.timeIntervalSince1970 * 1_000_000)
     }
 

@@ -16,6 +16,10 @@
 /// can change a committed block; `finish()` returns those as a patch.
 ///
 /// Thread-safety: a value type; use one per reply from one task.
+///
+/// The ParleyMarkdown module turns Markdown text into safe HTML, whole (`MarkdownRenderer`) or as it
+/// streams (this type), and is the only module that touches cmark-gfm. It must never know replies,
+/// providers, the store, SSE or HTTP: it sees text and gives HTML.
 public struct StableMarkdown: Sendable {
     public let renderer: MarkdownRenderer
     /// When a long open block other than a code fence is parsed again.

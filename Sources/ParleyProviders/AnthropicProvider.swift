@@ -38,7 +38,7 @@ public struct AnthropicProvider: ChatProvider {
     /// The configured models, or else `GET {base}/v1/models` (empty when it fails).
     public func models() async -> [ModelInfo] {
         if !configuredModels.isEmpty {
-            return configuredModels.map { ModelInfo(id: "\(name):\($0)", provider: name, label: $0) }
+            return configuredModels.map { ModelInfo(provider: name, model: $0, label: $0) }
         }
         let request = limits.request(url: baseURL + "/v1/models", headers: headers + [("Accept", "application/json")])
         guard let body = try? await call.fetch(request),
@@ -46,7 +46,7 @@ public struct AnthropicProvider: ChatProvider {
               let data = object["data"] as? [[String: Any]] else { return [] }
         return data.compactMap { model in
             guard let id = jsonString(model["id"]) else { return nil }
-            return ModelInfo(id: "\(name):\(id)", provider: name, label: jsonString(model["display_name"]) ?? id)
+            return ModelInfo(provider: name, model: id, label: jsonString(model["display_name"]) ?? id)
         }
     }
 

@@ -2,6 +2,11 @@
 ///
 /// `stream` starts the call when iterated; cancelling the consuming task (or dropping the stream)
 /// cancels the upstream call at once. Failures are thrown as `ProviderError`.
+///
+/// The ParleyProviders module speaks each model server's dialect (OpenAI-compatible, Anthropic, the
+/// demo) over `ParleyUpstream` and `ParleySSE`, and turns it into typed `ProviderEvent`s. It must never
+/// know the store, conversations' trees, Markdown, HTTP serving or the browser: a `ChatRequest` in,
+/// events out.
 public protocol ChatProvider: Sendable {
     /// The prefix of this provider's model ids (`openai`, `anthropic`, `demo`).
     var name: String { get }
@@ -21,5 +26,10 @@ public struct ModelInfo: Sendable, Equatable, Codable {
         self.id = id
         self.provider = provider
         self.label = label
+    }
+
+    /// A provider's model, its id made by `ModelID`.
+    public init(provider: String, model: String, label: String) {
+        self.init(id: ModelID.make(provider: provider, model: model), provider: provider, label: label)
     }
 }

@@ -42,7 +42,7 @@ public struct OpenAICompatibleProvider: ChatProvider {
                 names = data.compactMap { jsonString($0["id"]) }
             }
         }
-        return names.map { ModelInfo(id: "\(name):\($0)", provider: name, label: $0) }
+        return names.map { ModelInfo(provider: name, model: $0, label: $0) }
     }
 
     public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ProviderEvent, Error> {

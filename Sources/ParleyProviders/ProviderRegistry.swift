@@ -39,13 +39,13 @@ public final class ProviderRegistry: Sendable {
                                                     supportsPrefill: openAI.supportsPrefill, client: client,
                                                     limits: configuration.limits, retry: configuration.retry)
             providers.append(provider)
-            configured += openAI.models.map { ModelInfo(id: "openai:\($0)", provider: "openai", label: $0) }
+            configured += openAI.models.map { ModelInfo(provider: "openai", model: $0, label: $0) }
         }
         if let anthropic = configuration.anthropic {
             providers.append(AnthropicProvider(baseURL: anthropic.baseURL, apiKey: anthropic.apiKey, models: anthropic.models,
                                                maxTokens: anthropic.maxTokens, client: client,
                                                limits: configuration.limits, retry: configuration.retry))
-            configured += anthropic.models.map { ModelInfo(id: "anthropic:\($0)", provider: "anthropic", label: $0) }
+            configured += anthropic.models.map { ModelInfo(provider: "anthropic", model: $0, label: $0) }
         }
         self.init(providers: providers, demo: DemoProvider(tokensPerSecond: configuration.demoTokensPerSecond),
                   configuredModels: configured)
@@ -91,14 +91,11 @@ public final class ProviderRegistry: Sendable {
     /// The provider and its own model name for a model id, or nil for an unknown id.
     public func resolve(_ modelID: String) -> (provider: any ChatProvider, model: String)? {
         if modelID == DemoProvider.modelID { return (demo, DemoProvider.modelID) }
-        if let colon = modelID.firstIndex(of: ":") {
-            let prefix = modelID[..<colon]
-            let model = String(modelID[modelID.index(after: colon)...])
-            if !model.isEmpty, let provider = providers.first(where: { $0.name == prefix }) {
-                return (provider, model)
-            }
+        if let parts = ModelID.split(modelID), !parts.model.isEmpty,
+           let provider = providers.first(where: { $0.name == parts.provider }) {
+            return (provider, String(parts.model))
         }
-        let matches = knownModels.withLock { $0.filter { $0.id == "\($0.provider):\(modelID)" } }
+        let matches = knownModels.withLock { $0.filter { $0.id == ModelID.make(provider: $0.provider, model: modelID) } }
         let owners = Set(matches.map(\.provider))
         guard owners.count == 1, let owner = owners.first,
               let provider = providers.first(where: { $0.name == owner }) else { return nil }

@@ -80,8 +80,8 @@ package struct ModelAccess: Sendable {
     private func allows(_ modelID: String) -> Bool {
         guard let list = memberModels else { return true }
         let id = canonical(modelID)
-        let name = id.split(separator: ":", maxSplits: 1).last.map(String.init) ?? id
-        return list.contains { $0 == id || (!$0.contains(":") && $0 == name) }
+        let name = ModelID.split(id).map { String($0.model) } ?? id
+        return list.contains { $0 == id || (ModelID.split($0) == nil && $0 == name) }
     }
 
     /// `provider:model` for any accepted spelling (a bare name resolves to the provider listing it).
@@ -89,6 +89,6 @@ package struct ModelAccess: Sendable {
         guard let resolved = providers.resolve(modelID), !(resolved.provider is DemoProvider) else {
             return modelID
         }
-        return "\(resolved.provider.name):\(resolved.model)"
+        return ModelID.make(provider: resolved.provider.name, model: resolved.model)
     }
 }

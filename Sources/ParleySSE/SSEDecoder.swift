@@ -4,6 +4,10 @@
 /// pieces were cut (a CRLF or a UTF-8 character may be split across reads). Only complete lines are
 /// decoded as UTF-8; invalid UTF-8 is a protocol error (`SSEError.invalidUTF8`), never replaced.
 /// A value type with no shared state: use one decoder per stream, from one task at a time.
+///
+/// The ParleySSE module is this decoder: bytes of an event stream in, `SSEEvent`s out. It must never
+/// know where the bytes come from (HTTP, libcurl, sockets) or what an event's data means (JSON,
+/// providers, replies).
 public struct SSEDecoder: Sendable {
     /// Default cap on one line (1 MiB): protects memory against a peer that never ends a line.
     public static let defaultMaxLineBytes = 1 << 20

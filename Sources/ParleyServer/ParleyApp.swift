@@ -49,7 +49,7 @@ public final class ParleyApp: Sendable {
         if accounts.mode == .team {
             try Self.prepareTeamMode(store: store, accounts: accounts, passwords: passwords)
             try passwords.prepare(accounts: store.users())
-            let now = Date()
+            let now = accounts.now()
             try store.deleteExpiredSessions(idleCutoff: now.addingTimeInterval(-accounts.sessionIdle),
                                             lifetimeCutoff: now.addingTimeInterval(-accounts.sessionLifetime))
         } else if !ParleyConfiguration.isLoopback(configuration.host) {

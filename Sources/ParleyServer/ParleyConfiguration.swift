@@ -4,6 +4,7 @@ import ParleyAccounts
 import ParleyConversations
 import ParleyGeneration
 import ParleyHTTP
+import ParleyPrimitives
 import ParleyQuotas
 
 /// Everything Parley can be told at start-up. Each value comes from an environment variable
@@ -322,12 +323,5 @@ private struct SettingReader {
 
     func milliseconds(_ name: String, default fallback: Duration) throws(ConfigurationError) -> Duration {
         .milliseconds(try integer(name, default: Int(fallback.milliseconds), range: 0...3_600_000))
-    }
-}
-
-extension Duration {
-    /// Whole milliseconds (for printing and settings).
-    var milliseconds: Int64 {
-        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
     }
 }

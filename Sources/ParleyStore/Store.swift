@@ -2,6 +2,10 @@ import Foundation
 
 /// The SQLite store of conversations and their message trees. Knows nothing of HTTP.
 ///
+/// The ParleyStore module is the only one that touches SQLite. It must never know HTTP, providers,
+/// Markdown, live generations or how credentials are made: password hashes and token digests are
+/// strings it is given and compares, never computes.
+///
 /// ## Concurrency contract
 /// `Store` is thread-safe and every method is synchronous and short: call it from any thread or
 /// task (from async code it briefly blocks the caller, as GRDB's synchronous API does).

@@ -1,3 +1,5 @@
+import ParleyPrimitives
+
 /// The store's limits, each checked by `Store.init` (out of range -> `StoreError.invalidConfiguration`).
 public struct StoreConfiguration: Sendable, Equatable {
     /// Reader connections in the pool: this many reads run at once, beside the one writer.
@@ -32,7 +34,6 @@ public struct StoreConfiguration: Sendable, Equatable {
     }
 
     var busyTimeoutMilliseconds: Int32 {
-        let (seconds, attoseconds) = busyTimeout.components
-        return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        Int32(clamping: busyTimeout.milliseconds)
     }
 }

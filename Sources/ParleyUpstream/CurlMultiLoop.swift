@@ -1,6 +1,7 @@
 import CCurl
 import Foundation
 import Glibc
+import ParleyPrimitives
 import Synchronization
 
 /// The thread that owns the curl multi handle. Other threads talk to it only through `submit`
@@ -247,8 +248,6 @@ final class CurlMultiLoop: @unchecked Sendable {
         if let curlDeadline { until = min(until, curlDeadline) }
         let left = until - now
         guard left > .zero else { return 0 }
-        let milliseconds = Int(left.components.seconds) * 1000
-            + Int(left.components.attoseconds / 1_000_000_000_000_000) + 1
-        return min(Self.maxPollMilliseconds, milliseconds)
+        return min(Self.maxPollMilliseconds, Int(left.milliseconds) + 1)
     }
 }

@@ -1,4 +1,5 @@
 import CCurl
+import ParleyPrimitives
 import Synchronization
 
 /// One request in flight: the curl easy handle, the memory curl points into, and the continuations
@@ -64,7 +65,7 @@ final class CurlTransfer: @unchecked Sendable {
         set(CURLOPT_TCP_NODELAY, 1)
         set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
         set(CURLOPT_PROXY, proxy ?? "")
-        set(CURLOPT_CONNECTTIMEOUT_MS, max(1, Self.milliseconds(request.connectTimeout)))
+        set(CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(request.connectTimeout.milliseconds)))
         ok = ok && parley_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer) == CURLE_OK
 
         var list: UnsafeMutablePointer<curl_slist>?
@@ -110,11 +111,6 @@ final class CurlTransfer: @unchecked Sendable {
         ok = ok && parley_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, me) == CURLE_OK
         lastActivity = .now
         return ok ? nil : .other("could not configure the request (bad URL or option)")
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
     }
 
     // MARK: - Callbacks (multi thread)

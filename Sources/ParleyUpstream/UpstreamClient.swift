@@ -1,11 +1,15 @@
 /// HTTP client for model servers, built on one libcurl multi handle driven by one dedicated thread.
 ///
 /// Thread-safe: `send` may be called from any task. Transfers are added and cancelled through a
-/// command queue that wakes the thread (`curl_multi_wakeup`), so cancellation removes the handle and
-/// closes the socket within one loop turn. Requests use HTTP/1.1, no signals, TCP keep-alive and no
+/// command queue that wakes the thread (an eventfd in its epoll set), so cancellation removes the
+/// handle and closes the socket within one loop turn. Requests use HTTP/1.1, no signals, TCP keep-alive and no
 /// proxy (environment proxies are ignored unless `proxy` is given). Connections are reused between
 /// complete transfers. When the client is deinitialised the thread finishes the transfers in flight
 /// (their consumers can still read or cancel them) and then ends.
+///
+/// The ParleyUpstream module moves bytes to and from model servers and is the only module that
+/// touches libcurl. It must never know what the bytes mean: no SSE, no JSON, no providers or model
+/// ids, nothing of conversations.
 public final class UpstreamClient: Sendable {
     private let loop: CurlMultiLoop
 

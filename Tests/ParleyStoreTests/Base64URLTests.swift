@@ -1,4 +1,5 @@
 import Foundation
+import ParleyPrimitives
 import XCTest
 @testable import ParleyStore
 

@@ -15,7 +15,9 @@ public struct Message: Sendable, Equatable {
     public var status: MessageStatus
     public var finishReason: String?
     public var model: String?
-    /// Token usage as the provider's raw JSON text.
+    /// The reply's token counts as `ReplyTokens.json` writes them (`{"input_tokens":…,"output_tokens":…}`,
+    /// with `"estimated":true` when the store estimated them): Parley's own shape with counts clamped
+    /// into `ReplyTokens.range`, never the provider's JSON. nil when none is stored.
     public var usage: String?
     public var errorCode: String?
     public var errorMessage: String?

@@ -1,3 +1,5 @@
+import ParleyPrimitives
+
 /// The position after the last conversation of a page: its `(updated_at, id)`, the keyset that
 /// `ORDER BY updated_at DESC, id DESC` continues from. Opaque to clients (base64url of
 /// "millis:id"), so the format may change without breaking them.

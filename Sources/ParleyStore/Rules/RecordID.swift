@@ -1,3 +1,5 @@
+import ParleyPrimitives
+
 /// Record ids: 16 random bytes as 22 base64url characters. Random, so they reveal neither counts
 /// nor order and can be made without asking the database; never sequential integers.
 enum RecordID {

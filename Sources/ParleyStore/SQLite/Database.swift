@@ -2,8 +2,9 @@ import CSQLite
 
 /// One SQLite connection with its cache of prepared statements.
 ///
-/// Not thread-safe by design: `Store` keeps each `Database` inside a `Mutex`, so exactly one thread
-/// uses a connection at a time. That is why it is opened with `SQLITE_OPEN_NOMUTEX`.
+/// Not thread-safe by design: `Store` keeps each `Database` inside an `ExclusiveAccess` (the writer,
+/// and each connection of the `ReaderPool`), so exactly one thread uses a connection at a time. That
+/// is why it is opened with `SQLITE_OPEN_NOMUTEX`.
 final class Database {
     /// How a transaction takes its locks: `immediate` takes the write lock at `BEGIN` (so a write
     /// transaction never fails half-way on a lock upgrade), `deferred` reads from one snapshot.
@@ -107,8 +108,8 @@ final class Database {
         return results
     }
 
-    /// Runs one statement and decodes its first row, if any. Any further rows are not read, so use
-    /// it for queries (or `RETURNING` of a single-row change), not for multi-row writes.
+    /// Runs one statement and decodes its first row, if any. Any further rows are stepped through
+    /// but not decoded (so a `RETURNING` write completes every change): decoding stops at one row.
     func queryFirst<T>(
         _ sql: String, _ arguments: [SQLValue] = [], _ decode: (Row) throws(StoreError) -> T
     ) throws(StoreError) -> T? {
@@ -147,8 +148,9 @@ final class Database {
 
     // MARK: - Statement cache
 
-    /// The cached statement for `sql`, prepared on first use. The SQL strings are literals in this
-    /// module, so the cache is bounded by the number of distinct queries in the source.
+    /// The cached statement for `sql`, prepared on first use. The SQL strings are made in this module
+    /// from literals, so the cache is bounded by the distinct queries in the source and, for an `IN`
+    /// list with one `?` per id (`usage(conversationIDs:)`), by the lengths its callers pass.
     private func prepared(_ sql: String) throws(StoreError) -> Statement {
         if let statement = statements[sql] { return statement }
         let statement = try Statement(connection: handle, sql: sql)

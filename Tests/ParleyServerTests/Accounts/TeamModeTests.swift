@@ -14,8 +14,10 @@ final class TeamModeTests: XCTestCase {
     static let team = ["PARLEY_AUTH": "on", "PARLEY_ADMIN_USER": admin.username,
                        "PARLEY_ADMIN_PASSWORD": admin.password, "PARLEY_PASSWORD_MEMORY_KIB": "64"]
 
-    private func teamParley(_ extra: [String: String] = [:]) throws -> TestParley {
-        try startParley(Self.team.merging(extra) { $1 })
+    private func teamParley(_ extra: [String: String] = [:], clock: SteppedClock? = nil) throws -> TestParley {
+        try startParley(Self.team.merging(extra) { $1 }) { configuration in
+            if let clock { configuration.accounts.now = { clock.now() } }
+        }
     }
 
     /// Adds a member straight in the store (the admin API is tested on its own).
@@ -207,21 +209,23 @@ final class TeamModeTests: XCTestCase {
     }
 
     func testAnIdleOrOldSessionEnds() async throws {
-        let parley = try teamParley(["PARLEY_SESSION_LIFETIME_SECONDS": "1"])
+        let clock = SteppedClock()
+        let parley = try teamParley(["PARLEY_SESSION_LIFETIME_SECONDS": "1"], clock: clock)
         let cookie = try await signIn(parley, Self.admin.username, Self.admin.password)
         let answer7 = try await call(parley, "GET", "/api/auth/me", cookie: cookie)
         XCTAssertEqual(answer7.status, 200)
-        try await Task.sleep(for: .milliseconds(1100))
+        clock.advance(by: 1.1)
         let answer8 = try await call(parley, "GET", "/api/auth/me", cookie: cookie)
         XCTAssertEqual(answer8.status, 401)
     }
 
     func testASessionUnusedForTheIdleTimeEnds() async throws {
-        let parley = try teamParley(["PARLEY_SESSION_IDLE_SECONDS": "1"])
+        let clock = SteppedClock()
+        let parley = try teamParley(["PARLEY_SESSION_IDLE_SECONDS": "1"], clock: clock)
         let cookie = try await signIn(parley, Self.admin.username, Self.admin.password)
         let fresh = try await call(parley, "GET", "/api/auth/me", cookie: cookie)
         XCTAssertEqual(fresh.status, 200)
-        try await Task.sleep(for: .milliseconds(1100))
+        clock.advance(by: 1.1)
         let idle = try await call(parley, "GET", "/api/auth/me", cookie: cookie)
         XCTAssertEqual(idle.status, 401)
     }

@@ -84,17 +84,12 @@ final class ContinueRaceTests: XCTestCase {
                 if let updated = message["updated_at"]?.string, updated > stamp { seen.stoppedThisRun = true }
             } else {
                 // Read until the first event: a live reply's stream stays open (the upstream stalls).
-                guard let response = try? TestHTTPClient().stream(
-                    base + "/api/messages/\(messageID)/stream?mode=text",
-                    until: { bytes in
-                        var decoder = SSEDecoder()
-                        return !((try? decoder.decode(bytes)) ?? []).isEmpty
-                    }, timeout: 20) else {
+                guard let events = try? TestHTTPClient().readEvents(
+                    base + "/api/messages/\(messageID)/stream?mode=text", limit: .timeout(20),
+                    until: { !$0.isEmpty }).events else {
                     seen.failures.append("stream: no answer")
                     continue
                 }
-                var decoder = SSEDecoder()
-                let events = (try? decoder.decode(response.body)) ?? []
                 for event in events {
                     let status = ExactJSON.parse(event.data)?["status"]?.string
                     if status == "interrupted" { seen.failures.append("stream \(event.type) said interrupted") }

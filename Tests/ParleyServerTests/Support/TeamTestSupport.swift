@@ -4,6 +4,7 @@ import ParleyEvents
 import ParleyServer
 import ParleyStore
 import ParleyTestSupport
+import Synchronization
 import XCTest
 
 /// A team-mode Parley and the steps every account test takes: add a member, sign in, call with a
@@ -119,4 +120,18 @@ extension TestParley.Reply {
 /// `XCTUnwrap` for a value an `await` gives (XCTUnwrap's autoclosure cannot await).
 func required<T>(_ value: T?, file: StaticString = #filePath, line: UInt = #line) throws -> T {
     try XCTUnwrap(value, file: file, line: line)
+}
+
+/// A clock a test moves forward instead of sleeping (`AccountSettings.now`): the system's time plus
+/// every step taken so far.
+final class SteppedClock: Sendable {
+    private let skipped = Mutex<TimeInterval>(0)
+
+    func now() -> Date {
+        Date().addingTimeInterval(skipped.withLock { $0 })
+    }
+
+    func advance(by seconds: TimeInterval) {
+        skipped.withLock { $0 += seconds }
+    }
 }

@@ -15,7 +15,9 @@ final class TestParley: Sendable {
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    init(_ settings: [String: String] = [:], directory: URL? = nil) throws {
+    /// `configure` changes what the environment cannot say (a test's clock).
+    init(_ settings: [String: String] = [:], directory: URL? = nil,
+         configure: (inout ParleyConfiguration) -> Void = { _ in }) throws {
         let directory = directory ?? TestFiles.directory("parley-test")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.directory = directory
@@ -29,7 +31,9 @@ final class TestParley: Sendable {
             "PARLEY_TITLES": "off",
         ]
         environment.merge(settings) { $1 }
-        app = try ParleyApp(configuration: try ParleyConfiguration(environment: environment, arguments: []))
+        var configuration = try ParleyConfiguration(environment: environment, arguments: [])
+        configure(&configuration)
+        app = try ParleyApp(configuration: configuration)
         try app.start()
         base = "http://127.0.0.1:\(app.port)"
     }
@@ -107,9 +111,7 @@ final class TestParley: Sendable {
                 until: @escaping @Sendable ([SSEEvent]) -> Bool = { _ in false },
                 timeout: TimeInterval = 20) async throws -> StreamRead {
         try await read(messageID, mode: mode, lastEventID: lastEventID, query: query, attached: attached,
-                       until: until) { client, url, headers, stop in
-            try client.stream(url, headers: headers, until: stop, timeout: timeout)
-        }
+                       limit: .timeout(timeout), until: until)
     }
 
     /// Reads the message's event stream for at most `window` seconds (less when `done` comes or
@@ -119,32 +121,22 @@ final class TestParley: Sendable {
                 lastEventID: Int64? = nil, attached: FakeUpstream.Gate? = nil,
                 until: @escaping @Sendable ([SSEEvent]) -> Bool = { _ in false }) async throws -> StreamRead {
         try await read(messageID, mode: mode, lastEventID: lastEventID, query: nil, attached: attached,
-                       until: until) { client, url, headers, stop in
-            try client.stream(url, headers: headers, for: window, until: stop)
-        }
+                       limit: .window(window), until: until)
     }
 
     private func read(
         _ messageID: String, mode: String?, lastEventID: Int64?, query: String?, attached: FakeUpstream.Gate?,
-        until: @escaping @Sendable ([SSEEvent]) -> Bool,
-        transfer: @escaping @Sendable (TestHTTPClient, String, [(String, String)], @escaping ([UInt8]) -> Bool) throws
-            -> TestHTTPClient.Response
+        limit: EventReadLimit, until: @escaping @Sendable ([SSEEvent]) -> Bool
     ) async throws -> StreamRead {
         let parameters = [mode.map { "mode=\($0)" }, query].compactMap { $0 }
         let url = base + "/api/messages/\(messageID)/stream"
             + (parameters.isEmpty ? "" : "?" + parameters.joined(separator: "&"))
         let headers = lastEventID.map { [("Last-Event-ID", String($0))] } ?? []
         return try await Blocking.run {
-            let response = try transfer(TestHTTPClient(), url, headers) { bytes in
-                var decoder = SSEDecoder()
-                guard let events = try? decoder.decode(bytes) else { return true }
+            try TestHTTPClient().readEvents(url, headers: headers, limit: limit) { events in
                 if let attached, !events.isEmpty { attached.open() }
                 return events.contains { $0.type == "done" } || until(events)
             }
-            var decoder = SSEDecoder()
-            let events = try decoder.decode(response.body)
-            return StreamRead(status: response.status, headers: response.headers, events: events,
-                              raw: response.text)
         }
     }
 
@@ -174,8 +166,9 @@ enum TestParleyError: Error {
 extension XCTestCase {
     /// A Parley that is stopped when this test ends, passed, failed or thrown: every test that
     /// starts a server starts it here (or with `startUpstream` / `startProcess`).
-    func startParley(_ settings: [String: String] = [:], directory: URL? = nil) throws -> TestParley {
-        let parley = try TestParley(settings, directory: directory)
+    func startParley(_ settings: [String: String] = [:], directory: URL? = nil,
+                     configure: (inout ParleyConfiguration) -> Void = { _ in }) throws -> TestParley {
+        let parley = try TestParley(settings, directory: directory, configure: configure)
         addTeardownBlock { await parley.stop() }
         return parley
     }

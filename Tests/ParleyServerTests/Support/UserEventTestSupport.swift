@@ -14,19 +14,12 @@ extension TestParley {
                     timeout: TimeInterval = 20) async throws -> StreamRead {
         let url = base + "/api/events" + (query.isEmpty ? "" : "?" + query)
         let headers = headers + (lastEventID.map { [("Last-Event-ID", $0)] } ?? [])
+        let limit: EventReadLimit = window.map { .window($0) } ?? .timeout(timeout)
         return try await Blocking.run {
-            let stop: ([UInt8]) -> Bool = { bytes in
-                var decoder = SSEDecoder()
-                guard let events = try? decoder.decode(bytes) else { return true }
+            try TestHTTPClient().readEvents(url, headers: headers, limit: limit) { events in
                 if events.contains(where: { $0.type == "ready" }) { ready?.open() }
                 return until(events)
             }
-            let client = TestHTTPClient()
-            let response = try window.map { try client.stream(url, headers: headers, for: $0, until: stop) }
-                ?? client.stream(url, headers: headers, until: stop, timeout: timeout)
-            var decoder = SSEDecoder()
-            let events = try decoder.decode(response.body)
-            return StreamRead(status: response.status, headers: response.headers, events: events, raw: response.text)
         }
     }
 }
