@@ -103,7 +103,10 @@ page.search = new ConversationSearch({
 new PreferencesDialog({
   open: $('open-preferences'), dialog: $('preferences-dialog'), form: $('preferences-form'), model: $('preferences-model'),
   prompt: $('preferences-prompt'), status: $('preferences-status'), close: $('preferences-close'),
-}, { preferences, models: () => offeredModels, describe });
+}, {
+  preferences, models: () => offeredModels, describe,
+  onOpen: () => page.loadPreferences(), onSave: (change) => savePreferences(change),
+});
 new Transfer({ exportAll: $('export-all'), file: $('import-file'), status: $('transfer-status') }, {
   exportAllURL: Api.exportAllURL(),
   importDocument: (text) => Api.importDocument(text),
@@ -138,6 +141,21 @@ async function loadModels() {
   page.emptyState.showModel(page.topbar.labelOf(page.topbar.model));
 }
 
+/** Reads the preferences (at start, when another tab changed them, when the dialog opens). A failure
+ *  keeps what is shown: the page works with the defaults. */
+page.loadPreferences = async () => {
+  try {
+    preferences.take(await Api.preferences());
+  } catch {
+    // the defaults (or what was read before) stay
+  }
+};
+
+/** Saves `change` (any of the four fields); throws the ApiError. */
+async function savePreferences(change) {
+  preferences.take(await Api.updatePreferences(change));
+}
+
 /** The preferences as read or saved: the send key at once, and a fresh page takes the defaults. */
 preferences.onChange((values) => {
   page.composer.setSendKey(values.send_key);
@@ -145,7 +163,7 @@ preferences.onChange((values) => {
   if (!model.conversation) page.showDefaults();
 });
 
-page.ready = Promise.all([loadModels(), preferences.load()]);
+page.ready = Promise.all([loadModels(), page.loadPreferences()]);
 
 // MARK: - Routes, keys and the tab's visibility
 

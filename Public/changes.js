@@ -5,8 +5,8 @@
 import { Api } from './api.js';
 
 /**
- * `page` gives the model, the views (`scroller`, `topbar`, `settings`, `conversations`, `search`), the
- * `preferences` and the controller's `render(conversation)`, `showFresh()` and `showNotice(text)`.
+ * `page` gives the model, the views (`scroller`, `topbar`, `settings`, `conversations`, `search`) and
+ * the controller's `render(conversation)`, `showFresh()`, `showNotice(text)` and `loadPreferences()`.
  * Returns `apply(name, data)` (the stream's notifications) and `refresh()` (reads the open
  * conversation again, one read at a time).
  */
@@ -105,7 +105,7 @@ export function followChanges(page) {
         break;
       case 'preferences_changed':
         // Another tab or device saved them: read and apply them here too (the event carries no values).
-        page.preferences.load();
+        page.loadPreferences();
         break;
       case 'resync':
         // Changes were missed: the list, the results of a search and the open conversation are read again.
