@@ -2,7 +2,6 @@
 // edit, regenerate, continue, previous and next version, retry, fork), through one delegated handler.
 import { Api } from './api.js';
 import { copyText } from './clipboard.js';
-import { withNewVersion } from './conversation.js';
 import { updateMeta, showError, clearError } from './view.js';
 
 /** `page` gives the parts the actions use (`conversations`: the list) and the controller's `render(conversation)`,
@@ -64,25 +63,24 @@ export function messageActions(page) {
     const el = messages.elementFor(id);
     if (!el || busy(el)) return;
     const old = model.messages.get(id);
-    model.sending = true;
+    model.startSending();
     try {
       const fresh = await Api.regenerate(id, {});
-      fresh.siblings = withNewVersion(old, id, fresh.id);
-      page.replaceFrom(el, [fresh]);
+      page.replaceFrom(el, [model.markNewVersion(fresh, old, id)]);
       page.touch(fresh.id);
       scroller.stick();
       replies.follow(fresh.id);
     } catch (error) {
       showError(el, `Could not regenerate: ${describe(error)}`, () => regenerate(id));
     } finally {
-      model.sending = false;
+      model.endSending();
     }
   }
 
   async function continueAnswer(id) {
     const el = messages.elementFor(id);
     if (!el || busy(el)) return;
-    model.sending = true;
+    model.startSending();
     try {
       const merged = model.continued(id, await Api.continueMessage(id));
       clearError(el);
@@ -93,7 +91,7 @@ export function messageActions(page) {
     } catch (error) {
       showError(el, `Could not continue: ${describe(error)}`, () => continueAnswer(id));
     } finally {
-      model.sending = false;
+      model.endSending();
     }
   }
 
@@ -125,12 +123,11 @@ export function messageActions(page) {
     if (!message || busy(el) || messages.isEditing(el)) return;
     messages.openEditor(el, message.content, async (text, editor) => {
       if (!text.trim() || busy(el) || !model.conversation) return;
-      model.sending = true;
+      model.startSending();
       editor.saving(true);
       try {
         const result = await Api.postMessage(model.conversation.id, { content: text, parent_id: message.parent_id ?? null });
-        result.user_message.siblings = withNewVersion(message, id, result.user_message.id);
-        page.replaceFrom(el, [result.user_message, result.assistant_message]);
+        page.replaceFrom(el, [model.markNewVersion(result.user_message, message, id), result.assistant_message]);
         page.touch(result.assistant_message.id);
         scroller.bottomNow();
         replies.follow(result.assistant_message.id);
@@ -139,7 +136,7 @@ export function messageActions(page) {
         editor.saving(false);
         showError(el, `Not sent: ${describe(error)}`, () => editor.submit());
       } finally {
-        model.sending = false;
+        model.endSending();
       }
     });
   }

@@ -1,18 +1,17 @@
-// Changes made in other tabs and on other devices, a part of the controller (app.js): the live
-// notifications (live.js tells what they mean for the list, the search results and the open
-// conversation), and the re-read of the open conversation when one says its branch changed or the tab
-// comes back to the front.
+// Changes made in other tabs and on other devices, a part of the controller (app.js): what each live
+// notification means (live.js only carries them) for the list, the search results, the preferences
+// and the open conversation, and the re-read of the open conversation when one says its branch changed
+// or the tab comes back to the front. Views only hear what to show.
 import { Api } from './api.js';
-import { applyNotifications } from './live.js';
 
 /**
- * `page` gives the model, the views (`scroller`, `topbar`, `settings`, `organise`, `conversations`,
- * `search`), the `preferences` and the controller's `render(conversation)`, `showFresh()` and `showNotice(text)`.
+ * `page` gives the model, the views (`scroller`, `topbar`, `settings`, `conversations`, `search`) and
+ * the controller's `render(conversation)`, `showFresh()`, `showNotice(text)` and `loadPreferences()`.
  * Returns `apply(name, data)` (the stream's notifications) and `refresh()` (reads the open
  * conversation again, one read at a time).
  */
 export function followChanges(page) {
-  const { model, scroller, topbar, settings, organise, conversations, search } = page;
+  const { model, scroller, topbar, settings, conversations, search } = page;
 
   /** Another tab may have changed the conversation while this one was in the background: re-render
    *  only when the branch or its last message differs from what is shown. */
@@ -63,28 +62,61 @@ export function followChanges(page) {
     }
   }
 
-  const apply = applyNotifications({
-    conversations,
-    search,
-    openId: () => model.openId,
-    hasMessage: (id) => model.messages.has(id),
-    refresh,
-    preferencesChanged: () => page.preferences.load(),
-    updated(summary) {
-      const branchChanged = model.applySummary(summary);
-      Object.assign(model.conversation, { pinned: summary.pinned, archived: summary.archived });
-      organise.show(model.conversation);
-      topbar.showTitle(model.conversation.title);
-      if (model.conversation.model) topbar.selectModel(model.conversation.model);
-      settings.changedElsewhere();
-      if (branchChanged) refresh();
-    },
-    deleted() {
-      page.showFresh();
-      history.replaceState(null, '', '#/');
-      page.showNotice('This conversation was deleted.');
-    },
-  });
+  /** The open conversation's title, model or branch changed elsewhere. */
+  function updated(summary) {
+    const branchChanged = model.applySummary(summary);
+    topbar.showTitle(model.conversation.title);
+    if (model.conversation.model) topbar.selectModel(model.conversation.model);
+    settings.changedElsewhere();
+    if (branchChanged) refresh();
+  }
+
+  /** The open conversation was deleted elsewhere. */
+  function deleted() {
+    page.showFresh();
+    history.replaceState(null, '', '#/');
+    page.showNotice('This conversation was deleted.');
+  }
+
+  /** What the stream's notification `name` means here. */
+  function apply(name, data) {
+    const id = data.conversation ? data.conversation.id : data.conversation_id;
+    const shown = id !== undefined && id === model.openId;
+    switch (name) {
+      case 'conversation_created':
+        conversations.upsert(data.conversation);
+        break;
+      case 'conversation_updated':
+        conversations.update(data.conversation); // its title, and its group (pinned, archived)
+        if (shown) updated(data.conversation);
+        break;
+      case 'conversation_deleted':
+        conversations.deleted(id);
+        if (shown) deleted();
+        break;
+      case 'turn':
+      case 'reply_started':
+        if (!conversations.bump(id)) Api.conversation(id).then((found) => conversations.upsert(found), () => {});
+        if (shown) refresh();
+        break;
+      case 'reply_finished':
+        // A reply the page shows ends through its own `done`; only one it has not got is read.
+        if (shown && !model.messages.has(data.message_id)) refresh();
+        break;
+      case 'preferences_changed':
+        // Another tab or device saved them: read and apply them here too (the event carries no values).
+        page.loadPreferences();
+        break;
+      case 'resync':
+        // Changes were missed: the list, the results of a search and the open conversation are read again.
+        conversations.reload();
+        search.refresh();
+        refresh();
+        break;
+      default:
+        break;
+    }
+  }
 
   return { apply, refresh };
 }

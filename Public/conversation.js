@@ -1,7 +1,8 @@
 // The open conversation as this tab knows it: the conversation's fields, the messages of the branch
-// shown, and what the tab is doing with it (following a reply, sending). It applies the server's
-// answers and the followed reply's events to plain objects and touches no DOM, so the views and the
-// controller read one truth.
+// shown, and what the tab is doing with it (following a reply, sending, which load is current). It
+// applies the server's answers and the followed reply's events to plain objects and touches no DOM
+// and no network. It owns its writes: the rest of the page reads its fields and changes them only
+// through its methods, so the views and the controller read one truth.
 
 const TITLE_LENGTH = 60;
 
@@ -34,11 +35,25 @@ export class ConversationModel {
     return this.conversation ? this.conversation.id : null;
   }
 
-  /** Nothing open: the fresh page. */
+  /** Nothing open: the fresh page (a load still answering is dropped). */
   clear() {
+    this.loadSequence += 1;
     this.streamingId = null;
     this.conversation = null;
     this.messages.clear();
+  }
+
+  /** Another conversation starts loading: answers of earlier loads are dropped, nothing is followed.
+   *  Returns the load's sequence, for `isCurrentLoad`. */
+  startLoad() {
+    this.loadSequence += 1;
+    this.streamingId = null;
+    return this.loadSequence;
+  }
+
+  /** Whether no load started after the one numbered `sequence`. */
+  isCurrentLoad(sequence) {
+    return sequence === this.loadSequence;
   }
 
   /** Takes a conversation as the server gives it, with its branch; returns the messages to show
@@ -65,6 +80,16 @@ export class ConversationModel {
     return Object.fromEntries(Object.entries(this.pendingSettings).filter(([, value]) => value != null));
   }
 
+  /** Saves settings for the conversation the first send creates (a fresh page). */
+  setPendingSettings(fields) {
+    this.pendingSettings = fields;
+  }
+
+  /** A fresh page takes the person's default system prompt, unless settings were chosen for it. */
+  offerDefaultPrompt(prompt) {
+    if (Object.keys(this.pendingSettings).length === 0 && prompt) this.pendingSettings = { system_prompt: prompt };
+  }
+
   /** The conversation the first message just created. */
   created(conversation) {
     this.loadSequence += 1;
@@ -79,6 +104,21 @@ export class ConversationModel {
     return rest;
   }
 
+  /** The server's answer to a change of conversation `changed.id` (model, title, settings): taken when
+   *  it is the open one; false when another is open now. */
+  updated(changed) {
+    if (this.openId === null || this.openId !== changed.id) return false;
+    this.refreshFields(changed);
+    return true;
+  }
+
+  /** Pinned and archived of conversation `changed.id`, when it is the open one. */
+  applyFlags(changed) {
+    if (this.openId === null || this.openId !== changed.id) return false;
+    Object.assign(this.conversation, { pinned: changed.pinned, archived: changed.archived });
+    return true;
+  }
+
   /** Takes the settings and usage totals of a fresh read of the open conversation (another tab may
    *  have changed them; the summary of `conversation_updated` does not carry them). */
   applySettings(fresh) {
@@ -89,12 +129,35 @@ export class ConversationModel {
     return true;
   }
 
-  /** Applies another tab's change of the open conversation; true when its branch changed. */
+  /** Applies another tab's change of the open conversation (its summary: title, model, pinned,
+   *  archived); true when its branch changed. */
   applySummary(summary) {
     const current = this.conversation;
     const branchChanged = summary.current_leaf_id !== current.current_leaf_id;
-    Object.assign(current, { title: summary.title, model: summary.model, updated_at: summary.updated_at });
+    Object.assign(current, { title: summary.title, model: summary.model, updated_at: summary.updated_at,
+      pinned: summary.pinned, archived: summary.archived });
     return branchChanged;
+  }
+
+  /** A send, regenerate, continue or edit is under way (one at a time). */
+  startSending() {
+    this.sending = true;
+  }
+
+  endSending() {
+    this.sending = false;
+  }
+
+  /** This tab follows the reply `messageId` (its events come to `applySnapshot` … `applyDone`). */
+  follow(messageId) {
+    this.streamingId = messageId;
+  }
+
+  /** `fresh` (a regenerated answer or an edited question) is the newest version of `previous` (the
+   *  message `id` it replaces, as known before the request). */
+  markNewVersion(fresh, previous, id) {
+    fresh.siblings = withNewVersion(previous, id, fresh.id);
+    return fresh;
   }
 
   add(messages) {

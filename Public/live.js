@@ -3,7 +3,8 @@
 // on another device shows here at once, and, with `?follow=`, the events of the reply this tab shows
 // streaming. Following another reply reopens the connection from the notification part of the last
 // event id (`S` of `S.R`), so no notification is missed or repeated; EventSource's own reconnects (and
-// `suspend`/`resume` of a hidden tab) resume both parts with the whole id.
+// `suspend`/`resume` of a hidden tab) resume both parts with the whole id. Transport only: what a
+// notification or a reply's event means is the controller's (changes.js, reply.js).
 import { Api, Session } from './api.js';
 
 /** The events of a followed reply (the same as GET /api/messages/{id}/stream sends). */
@@ -183,53 +184,4 @@ export class UserStream {
       if (!this.source && !this.suspended) this.connect(false);
     }, delay);
   }
-}
-
-/**
- * What the page does with another tab's change. `page` gives the conversation list (`upsert`,
- * `update`, `deleted`, `bump`, `reload`; the search results follow its changes), the search (`refresh`,
- * after a resync), `openId()` (the conversation shown), `hasMessage(id)` (shown in
- * it), `updated(summary)` (the shown one's title, model or branch changed), `refresh()` (read the shown
- * one again), `deleted()` (the shown one is gone).
- */
-export function applyNotifications(page) {
-  const { conversations } = page;
-  return (name, data) => {
-    const id = data.conversation ? data.conversation.id : data.conversation_id;
-    const shown = id !== undefined && id === page.openId();
-    switch (name) {
-      case 'conversation_created':
-        conversations.upsert(data.conversation);
-        break;
-      case 'conversation_updated':
-        conversations.update(data.conversation); // its title, and its group (pinned, archived)
-        if (shown) page.updated(data.conversation);
-        break;
-      case 'conversation_deleted':
-        conversations.deleted(id);
-        if (shown) page.deleted();
-        break;
-      case 'turn':
-      case 'reply_started':
-        if (!conversations.bump(id)) Api.conversation(id).then((found) => conversations.upsert(found), () => {});
-        if (shown) page.refresh();
-        break;
-      case 'reply_finished':
-        // A reply the page shows ends through its own `done`; only one it has not got is read.
-        if (shown && !page.hasMessage(data.message_id)) page.refresh();
-        break;
-      case 'preferences_changed':
-        // Another tab or device saved them: read and apply them here too (the event carries no values).
-        page.preferencesChanged();
-        break;
-      case 'resync':
-        // Changes were missed: the list, the results of a search and the open conversation are read again.
-        conversations.reload();
-        page.search.refresh();
-        page.refresh();
-        break;
-      default:
-        break;
-    }
-  };
 }

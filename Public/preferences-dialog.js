@@ -5,10 +5,11 @@ import { applyTheme } from './preferences.js';
 import { shortLabel } from './topbar.js';
 
 export class PreferencesDialog {
-  /** `ui`: open, dialog, form, model, prompt, status, close. `preferences`: the Preferences;
-   *  `models()` the models offered (GET /api/models); `describe(error)` words a failure. */
-  constructor(ui, { preferences, models, describe }) {
-    Object.assign(this, { ui, preferences, models, describe });
+  /** `ui`: open, dialog, form, model, prompt, status, close. `preferences`: the Preferences (read
+   *  only); `models()` the models offered (GET /api/models); `describe(error)` words a failure.
+   *  `onOpen()` resolves once they are read again; `onSave(change)` once saved, or throws the ApiError. */
+  constructor(ui, { preferences, models, describe, onOpen, onSave }) {
+    Object.assign(this, { ui, preferences, models, describe, onOpen, onSave });
     ui.open.addEventListener('click', () => this.open());
     ui.close.addEventListener('click', () => ui.dialog.close());
     ui.dialog.addEventListener('close', () => applyTheme(this.preferences.theme));
@@ -28,7 +29,7 @@ export class PreferencesDialog {
   async open() {
     this.setStatus('');
     this.ui.dialog.showModal();
-    await this.preferences.load(); // another device may have changed them
+    await this.onOpen(); // another device may have changed them
     this.fill(this.preferences.values);
   }
 
@@ -64,7 +65,7 @@ export class PreferencesDialog {
       default_system_prompt: this.ui.prompt.value.trim() ? this.ui.prompt.value : null,
     };
     try {
-      await this.preferences.save(change);
+      await this.onSave(change);
       this.setStatus('Saved.');
     } catch (error) {
       this.setStatus(`Not saved: ${this.describe(error)}`, true);

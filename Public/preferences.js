@@ -1,9 +1,9 @@
 // The person's preferences (GET/PATCH /api/preferences): the theme, what sends a message, and the
 // model and system prompt of new conversations. Kept on the server, per user, so they follow the
-// person between devices; this module reads them, applies the theme to the page at once
-// (`data-theme` on <html>, which app.css prefers over the browser's scheme) and tells its listeners.
-// theme.js applies the copy kept in localStorage before the first paint of the next load.
-import { Api } from './api.js';
+// person between devices. A model: it takes what the controller read or saved (app.js makes the
+// requests), applies the theme to the page at once (`data-theme` on <html>, which app.css prefers over
+// the browser's scheme) and tells its listeners. theme.js applies the copy kept in localStorage before
+// the first paint of the next load.
 
 const DEFAULTS = { theme: 'system', default_model: null, default_system_prompt: null, send_key: 'enter' };
 
@@ -24,7 +24,6 @@ export class Preferences {
   constructor() {
     this.values = { ...DEFAULTS };
     this.listeners = [];
-    this.loaded = false;
   }
 
   /** `listener(values)` runs after every load or change. */
@@ -37,24 +36,8 @@ export class Preferences {
   get defaultModel() { return this.values.default_model; }
   get defaultSystemPrompt() { return this.values.default_system_prompt; }
 
-  /** Reads them from the server (at start, and when another tab changed them). A failure keeps what
-   *  is shown: the page works with the defaults. */
-  async load() {
-    try {
-      this.take(await Api.preferences());
-    } catch {
-      // the defaults (or what was read before) stay
-    }
-    this.loaded = true;
-  }
-
-  /** Saves `change` (any of the four fields); resolves to the whole preferences, or throws the ApiError. */
-  async save(change) {
-    const saved = await Api.updatePreferences(change);
-    this.take(saved);
-    return saved;
-  }
-
+  /** The preferences as the server answered (read at start, after another tab changed them, or
+   *  saved): applied and told. */
   take(values) {
     this.values = { ...DEFAULTS, ...values };
     applyTheme(this.values.theme);

@@ -19,7 +19,7 @@ export function replyFollower({
   }
 
   function follow(messageId) {
-    model.streamingId = messageId;
+    model.follow(messageId);
     messages.markStreaming(messageId);
     live.open(messageId, sinkFor(messageId));
     announce('The assistant is answering.');

@@ -2,11 +2,11 @@
 // messages) and shows the results, each with its highlighted snippet, in place of the list. Typing is
 // debounced; a newer query aborts the older request and only the newest answer is shown. The results
 // follow changes told meanwhile (a rename, an archive, a deletion), even those told while the request
-// was in flight.
-import { Api, ApiError } from './api.js';
+// was in flight. A view: the answers come from the controller (`find`), never from a request made here.
+import { ApiError } from './api.js';
 
 const DEBOUNCE_MS = 250;
-/** How many results Api.search asks for (`limit=50`): a full page may mean that more match. */
+/** How many results a search asks for (Api.search's `limit=50`): a full page may mean that more match. */
 const RESULT_LIMIT = 50;
 
 /**
@@ -35,10 +35,11 @@ export function snippetNodes(html) {
 }
 
 export class ConversationSearch {
-  /** `filters()`: what the list shows (`{archived: true}` in the archived view), searched alike;
+  /** `find(query, filters, signal)` resolves to the server's answer ({items, order}) or throws;
+   *  `filters()`: what the list shows (`{archived: true}` in the archived view), searched alike;
    *  `onReveal(messageId)`: a result that matched a message was clicked (the controller shows it). */
-  constructor({ input, results, status, listView, filters, onError, onReveal }) {
-    Object.assign(this, { input, results, status, listView, filters, onError, onReveal });
+  constructor({ input, results, status, listView, find, filters, onError, onReveal }) {
+    Object.assign(this, { input, results, status, listView, find, filters, onError, onReveal });
     this.timer = null;
     this.controller = null;
     this.sequence = 0;
@@ -155,7 +156,7 @@ export class ConversationSearch {
     this.pending.clear();
     this.results.setAttribute('aria-busy', 'true');
     try {
-      const answer = await Api.search(query, this.filters(), controller.signal);
+      const answer = await this.find(query, this.filters(), controller.signal);
       if (sequence !== this.sequence) return;
       this.showResults(answer);
     } catch (error) {

@@ -2,7 +2,9 @@
 // (temperature, top_p, max_tokens; empty means the provider's default and is sent as null), with the
 // conversation's token totals. On a fresh page the settings wait for the conversation the first send
 // creates. Values are checked here first; whatever the server still refuses is shown as it says it.
-import { Api, ApiError } from './api.js';
+// A view: it reads the model and raises intents (`onSave`, `onRead`); saving and reading are the
+// controller's (conversation-edits.js), never requests made here.
+import { ApiError } from './api.js';
 import { totalsText } from './usage.js';
 
 /** The numeric fields, their input's key in `ui` and the ranges of docs/api.md "Field rules". The
@@ -20,11 +22,16 @@ function rule(field) {
 
 export class SettingsForm {
   /** `ui`: toggle, dialog, form, prompt, temperature, topP, maxTokens, usage, status, cancel. `model` is the
-   *  ConversationModel; `describe(error)` words a failure. */
-  constructor(ui, { model, describe }) {
+   *  ConversationModel (read only); `describe(error)` words a failure. `onSave(fields)` resolves to
+   *  'pending' (kept for the first send), 'saved', or null (another conversation is open now), or
+   *  throws the ApiError; `onRead()` resolves to the open conversation read again (its settings taken
+   *  by the model), or null. */
+  constructor(ui, { model, describe, onSave, onRead }) {
     this.ui = ui;
     this.model = model;
     this.describe = describe;
+    this.onSave = onSave;
+    this.onRead = onRead;
     this.filled = null; // the values last put in the fields: differing ones are being edited
     this.filledFor = null; // the conversation they belong to (null: a fresh page)
 
@@ -155,19 +162,11 @@ export class SettingsForm {
   async save() {
     const fields = this.validated();
     if (!fields) return;
-    const conversation = this.model.conversation;
-    if (!conversation) {
-      this.model.pendingSettings = fields;
-      this.fill(this.current());
-      this.setStatus('Saved for the new conversation.');
-      return;
-    }
     try {
-      const saved = await Api.updateConversation(conversation.id, fields);
-      if (this.model.openId !== conversation.id) return;
-      this.model.conversation = saved;
+      const outcome = await this.onSave(fields);
+      if (!outcome) return;
       this.fill(this.current());
-      this.setStatus('Saved.');
+      this.setStatus(outcome === 'pending' ? 'Saved for the new conversation.' : 'Saved.');
     } catch (error) {
       // The server's words; the field it names is marked.
       const named = NUMBERS.find((field) => error instanceof ApiError && error.message.includes(`'${field.key}'`));
@@ -187,17 +186,10 @@ export class SettingsForm {
     this.refuse(this.ui[named.input], `Not sent: ${this.describe(error)} Change it, save, then Retry.`);
   }
 
-  /** Reads the open conversation again and shows its settings (unless being edited) and totals. */
+  /** Asks for the open conversation again and shows its settings (unless being edited) and totals. */
   async reload() {
-    const id = this.model.openId;
-    if (!id) return;
-    let fresh;
-    try {
-      fresh = await Api.conversation(id);
-    } catch {
-      return; // what is shown stays; the next change or opening reads again
-    }
-    if (!this.model.applySettings(fresh) || !this.isOpen) return;
+    const fresh = await this.onRead();
+    if (!fresh || !this.isOpen) return;
     if (this.isEditing()) this.showTotals(fresh.usage);
     else this.fill(this.current());
   }

@@ -1,12 +1,11 @@
 // The conversation list: pinned conversations first (a "Pinned" group, all loaded at once), then the
 // rest newest first, loaded page by page (cursor) as the person scrolls. Archived conversations are
 // left out; "Show archived" lists only them instead. Search (search.js) shows its results in place
-// of this list. Each item has the conversation's "⋯" menu (the top bar's, conversation-menu.js) and
-// an "imported" badge for a conversation an import made.
-import { Api } from './api.js';
+// of this list. Each item (conversation-item.js) has the conversation's "⋯" menu and an "imported"
+// badge for a conversation an import made. A view: the pages come from the controller
+// (`loadPage`), never from a request made here.
 import { dayGroup } from './times.js';
-import { MenuButton } from './menu.js';
-import { fillConversationMenu } from './conversation-menu.js';
+import { conversationItem, setItemTitle } from './conversation-item.js';
 
 const PAGE_SIZE = 30;
 /** Pinned conversations are few: loaded in pages of this size before the rest. */
@@ -14,12 +13,13 @@ const PINNED_PAGE_SIZE = 200;
 
 export class ConversationList {
   /** `ui`: the lists, headings, status and its Retry button, sentinel, the "Show archived" button and
-   *  the scrolling nav. */
+   *  the scrolling nav. `loadPage(limit, cursor, filters)` resolves to a page of the list
+   *  ({items, next_cursor}) or throws. */
   constructor({
-    list, pinnedList, pinnedHeading, listHeading, sentinel, status, retry, archivedToggle, scroller, onError, onMode, onDelete,
-    onChange, onAction,
+    list, pinnedList, pinnedHeading, listHeading, sentinel, status, retry, archivedToggle, scroller, loadPage, onError, onMode,
+    onDelete, onChange, onAction,
   }) {
-    Object.assign(this, { list, pinnedList, pinnedHeading, listHeading, sentinel, status, retry, archivedToggle, scroller });
+    Object.assign(this, { list, pinnedList, pinnedHeading, listHeading, sentinel, status, retry, archivedToggle, scroller, loadPage });
     this.onError = onError || (() => {});
     this.onMode = onMode || (() => {}); // the archived view switched on or off
     this.onDelete = onDelete || (() => {}); // a conversation was deleted
@@ -62,7 +62,7 @@ export class ConversationList {
     this.status.textContent = 'Loading…';
     try {
       if (!this.archived && !this.pinnedLoaded) await this.loadPinned(generation);
-      const page = await Api.listConversations(PAGE_SIZE, this.cursor, this.filters);
+      const page = await this.loadPage(PAGE_SIZE, this.cursor, this.filters);
       if (generation !== this.generation) return;
       for (const conversation of page.items || []) this.place(conversation, { append: true });
       this.cursor = page.next_cursor || null;
@@ -84,7 +84,7 @@ export class ConversationList {
   async loadPinned(generation) {
     let cursor = null;
     do {
-      const page = await Api.listConversations(PINNED_PAGE_SIZE, cursor, { pinned: true });
+      const page = await this.loadPage(PINNED_PAGE_SIZE, cursor, { pinned: true });
       if (generation !== this.generation) return;
       for (const conversation of page.items || []) this.place(conversation, { append: true });
       cursor = page.next_cursor || null;
@@ -120,58 +120,6 @@ export class ConversationList {
     this.onMode(on);
   }
 
-  itemFor(conversation) {
-    const li = document.createElement('li');
-    li.className = 'conversation-item';
-    const link = document.createElement('a');
-    link.href = `#/c/${encodeURIComponent(conversation.id)}`;
-    if (conversation.id === this.currentId) link.setAttribute('aria-current', 'page');
-    const title = document.createElement('span');
-    title.className = 'item-title';
-    link.append(title);
-    if (conversation.imported) {
-      const badge = document.createElement('span');
-      badge.className = 'badge imported-badge';
-      badge.textContent = 'imported';
-      link.append(' ', badge);
-    }
-    const button = document.createElement('button');
-    button.type = 'button';
-    button.className = 'button small icon-button menu-button item-menu-button';
-    button.setAttribute('aria-haspopup', 'menu');
-    button.setAttribute('aria-expanded', 'false');
-    button.textContent = '⋯';
-    const menu = document.createElement('div');
-    menu.className = 'action-menu';
-    menu.setAttribute('role', 'menu');
-    menu.hidden = true;
-    menu.id = `item-menu-${conversation.id}`;
-    button.setAttribute('aria-controls', menu.id);
-    // The menu opens in the list's flow, under its item (it pushes the items below down rather than
-    // covering them).
-    li.append(link, button, menu);
-    li.dataset.id = conversation.id;
-    li.summary = { id: conversation.id, title: conversation.title, pinned: conversation.pinned === true,
-      archived: conversation.archived === true };
-    new MenuButton(button, menu, {
-      fill: (element) => fillConversationMenu(element, li.summary),
-      onChoose: (item) => this.onAction(item.dataset.action, { ...li.summary }),
-    });
-    this.setTitle(li, conversation.title);
-    return li;
-  }
-
-  setTitle(li, title) {
-    const link = li.firstElementChild;
-    const text = title || 'Untitled';
-    link.querySelector('.item-title').textContent = text;
-    link.title = text;
-    li.summary.title = title;
-    const button = li.querySelector('.item-menu-button');
-    button.setAttribute('aria-label', `Actions for ${text}`);
-    li.querySelector('.action-menu').setAttribute('aria-label', `Actions for ${text}`);
-  }
-
   /** The list a conversation belongs in now, or null when this view leaves it out. */
   groupFor(conversation) {
     if (this.archived) return conversation.archived ? this.list : null;
@@ -194,12 +142,12 @@ export class ConversationList {
       return;
     }
     if (li) {
-      if (conversation.title !== undefined) this.setTitle(li, conversation.title);
+      if (conversation.title !== undefined) setItemTitle(li, conversation.title);
       if (conversation.pinned !== undefined) li.summary.pinned = conversation.pinned === true;
       if (conversation.archived !== undefined) li.summary.archived = conversation.archived === true;
       if (li.parentElement === group && !top) return;
     } else {
-      li = this.itemFor(conversation);
+      li = conversationItem(conversation, { current: conversation.id === this.currentId, onAction: this.onAction });
       this.items.set(conversation.id, li);
     }
     li.dataset.updated = top ? new Date().toISOString() : (conversation.updated_at || '');
@@ -261,7 +209,7 @@ export class ConversationList {
 
   rename(id, title) {
     const li = this.items.get(id);
-    if (li) this.setTitle(li, title);
+    if (li) setItemTitle(li, title);
     this.onChange({ id, title });
   }
 

@@ -3,16 +3,19 @@
 // the browser, checks that it is JSON at all, and posts its exact text to /api/import; the server
 // checks the rest and its message (naming the place and the fault) is shown as it says it. The
 // server's body limit (PARLEY_MAX_BODY_BYTES) is not known here: its 413 says a file is too large.
-import { Api, ApiError } from './api.js';
+// A view: the link's address and the import itself are the controller's (`exportAllURL`, `importDocument`).
+import { ApiError } from './api.js';
 
 export class Transfer {
-  /** `ui`: exportAll (link), file (input type=file), status. `onImported(items)` takes the new
-   *  conversations. */
-  constructor(ui, { onImported }) {
+  /** `ui`: exportAll (link), file (input type=file), status. `exportAllURL` is the link's address;
+   *  `importDocument(text)` posts a file's exact text and resolves to the answer ({items}) or throws;
+   *  `onImported(items)` takes the new conversations. */
+  constructor(ui, { exportAllURL, importDocument, onImported }) {
     this.ui = ui;
+    this.importDocument = importDocument;
     this.onImported = onImported;
     this.busy = false;
-    ui.exportAll.href = Api.exportAllURL();
+    ui.exportAll.href = exportAllURL;
     ui.file.addEventListener('change', () => {
       const file = ui.file.files && ui.file.files[0];
       ui.file.value = ''; // choosing the same file again is a new import
@@ -40,7 +43,7 @@ export class Transfer {
         this.setStatus(`Not imported: this isn't a Parley export (${file.name} is not a JSON file).`, true);
         return;
       }
-      const answer = await Api.importDocument(text);
+      const answer = await this.importDocument(text);
       const items = (answer && answer.items) || [];
       this.setStatus(`Imported ${items.length} conversation${items.length === 1 ? '' : 's'}.`);
       this.onImported(items);
