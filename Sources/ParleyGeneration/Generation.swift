@@ -14,12 +14,13 @@ import ParleyStore
 ///
 /// Concurrency: an actor; every provider event, frame, subscription and stop is serialised on it, so
 /// `stop` sees exactly the text that was received before it and nothing after.
-public actor Generation {
+public actor Generation: TickerTarget {
     public nonisolated let messageID: String
     public nonisolated let conversationID: String
     public nonisolated let owner: String
     private let model: String
-    private let store: Store
+    /// Where the final state is written (the store).
+    private let recorder: any ReplyRecorder
     private let limits: GenerationLimits
     private let ticker: FrameTicker
 
@@ -46,12 +47,14 @@ public actor Generation {
     private var errorEventID: Int64 = 0
     private var upstream: Task<Void, Never>?
     private var onEnd: (@Sendable (String, Int64) async -> Void)?
+    /// Callers of `finalOutcome()` waiting for the end.
+    private var outcomeWaiters: [CheckedContinuation<GenerationOutcome, Never>] = []
 
     /// - Parameters:
     ///   - message: the assistant message; its content is non-empty when continuing.
     ///   - onEnd: runs once, after the final state is stored, with the message id and the last event id.
     ///   - after: ids start above this (the previous run's last id, when it is still known).
-    init(message: Message, owner: String, model: String, store: Store, limits: GenerationLimits,
+    init(message: Message, owner: String, model: String, recorder: any ReplyRecorder, limits: GenerationLimits,
          renderer: MarkdownRenderer, ticker: FrameTicker, after previousID: Int64 = 0,
          onEnd: @escaping @Sendable (String, Int64) async -> Void) {
         self.onEnd = onEnd
@@ -59,7 +62,7 @@ public actor Generation {
         self.conversationID = message.conversationID
         self.owner = owner
         self.model = model
-        self.store = store
+        self.recorder = recorder
         self.limits = limits
         self.ticker = ticker
         self.text = ReplyText(content: message.content, reasoning: message.reasoning, renderer: renderer,
@@ -154,7 +157,7 @@ public actor Generation {
     }
 
     /// The frame timer armed in `receive` fired (called by the `FrameTicker`).
-    func frameTimerFired() {
+    func tick() {
         clock.timerFired()
         guard outcome == nil else { return }
         emitFrame()
@@ -251,10 +254,10 @@ public actor Generation {
         let reported = usage.map { ReplyTokens(inputTokens: $0.inputTokens, outputTokens: $0.outputTokens) }
         var usageJSON = reported?.json
         do {
-            let stored = try store.finishMessage(id: messageID, content: content, reasoning: text.reasoning,
-                                                 status: status, finishReason: finishReason, usage: reported,
-                                                 model: model, errorCode: errorCode, errorMessage: errorMessage,
-                                                 html: blocks.joined())
+            let stored = try recorder.recordEnd(
+                of: messageID, ReplyEnd(content: content, reasoning: text.reasoning, status: status,
+                                        finishReason: finishReason, usage: reported, model: model,
+                                        errorCode: errorCode, errorMessage: errorMessage, html: blocks.joined()))
             usageJSON = stored.usage ?? usageJSON
         } catch StoreError.notFound {
             // The conversation was deleted during the reply; nothing is left to write to.
@@ -270,6 +273,8 @@ public actor Generation {
         batch.append(event(.done(result)))
         subscribers.deliver(batch)
         subscribers.removeAll()
+        for waiter in outcomeWaiters { waiter.resume(returning: result) }
+        outcomeWaiters.removeAll()
         if let onEnd {
             self.onEnd = nil
             await onEnd(messageID, log.lastID)
@@ -277,6 +282,12 @@ public actor Generation {
     }
 
     // MARK: - Subscribing
+
+    /// How the reply ended, once it has: the one way to wait for the end without receiving every frame.
+    func finalOutcome() async -> GenerationOutcome {
+        if let outcome { return outcome }
+        return await withCheckedContinuation { outcomeWaiters.append($0) }
+    }
 
     /// Attaches a subscriber. It first receives either the exact events after `lastEventID` or a
     /// snapshot, then every new batch. `deliver` returns false when the subscriber has gone.

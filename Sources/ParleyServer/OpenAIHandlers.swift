@@ -121,14 +121,7 @@ struct OpenAIHandlers: Sendable {
     /// Waits for the reply's `done` and returns the stored message. (A call without `stream` cannot
     /// tell that its client left: the reply runs to its end, bounded by the reply limits.)
     private func finished(_ messageID: String) async throws -> Message {
-        let (ended, signal) = AsyncStream.makeStream(of: Void.self)
-        let subscription = try await generations.subscribe(messageID: messageID, after: nil) { events in
-            guard events.contains(where: \.isDone) else { return true }
-            signal.finish()
-            return false
-        }
-        if subscription == nil { signal.finish() }
-        for await _ in ended {}
+        _ = try await generations.outcome(of: messageID)
         guard let message = try store.message(id: messageID) else { throw APIErrors.messageNotFound }
         return message
     }
