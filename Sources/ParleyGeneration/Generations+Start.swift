@@ -138,8 +138,8 @@ extension Generations {
             }
         } catch {
             // (A pattern `catch StoreError.notFound` crashes the 6.3 compiler on typed throws.)
-            guard case .notFound(let what) = error else { throw error }
-            if what.hasPrefix("conversation") { throw GenerationError.conversationNotFound }
+            guard case .notFound(let missing) = error else { throw error }
+            if missing.isConversation { throw GenerationError.conversationNotFound }
             if case .send = prepared.plan {
                 throw GenerationError.invalidParent(
                     "'parent_id' must name an assistant message of this conversation, or be null for a new root.")

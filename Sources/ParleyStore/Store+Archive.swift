@@ -97,10 +97,10 @@ extension Store {
             let source = try database.queryFirst(
                 "SELECT \(Conversation.columns) FROM conversations WHERE id = ? AND owner_id = ?",
                 [.text(id), .text(owner)], Conversation.init(row:))
-            guard let source else { throw StoreError.notFound("conversation \(id)") }
+            guard let source else { throw StoreError.notFound(.conversation(id: id)) }
             let path = try Self.path(to: messageID, database: database)
             guard let last = path.last, last.conversationID == id else {
-                throw StoreError.notFound("message \(messageID) in conversation \(id)")
+                throw StoreError.notFound(.messageInConversation(id: messageID, conversationID: id, assistant: false))
             }
             if let streaming = path.first(where: { $0.status == .streaming }) {
                 throw StoreError.conflict("message \(streaming.id) is still streaming; fork once it has finished")
