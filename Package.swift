@@ -23,20 +23,22 @@ let package = Package(
                        providers: [.apt(["libsodium-dev"])]),
 
         // MARK: - The data flow, one module per stage.
+        // How a reply ends (finish reason, error code): spoken by providers, the store and the server alike.
+        .target(name: "ParleyOutcome"),
         .target(name: "ParleyUpstream", dependencies: ["CCurl"]),
         .target(name: "ParleySSE"),
-        .target(name: "ParleyProviders", dependencies: ["ParleyUpstream", "ParleySSE"]),
-        .target(name: "ParleyStore", dependencies: ["CSQLite"]),
+        .target(name: "ParleyProviders", dependencies: ["ParleyUpstream", "ParleySSE", "ParleyOutcome"]),
+        .target(name: "ParleyStore", dependencies: ["CSQLite", "ParleyOutcome"]),
         .target(name: "ParleyMarkdown", dependencies: ["CCmarkGFM"]),
         .target(name: "ParleyGeneration",
-                dependencies: ["ParleyProviders", "ParleyStore", "ParleyMarkdown"]),
+                dependencies: ["ParleyProviders", "ParleyStore", "ParleyMarkdown", "ParleyOutcome"]),
         .target(name: "ParleyHTTP", dependencies: ["CMicroHTTPD"]),
         // Team mode's credentials: Argon2id passwords and random tokens (libsodium only here).
         .target(name: "ParleyAuth", dependencies: ["CSodium"]),
         // openapi.json links to docs/openapi.json, whose bytes are compiled in (GET /api/openapi.json).
         .target(name: "ParleyServer",
                 dependencies: ["ParleyHTTP", "ParleyStore", "ParleyProviders",
-                               "ParleyGeneration", "ParleyMarkdown", "ParleyUpstream", "ParleyAuth"],
+                               "ParleyGeneration", "ParleyMarkdown", "ParleyUpstream", "ParleyAuth", "ParleyOutcome"],
                 resources: [.embedInCode("openapi.json")]),
         .executableTarget(name: "parley", dependencies: ["ParleyServer"]),
         // `make bench`: the cost of streaming Markdown against one full render.
@@ -47,7 +49,7 @@ let package = Package(
         .testTarget(name: "ParleySSETests", dependencies: ["ParleySSE", "ParleyTestSupport"]),
         .testTarget(name: "ParleyUpstreamTests", dependencies: ["ParleyUpstream", "ParleyTestSupport"]),
         .testTarget(name: "ParleyHTTPTests", dependencies: ["ParleyHTTP", "ParleyTestSupport"]),
-        .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore"]),
+        .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyOutcome"]),
         .testTarget(name: "ParleyMarkdownTests", dependencies: ["ParleyMarkdown", "ParleyTestSupport"]),
         .testTarget(name: "ParleyProvidersTests",
                     dependencies: ["ParleyProviders", "ParleySSE", "ParleyUpstream", "ParleyTestSupport"],

@@ -1,5 +1,6 @@
 import Foundation
 import ParleyMarkdown
+import ParleyOutcome
 import ParleyProviders
 import ParleyStore
 
@@ -36,7 +37,7 @@ public actor Generation: TickerTarget {
     private var subscribers = Subscribers()
 
     // MARK: - Outcome
-    private var finishReason: String?
+    private var finishReason: FinishReason?
     private var usage: Usage?
     private var outcome: GenerationOutcome?
     /// The ended reply as late subscribers get it (set with `outcome`).
@@ -103,7 +104,7 @@ public actor Generation: TickerTarget {
             guard outcome == nil else { return }
             // Cancelled by something other than stop or shutdown (which set the outcome first).
             if Task.isCancelled {
-                await finish(status: .failed, errorCode: ProviderError.Code.cancelled.rawValue,
+                await finish(status: .failed, errorCode: .cancelled,
                              errorMessage: "The reply was cancelled.")
             } else {
                 await finish(status: .complete)
@@ -111,10 +112,10 @@ public actor Generation: TickerTarget {
         } catch let error as ProviderError {
             guard outcome == nil else { return }
             let status: MessageStatus = error.code == .upstreamInterrupted ? .interrupted : .failed
-            await finish(status: status, errorCode: error.code.rawValue, errorMessage: error.message)
+            await finish(status: status, errorCode: error.code, errorMessage: error.message)
         } catch {
             guard outcome == nil else { return }
-            await finish(status: .failed, errorCode: ProviderError.Code.upstreamError.rawValue,
+            await finish(status: .failed, errorCode: .upstreamError,
                          errorMessage: "The model's stream failed.")
         }
     }
@@ -125,7 +126,7 @@ public actor Generation: TickerTarget {
         case .text(let text):
             return receive(text)
         case .finish(let reason):
-            finishReason = reason.storedValue
+            finishReason = reason
         case .usage(let reported):
             usage = reported
         case .reasoning(let text):
@@ -142,7 +143,7 @@ public actor Generation: TickerTarget {
     /// aborts the upstream call.
     private func receive(_ piece: String, as part: ReplyText.Part = .answer) -> Bool {
         guard text.receive(piece, as: part) else {
-            finishReason = "length"
+            finishReason = .length
             return false
         }
         switch clock.pieceArrived(at: .now) {
@@ -226,11 +227,11 @@ public actor Generation: TickerTarget {
     func interrupt() async {
         guard outcome == nil else { return }
         upstream?.cancel()
-        await finish(status: .interrupted, errorCode: Generations.shutdownCode,
+        await finish(status: .interrupted, errorCode: .serverShutdown,
                      errorMessage: Generations.shutdownMessage)
     }
 
-    private func finish(status: MessageStatus, errorCode: String? = nil, errorMessage: String? = nil) async {
+    private func finish(status: MessageStatus, errorCode: ReplyErrorCode? = nil, errorMessage: String? = nil) async {
         guard outcome == nil else { return }
         emitFrame()
         let final = text.finish()
@@ -252,19 +253,19 @@ public actor Generation: TickerTarget {
         // the provider reported none), is what `done` carries, as a late reader's `done` built from the row does.
         // The provider's figures are clamped into `ReplyTokens.range` here, as every stored usage is.
         let reported = usage.map { ReplyTokens(inputTokens: $0.inputTokens, outputTokens: $0.outputTokens) }
-        var usageJSON = reported?.json
+        var storedUsage = reported
         do {
             let stored = try recorder.recordEnd(
                 of: messageID, ReplyEnd(content: content, reasoning: text.reasoning, status: status,
                                         finishReason: finishReason, usage: reported, model: model,
                                         errorCode: errorCode, errorMessage: errorMessage, html: blocks.joined()))
-            usageJSON = stored.usage ?? usageJSON
+            storedUsage = stored.usage ?? storedUsage
         } catch StoreError.notFound {
             // The conversation was deleted during the reply; nothing is left to write to.
         } catch {
             FileHandle.standardError.write(Data("parley: storing message \(messageID) failed: \(error)\n".utf8))
         }
-        let result = GenerationOutcome(status: status, finishReason: finishReason, usage: usageJSON,
+        let result = GenerationOutcome(status: status, finishReason: finishReason, usage: storedUsage,
                                        patch: patch, blockCount: final.blockCount,
                                        errorCode: errorCode, errorMessage: errorMessage)
         outcome = result
@@ -339,17 +340,4 @@ public actor Generation: TickerTarget {
 
     /// The last event id, so a continued reply's clock starts above it even if the wall clock stepped back.
     var lastEventID: Int64 { log.lastID }
-}
-
-extension FinishReason {
-    /// The value stored in `messages.finish_reason` and sent in `done`.
-    var storedValue: String {
-        switch self {
-        case .stop: "stop"
-        case .length: "length"
-        case .toolCalls: "tool_calls"
-        case .contentFilter: "content_filter"
-        case .other(let value): value
-        }
-    }
 }

@@ -158,7 +158,7 @@ extension Generations {
             let shutdown = ending == .interrupted
             let ended = try? store.finishMessage(
                 id: written.reply.id, content: written.reply.content, status: ending,
-                errorCode: shutdown ? Self.shutdownCode : nil, errorMessage: shutdown ? Self.shutdownMessage : nil,
+                errorCode: shutdown ? .serverShutdown : nil, errorMessage: shutdown ? Self.shutdownMessage : nil,
                 html: renderer.render(written.reply.content))
             return ReplyStart(user: written.user, reply: ended ?? written.reply, context: written.context)
         }

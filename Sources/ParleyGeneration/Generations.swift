@@ -32,8 +32,7 @@ public actor Generations: TickerTarget {
     /// Set by `shutdown`: no reply starts after it.
     var shuttingDown = false
 
-    /// The error a reply cut by a graceful shutdown ends with.
-    static let shutdownCode = "server_shutdown"
+    /// The message of the error a reply cut by a graceful shutdown ends with (`ReplyErrorCode.serverShutdown`).
     static let shutdownMessage = "The server shut down during the reply."
 
     deinit {

@@ -1,4 +1,5 @@
 import ParleyStore
+import ParleyOutcome
 
 /// Where a reply's progress and end are written. Why a protocol: a `Generation` needs these two
 /// writes, not the whole `Store` (reads, accounts, search), and a test can record replies without SQLite.
@@ -20,16 +21,16 @@ public struct ReplyEnd: Sendable {
     public var content: String
     public var reasoning: String
     public var status: MessageStatus
-    public var finishReason: String?
+    public var finishReason: FinishReason?
     public var usage: ReplyTokens?
     public var model: String
-    public var errorCode: String?
+    public var errorCode: ReplyErrorCode?
     public var errorMessage: String?
     /// The final render of `content`.
     public var html: String
 
-    public init(content: String, reasoning: String, status: MessageStatus, finishReason: String?,
-                usage: ReplyTokens?, model: String, errorCode: String?, errorMessage: String?, html: String) {
+    public init(content: String, reasoning: String, status: MessageStatus, finishReason: FinishReason?,
+                usage: ReplyTokens?, model: String, errorCode: ReplyErrorCode?, errorMessage: String?, html: String) {
         self.content = content
         self.reasoning = reasoning
         self.status = status

@@ -114,7 +114,7 @@ struct MessageHandlers: Sendable {
                     if !following { writer.finish() }
                 } catch {
                     // The message went away (deleted) between the check above and now.
-                    writer.write(encoder.encode([.failure(code: "not_found", message: "The message no longer exists.")]))
+                    writer.write(encoder.encode([.failure(code: .notFound, message: "The message no longer exists.")]))
                     writer.finish()
                 }
             }

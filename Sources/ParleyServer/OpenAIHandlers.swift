@@ -113,7 +113,7 @@ struct OpenAIHandlers: Sendable {
         if let failure = Self.failure(of: message) { throw failure }
         let body = encoder.completion(content: message.content, reasoning: message.reasoning,
                                       finishReason: OpenAIChunkEncoder.finishReason(message.finishReason),
-                                      usage: ReplyUsage(stored: message.usage))
+                                      usage: ReplyUsage(message.usage))
         return HTTPResponse(status: 200, headers: [("Content-Type", "application/json; charset=utf-8")] + headers,
                             body: .bytes(body))
     }
@@ -132,7 +132,7 @@ struct OpenAIHandlers: Sendable {
         switch message.status {
         case .failed, .interrupted:
             return OpenAIError(status: 502, message: message.errorMessage ?? "The model's reply failed.",
-                               kind: .server, param: nil, code: message.errorCode ?? "upstream_error")
+                               kind: .server, param: nil, code: (message.errorCode ?? .upstreamError).rawValue)
         case .complete, .stopped, .streaming:
             return nil
         }

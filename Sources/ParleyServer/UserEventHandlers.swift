@@ -55,7 +55,7 @@ struct UserEventHandlers: Sendable {
                     }
                 } catch {
                     // The message went away (deleted) between the check above and now.
-                    stream.replyFailed(code: "not_found", message: "The message no longer exists.")
+                    stream.replyFailed(code: .notFound, message: "The message no longer exists.")
                 }
             }
         })

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyOutcome
 
 extension Store {
     // MARK: - Export
@@ -180,9 +181,9 @@ extension Store {
             """,
             [.text(id), .text(conversationID), .optionalText(parentID), .text(message.role.rawValue),
              .text(message.content), .text(message.reasoning), .text(message.status.rawValue),
-             .optionalText(message.finishReason), .optionalText(message.model),
-             .optionalText(ReplyTokens(stored: message.usage)?.json),
-             .optionalText(message.errorCode), .optionalText(message.errorMessage),
+             .optionalText(message.finishReason?.rawValue), .optionalText(message.model),
+             .optionalText(message.usage?.json),
+             .optionalText(message.errorCode?.rawValue), .optionalText(message.errorMessage),
              .optionalText(message.role == .assistant ? message.html : nil),
              .integer(message.createdAt.millisecondsSince1970), .integer(message.updatedAt.millisecondsSince1970)])
     }

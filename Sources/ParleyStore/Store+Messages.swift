@@ -1,4 +1,5 @@
 import Foundation
+import ParleyOutcome
 
 extension Store {
     // MARK: - Writing messages
@@ -132,8 +133,8 @@ extension Store {
     /// `notFound` for an unknown id, `conflict` if the message is not streaming (finishing twice is a
     /// bug). Write transaction.
     public func finishMessage(
-        id: String, content: String, reasoning: String? = nil, status: MessageStatus, finishReason: String? = nil,
-        usage: ReplyTokens? = nil, model: String? = nil, errorCode: String? = nil,
+        id: String, content: String, reasoning: String? = nil, status: MessageStatus, finishReason: FinishReason? = nil,
+        usage: ReplyTokens? = nil, model: String? = nil, errorCode: ReplyErrorCode? = nil,
         errorMessage: String? = nil, html: String? = nil
     ) throws(StoreError) -> Message {
         guard status != .streaming else {
@@ -149,8 +150,8 @@ extension Store {
                 WHERE id = ? AND status = 'streaming'
                 RETURNING \(Message.columns)
                 """,
-                [.text(content), .text(status.rawValue), .optionalText(finishReason), .optionalText(model),
-                 .optionalText(usage?.json), .optionalText(errorCode), .optionalText(errorMessage),
+                [.text(content), .text(status.rawValue), .optionalText(finishReason?.rawValue), .optionalText(model),
+                 .optionalText(usage?.json), .optionalText(errorCode?.rawValue), .optionalText(errorMessage),
                  .optionalText(html), .integer(now), .optionalText(reasoning), .text(id)],
                 Message.init(row:))
             guard let finished else {
