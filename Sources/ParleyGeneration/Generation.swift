@@ -274,19 +274,21 @@ public actor Generation: TickerTarget {
         batch.append(event(.done(result)))
         subscribers.deliver(batch)
         subscribers.removeAll()
-        for waiter in outcomeWaiters { waiter.resume(returning: result) }
-        outcomeWaiters.removeAll()
         if let onEnd {
             self.onEnd = nil
             await onEnd(messageID, log.lastID)
         }
+        // After `onEnd`: whoever waited for the outcome finds the reply no longer live (its slot free).
+        for waiter in outcomeWaiters { waiter.resume(returning: result) }
+        outcomeWaiters.removeAll()
     }
 
     // MARK: - Subscribing
 
-    /// How the reply ended, once it has: the one way to wait for the end without receiving every frame.
+    /// How the reply ended, once it has and `onEnd` has run: the one way to wait for the end without
+    /// receiving every frame.
     func finalOutcome() async -> GenerationOutcome {
-        if let outcome { return outcome }
+        if let outcome, onEnd == nil { return outcome }
         return await withCheckedContinuation { outcomeWaiters.append($0) }
     }
 

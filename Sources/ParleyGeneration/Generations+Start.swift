@@ -187,7 +187,7 @@ extension Generations {
                                     after: previousID) { [weak self] id, lastID in
             await self?.ended(id, lastEventID: lastID)
         }
-        register(generation)
+        addLive(generation)
         Task { await generation.run { provider.stream(request) } }
         return written
     }

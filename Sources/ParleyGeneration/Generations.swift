@@ -54,8 +54,8 @@ public actor Generations: TickerTarget {
 
     // MARK: - Registry
 
-    /// Registers a reply that has just started (step 4 of `start`) and makes sure progress is flushed.
-    func register(_ generation: Generation) {
+    /// Adds a reply that has just started (step 4 of `start`) and makes sure progress is flushed.
+    func addLive(_ generation: Generation) {
         live[generation.messageID] = generation
         if flushing == nil { flushing = flusher.loop(self) }
     }
@@ -167,7 +167,7 @@ public actor Generations: TickerTarget {
     // MARK: - Following
 
     /// How the reply ends, once it has, without receiving its frames: the live reply's outcome when it
-    /// comes, a retained one's at once, or the stored row's (a `streaming` row no generation holds reads
+    /// comes (by then it is no longer live: its slot is free), a retained one's at once, or the stored row's (a `streaming` row no generation holds reads
     /// as `interrupted`, as for a late subscriber). Throws `messageNotFound` for an unknown id.
     public func outcome(of messageID: String) async throws -> GenerationOutcome {
         if let generation = live[messageID] ?? retained.generation(for: messageID) {
