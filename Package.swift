@@ -27,13 +27,15 @@ let package = Package(
         // the store's ids and ParleyAuth's secrets, a Duration in whole milliseconds for C APIs): pure
         // Swift, knows no Parley type and no C library, depends on nothing.
         .target(name: "ParleyPrimitives"),
+        // How a reply ends (finish reason, error code): spoken by providers, the store and the server alike.
+        .target(name: "ParleyOutcome"),
         .target(name: "ParleyUpstream", dependencies: ["CCurl", "ParleyPrimitives"]),
         .target(name: "ParleySSE"),
-        .target(name: "ParleyProviders", dependencies: ["ParleyUpstream", "ParleySSE"]),
-        .target(name: "ParleyStore", dependencies: ["CSQLite", "ParleyPrimitives"]),
+        .target(name: "ParleyProviders", dependencies: ["ParleyUpstream", "ParleySSE", "ParleyOutcome"]),
+        .target(name: "ParleyStore", dependencies: ["CSQLite", "ParleyPrimitives", "ParleyOutcome"]),
         .target(name: "ParleyMarkdown", dependencies: ["CCmarkGFM"]),
         .target(name: "ParleyGeneration",
-                dependencies: ["ParleyProviders", "ParleyStore", "ParleyMarkdown"]),
+                dependencies: ["ParleyProviders", "ParleyStore", "ParleyMarkdown", "ParleyOutcome"]),
         .target(name: "ParleyHTTP", dependencies: ["CMicroHTTPD"]),
         // Team mode's credentials: Argon2id passwords and random tokens (libsodium only here).
         .target(name: "ParleyAuth", dependencies: ["CSodium", "ParleyPrimitives"]),
@@ -45,7 +47,7 @@ let package = Package(
         // What browsers receive as event streams: reply frames (SSE encoding, snapshots) and each user's
         // notifications (GET /api/events).
         .target(name: "ParleyEvents",
-                dependencies: ["ParleyAPI", "ParleyHTTP", "ParleyStore", "ParleyGeneration"]),
+                dependencies: ["ParleyAPI", "ParleyHTTP", "ParleyStore", "ParleyGeneration", "ParleyOutcome"]),
         // Team mode: sign-in, sessions, API tokens, admin, attempt limits, audit.
         .target(name: "ParleyAccounts",
                 dependencies: ["ParleyAPI", "ParleyAuth", "ParleyHTTP", "ParleyStore", "ParleyGeneration"]),
@@ -59,11 +61,11 @@ let package = Package(
         // Export and import (JSON and Markdown).
         .target(name: "ParleyTransfer",
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyQuotas", "ParleyHTTP", "ParleyStore",
-                               "ParleyMarkdown"]),
+                               "ParleyMarkdown", "ParleyOutcome"]),
         // The OpenAI-compatible endpoint (/v1).
         .target(name: "ParleyOpenAICompat",
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyQuotas", "ParleyHTTP", "ParleyStore",
-                               "ParleyGeneration", "ParleyMarkdown"]),
+                               "ParleyGeneration", "ParleyMarkdown", "ParleyOutcome"]),
         // The running server: configuration, the routes in one place, every part wired together.
         // openapi.json links to docs/openapi.json, whose bytes are compiled in (GET /api/openapi.json).
         .target(name: "ParleyServer",
@@ -85,7 +87,7 @@ let package = Package(
         .testTarget(name: "ParleySSETests", dependencies: ["ParleySSE", "ParleyTestSupport"]),
         .testTarget(name: "ParleyUpstreamTests", dependencies: ["ParleyUpstream", "ParleyTestSupport"]),
         .testTarget(name: "ParleyHTTPTests", dependencies: ["ParleyHTTP", "ParleyTestSupport"]),
-        .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyPrimitives"]),
+        .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyPrimitives", "ParleyOutcome"]),
         .testTarget(name: "ParleyMarkdownTests", dependencies: ["ParleyMarkdown", "ParleyTestSupport"]),
         .testTarget(name: "ParleyProvidersTests",
                     dependencies: ["ParleyProviders", "ParleySSE", "ParleyUpstream", "ParleyTestSupport"],

@@ -31,8 +31,8 @@ package enum APIErrors {
         switch error {
         case let error as GenerationError:
             return map(error)
-        case StoreError.notFound(let what):
-            return HTTPError(status: 404, code: "not_found", message: "No such \(what).")
+        case StoreError.notFound(let missing):
+            return HTTPError(status: 404, code: "not_found", message: "No such \(missing).")
         case StoreError.invalidCursor:
             return HTTPError(status: 400, code: "invalid_cursor", message: "'cursor' is not a cursor this server issued.")
         case StoreError.conflict(let why):

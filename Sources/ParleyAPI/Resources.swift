@@ -115,9 +115,9 @@ package struct MessageResource: Encodable {
         try container.encode(message.content, forKey: .content)
         try container.encode(message.reasoning, forKey: .reasoning)
         try container.encode(message.status.rawValue, forKey: .status)
-        try container.encode(message.finishReason, forKey: .finishReason)
+        try container.encode(message.finishReason?.rawValue, forKey: .finishReason)
         try container.encode(message.model, forKey: .model)
-        try container.encode(ReplyUsage(stored: message.usage), forKey: .usage)
+        try container.encode(ReplyUsage(message.usage), forKey: .usage)
         try container.encode(Timestamp.format(message.createdAt), forKey: .createdAt)
         try container.encode(Timestamp.format(message.updatedAt), forKey: .updatedAt)
         if let siblings {
@@ -128,7 +128,7 @@ package struct MessageResource: Encodable {
             try container.encode(html, forKey: .html)
         }
         if let code = message.errorCode {
-            try container.encode(ErrorInfo(code: code, message: message.errorMessage ?? ""), forKey: .error)
+            try container.encode(ErrorInfo(code: code.rawValue, message: message.errorMessage ?? ""), forKey: .error)
         }
     }
 }

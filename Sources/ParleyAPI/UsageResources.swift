@@ -32,10 +32,10 @@ package struct ReplyUsage: Encodable, Equatable {
     package let outputTokens: Int?
     let estimated: Bool
 
-    /// nil when the stored text is absent or not a JSON object. Counts are clamped into
-    /// `ReplyTokens.range` (a row stored before the bound is shown, and exported, within it).
-    package init?(stored text: String?) {
-        guard let tokens = ReplyTokens(stored: text) else { return nil }
+    /// nil when nothing is stored. Counts are within `ReplyTokens.range` (the store clamps a row
+    /// stored before the bound as it reads it).
+    package init?(_ tokens: ReplyTokens?) {
+        guard let tokens else { return nil }
         inputTokens = tokens.inputTokens
         outputTokens = tokens.outputTokens
         estimated = tokens.estimated

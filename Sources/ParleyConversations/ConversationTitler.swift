@@ -21,6 +21,8 @@ package struct ConversationTitler: Sendable {
     let source: TitleSource
     var maxTokens = 24
     var timeout: Duration = .seconds(30)
+    /// The naming in progress, so a test can wait for it to end instead of sleeping.
+    package let jobs = TitleJobs()
 
     package init(store: Store, generations: Generations, providers: ProviderRegistry, feed: UserEventFeed, maxCharacters: Int, source: TitleSource, timeout: Duration = .seconds(30)) {
         self.store = store
@@ -42,10 +44,15 @@ package struct ConversationTitler: Sendable {
     func nameAfterFirstReply(of conversation: Conversation, question: Message, reply: Message, model: String?) {
         guard source != .off, conversation.currentLeafID == nil, conversation.title == Store.defaultTitle else { return }
         let titler = self
-        Task.detached(priority: .utility) {
+        jobs.add(Task.detached(priority: .utility) {
             await titler.name(conversationID: conversation.id, question: question.content,
                               replyID: reply.id, model: model)
-        }
+        })
+    }
+
+    /// Returns once every naming started so far has ended (a title stored, or none to store).
+    func settled() async {
+        await jobs.settled()
     }
 
     private func name(conversationID: String, question: String, replyID: String, model: String?) async {
@@ -61,17 +68,8 @@ package struct ConversationTitler: Sendable {
 
     /// The reply's text once it has ended (empty if it ended with none), or nil if it is gone.
     private func finishedText(of replyID: String) async -> String? {
-        let (ended, signal) = AsyncStream<Void>.makeStream()
-        let subscription = try? await generations.subscribe(messageID: replyID, after: nil) { events in
-            if events.contains(where: { if case .done = $0.payload { true } else { false } }) {
-                signal.yield()
-                signal.finish()
-            }
-            return true
-        }
-        if subscription != nil {
-            for await _ in ended { break }
-        }
+        // Throws only when the reply is gone; the read below then finds nothing.
+        _ = try? await generations.outcome(of: replyID)
         guard let reply = try? store.message(id: replyID), reply.status != .streaming else { return nil }
         return reply.content
     }

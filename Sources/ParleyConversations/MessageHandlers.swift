@@ -105,38 +105,31 @@ package struct MessageHandlers: Sendable {
         // Only the id outlives this line: the stream's closures would otherwise keep the whole message
         // (a 1 MB reply) alive per waiting subscriber, 400 of them at once when 400 clients connect.
         let messageID = try existing(request, caller).id
-        let encoder = EventStreamEncoder(mode: request.query["mode"] == "text" ? .text : .html)
-        let lastEventID = try Self.lastEventID(request)
+        let encoder = EventStreamEncoder(mode: try ReplySubscription.mode(request))
+        let lastEventID = try ReplySubscription.lastEventID(request, expected: "an event id") { raw in
+            Int64(raw).flatMap { $0 >= 0 ? $0 : nil }
+        }
         let ticket = try streams.admit(caller, .stream)
-        let generations = generations
         let snapshotFrames = snapshotFrames
-        let subscriptions = subscriptions
+        let reply = ReplySubscription(generations: generations, subscriptions: subscriptions)
         return HTTPResponse(status: 200, headers: [], body: .eventStream { writer in
             ticket.attach(writer)
             Task {
                 do {
-                    let subscription = try await subscriptions.run(messageID) { () async throws -> Subscription? in
-                        // A client that left while waiting for its turn needs no snapshot.
-                        guard !writer.isClosed else { return nil }
-                        return try await generations.subscribe(messageID: messageID, after: lastEventID) { events in
-                            let pieces = encoder.pieces(events, sharing: snapshotFrames)
-                            if !pieces.isEmpty, !writer.write(contentsOf: pieces) { return false }
-                            if events.contains(where: \.isDone) {
-                                writer.finish()
-                                return false
-                            }
-                            return !writer.isClosed
+                    let following = try await reply.follow(messageID, after: lastEventID, writer: writer) { events in
+                        let pieces = encoder.pieces(events, sharing: snapshotFrames)
+                        if !pieces.isEmpty, !writer.write(contentsOf: pieces) { return false }
+                        if events.contains(where: \.isDone) {
+                            writer.finish()
+                            return false
                         }
+                        return !writer.isClosed
                     }
-                    if let subscription {
-                        writer.onClose { Task { await subscription.cancel() } }
-                    } else {
-                        // Everything was delivered (a finished reply, or a resume from its `done`).
-                        writer.finish()
-                    }
+                    // Everything was delivered (a finished reply, or a resume from its `done`).
+                    if !following { writer.finish() }
                 } catch {
                     // The message went away (deleted) between the check above and now.
-                    writer.write(encoder.encode([.failure(code: "not_found", message: "The message no longer exists.")]))
+                    writer.write(encoder.encode([.failure(code: .notFound, message: "The message no longer exists.")]))
                     writer.finish()
                 }
             }
@@ -154,17 +147,6 @@ package struct MessageHandlers: Sendable {
     private func storedModel(_ message: Message, _ caller: Caller) throws -> String? {
         if let model = message.model, !model.isEmpty { return model }
         return try store.conversation(id: message.conversationID, ownedBy: caller.userID)?.model
-    }
-
-    /// Last-Event-ID header (EventSource reconnects) or `?last_event_id=` (a fresh EventSource).
-    private static func lastEventID(_ request: HTTPRequest) throws -> Int64? {
-        guard let raw = request.header("Last-Event-ID") ?? request.query["last_event_id"], !raw.isEmpty else {
-            return nil
-        }
-        guard let id = Int64(raw), id >= 0 else {
-            throw HTTPError(status: 400, code: "invalid_request", message: "'Last-Event-ID' must be an event id.")
-        }
-        return id
     }
 
     /// The caller's message named in the path; another user's answers 404 like a missing one.

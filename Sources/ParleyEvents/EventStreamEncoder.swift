@@ -113,16 +113,16 @@ package struct EventStreamEncoder: Sendable {
             return ("reasoning", json.text)
         case .error(let code, let message):
             json.object {
-                $0.field("code", code)
+                $0.field("code", code.rawValue)
                 $0.field("message", message)
             }
             return ("error", json.text)
         case .done(let outcome):
             json.object {
                 $0.field("status", outcome.status.rawValue)
-                $0.field("finish_reason", outcome.finishReason)
+                $0.field("finish_reason", outcome.finishReason?.rawValue)
                 // The message resource's `usage`, so `done` and `GET /api/messages/{id}` agree.
-                $0.rawField("usage", ReplyUsage(stored: outcome.usage)?.json ?? "null")
+                $0.rawField("usage", ReplyUsage(outcome.usage)?.json ?? "null")
                 $0.field("patch", outcome.patch)
                 $0.field("blocks", outcome.blockCount)
             }

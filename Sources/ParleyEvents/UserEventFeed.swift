@@ -3,7 +3,7 @@ import ParleyStore
 
 /// What the handlers tell a user's tabs when something changes, one call per change, made after the
 /// change is stored (a tab that reads on a notification finds it). A reply that starts is watched
-/// through `Generations.subscribe`, so its end is told too.
+/// through `Generations.outcome(of:)`, so its end is told too.
 package struct UserEventFeed: Sendable {
     package let hub: UserEventHub
     let generations: Generations
@@ -49,12 +49,9 @@ package struct UserEventFeed: Sendable {
         let messageID = message.id
         Task {
             // Throws only when the message is gone (its conversation was deleted): nothing to tell.
-            _ = try? await generations.subscribe(messageID: messageID, after: nil) { events in
-                guard let done = events.first(where: \.isDone), case .done(let outcome) = done.payload else { return true }
-                hub.publish(.replyFinished(conversationID: conversationID, messageID: messageID,
-                                           status: outcome.status), to: owner)
-                return false
-            }
+            guard let outcome = try? await generations.outcome(of: messageID) else { return }
+            hub.publish(.replyFinished(conversationID: conversationID, messageID: messageID,
+                                       status: outcome.status), to: owner)
         }
     }
 }

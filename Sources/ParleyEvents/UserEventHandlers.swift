@@ -33,17 +33,17 @@ package struct UserEventHandlers: Sendable {
     }
 
     package func events(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
-        let encoder = EventStreamEncoder(mode: try Self.mode(request))
-        let resumed = try Self.lastEventID(request)
+        let encoder = EventStreamEncoder(mode: try ReplySubscription.mode(request))
+        let resumed = try ReplySubscription.lastEventID(request, expected: "an id of this stream (S, S.R or S.done)",
+                                                        UserEventID.init)
         let followed = try followedMessage(request, caller)
         // A reply part without `follow` means nothing: the stream follows no reply.
         let position = UserEventID(notification: resumed?.notification ?? 0,
                                    reply: followed == nil ? .none : resumed?.reply ?? .none)
         let ticket = try streams.admit(caller, .stream)
         let channel = hub.channel(for: caller.userID)
-        let generations = generations
         let snapshotFrames = snapshotFrames
-        let subscriptions = subscriptions
+        let reply = ReplySubscription(generations: generations, subscriptions: subscriptions)
         return HTTPResponse(status: 200, headers: [], body: .eventStream { writer in
             ticket.attach(writer)
             let stream = UserEventStream(writer: writer, encoder: encoder, snapshotFrames: snapshotFrames,
@@ -60,18 +60,12 @@ package struct UserEventHandlers: Sendable {
             }
             Task {
                 do {
-                    let subscription = try await subscriptions.run(followed) { () async throws -> Subscription? in
-                        guard !writer.isClosed else { return nil }
-                        return try await generations.subscribe(messageID: followed, after: after) { events in
-                            stream.deliver(events)
-                        }
-                    }
-                    if let subscription {
-                        writer.onClose { Task { await subscription.cancel() } }
+                    _ = try await reply.follow(followed, after: after, writer: writer) { events in
+                        stream.deliver(events)
                     }
                 } catch {
                     // The message went away (deleted) between the check above and now.
-                    stream.replyFailed(code: "not_found", message: "The message no longer exists.")
+                    stream.replyFailed(code: .notFound, message: "The message no longer exists.")
                 }
             }
         })
@@ -87,26 +81,5 @@ package struct UserEventHandlers: Sendable {
             throw APIErrors.messageNotFound
         }
         return message.id
-    }
-
-    /// `?mode=html` (the default, for the page) or `?mode=text` (raw `delta`s, for API clients).
-    private static func mode(_ request: HTTPRequest) throws -> EventStreamEncoder.Mode {
-        switch request.query["mode"] {
-        case nil, "html": return .html
-        case "text": return .text
-        default: throw HTTPError(status: 400, code: "invalid_request", message: "'mode' must be html or text.")
-        }
-    }
-
-    /// Last-Event-ID header (EventSource reconnects) or `?last_event_id=` (a new EventSource).
-    private static func lastEventID(_ request: HTTPRequest) throws -> UserEventID? {
-        guard let raw = request.header("Last-Event-ID") ?? request.query["last_event_id"], !raw.isEmpty else {
-            return nil
-        }
-        guard let id = UserEventID(raw) else {
-            throw HTTPError(status: 400, code: "invalid_request",
-                            message: "'Last-Event-ID' must be an id of this stream (S, S.R or S.done).")
-        }
-        return id
     }
 }

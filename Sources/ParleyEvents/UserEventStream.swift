@@ -1,5 +1,6 @@
 import ParleyGeneration
 import ParleyHTTP
+import ParleyOutcome
 import Synchronization
 
 /// One tab's connection to `GET /api/events`: the user's notifications and, when the tab follows a
@@ -95,7 +96,7 @@ final class UserEventStream: Sendable {
 
     /// The followed reply cannot be read (its message was deleted): one `error`, and the reply's part
     /// of the position becomes `done`, so a reconnect does not ask for it again.
-    func replyFailed(code: String, message: String) {
+    func replyFailed(code: ReplyErrorCode, message: String) {
         position.withLock { position in
             guard position.reply != .done else { return }
             position.reply = .done

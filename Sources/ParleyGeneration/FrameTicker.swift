@@ -1,7 +1,14 @@
 import Dispatch
 import Foundation
 
-/// Fires the frame timers of every live reply from one thread, in batches.
+/// Something the `FrameTicker` wakes: a reply's frame timer, or the expiry of retained replies.
+protocol TickerTarget: AnyObject, Sendable {
+    /// The time asked for in `FrameTicker.schedule` has passed (it may be up to `FrameTicker.slack` early).
+    func tick() async
+}
+
+/// Fires the frame timers of every live reply from one thread, in batches (and, rarely, the expiry of
+/// finished replies kept for replay: `RetainedReplies`).
 ///
 /// Why: with the default 25 ms frames each streaming reply needs a timer forty times a second; one
 /// sleeping task per timer made a thousand replies create and schedule 40,000 tasks and dispatch
@@ -10,7 +17,7 @@ import Foundation
 final class FrameTicker: @unchecked Sendable {
     private struct Entry {
         let due: DispatchTime
-        let generation: Generation
+        let target: any TickerTarget
     }
 
     /// How late a timer may fire so that timers due close together share one wake-up.
@@ -29,12 +36,12 @@ final class FrameTicker: @unchecked Sendable {
         thread.start()
     }
 
-    /// Calls `generation.frameTimerFired()` once `delay` has passed.
-    func schedule(_ generation: Generation, after delay: Duration) {
+    /// Calls `target.tick()` once `delay` has passed.
+    func schedule(_ target: any TickerTarget, after delay: Duration) {
         let (seconds, attoseconds) = delay.components
         let nanoseconds = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
         condition.lock()
-        entries.append(Entry(due: .now() + .nanoseconds(nanoseconds), generation: generation))
+        entries.append(Entry(due: .now() + .nanoseconds(nanoseconds), target: target))
         condition.signal()
         condition.unlock()
     }
@@ -62,10 +69,10 @@ final class FrameTicker: @unchecked Sendable {
                 continue
             }
             let horizon = now + Self.slack
-            var due: [Generation] = []
+            var due: [any TickerTarget] = []
             entries.removeAll { entry in
                 guard entry.due <= horizon else { return false }
-                due.append(entry.generation)
+                due.append(entry.target)
                 return true
             }
             condition.unlock()
@@ -74,7 +81,7 @@ final class FrameTicker: @unchecked Sendable {
             for start in stride(from: 0, to: due.count, by: Self.group) {
                 let batch = due[start..<min(due.count, start + Self.group)]
                 Task {
-                    for generation in batch { await generation.frameTimerFired() }
+                    for target in batch { await target.tick() }
                 }
             }
             condition.lock()

@@ -1,5 +1,6 @@
 import Foundation
 import ParleyMarkdown
+import ParleyOutcome
 import ParleyProviders
 import ParleyStore
 
@@ -14,12 +15,13 @@ import ParleyStore
 ///
 /// Concurrency: an actor; every provider event, frame, subscription and stop is serialised on it, so
 /// `stop` sees exactly the text that was received before it and nothing after.
-public actor Generation {
+public actor Generation: TickerTarget {
     public nonisolated let messageID: String
     public nonisolated let conversationID: String
     public nonisolated let owner: String
     private let model: String
-    private let store: Store
+    /// Where the final state is written (the store).
+    private let recorder: any ReplyRecorder
     private let limits: GenerationLimits
     private let ticker: FrameTicker
 
@@ -35,7 +37,7 @@ public actor Generation {
     private var subscribers = Subscribers()
 
     // MARK: - Outcome
-    private var finishReason: String?
+    private var finishReason: FinishReason?
     private var usage: Usage?
     private var outcome: GenerationOutcome?
     /// The ended reply as late subscribers get it (set with `outcome`).
@@ -46,12 +48,14 @@ public actor Generation {
     private var errorEventID: Int64 = 0
     private var upstream: Task<Void, Never>?
     private var onEnd: (@Sendable (String, Int64) async -> Void)?
+    /// Callers of `finalOutcome()` waiting for the end.
+    private var outcomeWaiters: [CheckedContinuation<GenerationOutcome, Never>] = []
 
     /// - Parameters:
     ///   - message: the assistant message; its content is non-empty when continuing.
     ///   - onEnd: runs once, after the final state is stored, with the message id and the last event id.
     ///   - after: ids start above this (the previous run's last id, when it is still known).
-    init(message: Message, owner: String, model: String, store: Store, limits: GenerationLimits,
+    init(message: Message, owner: String, model: String, recorder: any ReplyRecorder, limits: GenerationLimits,
          renderer: MarkdownRenderer, ticker: FrameTicker, after previousID: Int64 = 0,
          onEnd: @escaping @Sendable (String, Int64) async -> Void) {
         self.onEnd = onEnd
@@ -59,7 +63,7 @@ public actor Generation {
         self.conversationID = message.conversationID
         self.owner = owner
         self.model = model
-        self.store = store
+        self.recorder = recorder
         self.limits = limits
         self.ticker = ticker
         self.text = ReplyText(content: message.content, reasoning: message.reasoning, renderer: renderer,
@@ -100,7 +104,7 @@ public actor Generation {
             guard outcome == nil else { return }
             // Cancelled by something other than stop or shutdown (which set the outcome first).
             if Task.isCancelled {
-                await finish(status: .failed, errorCode: ProviderError.Code.cancelled.rawValue,
+                await finish(status: .failed, errorCode: .cancelled,
                              errorMessage: "The reply was cancelled.")
             } else {
                 await finish(status: .complete)
@@ -108,10 +112,10 @@ public actor Generation {
         } catch let error as ProviderError {
             guard outcome == nil else { return }
             let status: MessageStatus = error.code == .upstreamInterrupted ? .interrupted : .failed
-            await finish(status: status, errorCode: error.code.rawValue, errorMessage: error.message)
+            await finish(status: status, errorCode: error.code, errorMessage: error.message)
         } catch {
             guard outcome == nil else { return }
-            await finish(status: .failed, errorCode: ProviderError.Code.upstreamError.rawValue,
+            await finish(status: .failed, errorCode: .upstreamError,
                          errorMessage: "The model's stream failed.")
         }
     }
@@ -122,7 +126,7 @@ public actor Generation {
         case .text(let text):
             return receive(text)
         case .finish(let reason):
-            finishReason = reason.storedValue
+            finishReason = reason
         case .usage(let reported):
             usage = reported
         case .reasoning(let text):
@@ -139,7 +143,7 @@ public actor Generation {
     /// aborts the upstream call.
     private func receive(_ piece: String, as part: ReplyText.Part = .answer) -> Bool {
         guard text.receive(piece, as: part) else {
-            finishReason = "length"
+            finishReason = .length
             return false
         }
         switch clock.pieceArrived(at: .now) {
@@ -154,7 +158,7 @@ public actor Generation {
     }
 
     /// The frame timer armed in `receive` fired (called by the `FrameTicker`).
-    func frameTimerFired() {
+    func tick() {
         clock.timerFired()
         guard outcome == nil else { return }
         emitFrame()
@@ -223,11 +227,11 @@ public actor Generation {
     func interrupt() async {
         guard outcome == nil else { return }
         upstream?.cancel()
-        await finish(status: .interrupted, errorCode: Generations.shutdownCode,
+        await finish(status: .interrupted, errorCode: .serverShutdown,
                      errorMessage: Generations.shutdownMessage)
     }
 
-    private func finish(status: MessageStatus, errorCode: String? = nil, errorMessage: String? = nil) async {
+    private func finish(status: MessageStatus, errorCode: ReplyErrorCode? = nil, errorMessage: String? = nil) async {
         guard outcome == nil else { return }
         emitFrame()
         let final = text.finish()
@@ -249,19 +253,19 @@ public actor Generation {
         // the provider reported none), is what `done` carries, as a late reader's `done` built from the row does.
         // The provider's figures are clamped into `ReplyTokens.range` here, as every stored usage is.
         let reported = usage.map { ReplyTokens(inputTokens: $0.inputTokens, outputTokens: $0.outputTokens) }
-        var usageJSON = reported?.json
+        var storedUsage = reported
         do {
-            let stored = try store.finishMessage(id: messageID, content: content, reasoning: text.reasoning,
-                                                 status: status, finishReason: finishReason, usage: reported,
-                                                 model: model, errorCode: errorCode, errorMessage: errorMessage,
-                                                 html: blocks.joined())
-            usageJSON = stored.usage ?? usageJSON
+            let stored = try recorder.recordEnd(
+                of: messageID, ReplyEnd(content: content, reasoning: text.reasoning, status: status,
+                                        finishReason: finishReason, usage: reported, model: model,
+                                        errorCode: errorCode, errorMessage: errorMessage, html: blocks.joined()))
+            storedUsage = stored.usage ?? storedUsage
         } catch StoreError.notFound {
             // The conversation was deleted during the reply; nothing is left to write to.
         } catch {
             FileHandle.standardError.write(Data("parley: storing message \(messageID) failed: \(error)\n".utf8))
         }
-        let result = GenerationOutcome(status: status, finishReason: finishReason, usage: usageJSON,
+        let result = GenerationOutcome(status: status, finishReason: finishReason, usage: storedUsage,
                                        patch: patch, blockCount: final.blockCount,
                                        errorCode: errorCode, errorMessage: errorMessage)
         outcome = result
@@ -274,9 +278,19 @@ public actor Generation {
             self.onEnd = nil
             await onEnd(messageID, log.lastID)
         }
+        // After `onEnd`: whoever waited for the outcome finds the reply no longer live (its slot free).
+        for waiter in outcomeWaiters { waiter.resume(returning: result) }
+        outcomeWaiters.removeAll()
     }
 
     // MARK: - Subscribing
+
+    /// How the reply ended, once it has and `onEnd` has run: the one way to wait for the end without
+    /// receiving every frame.
+    func finalOutcome() async -> GenerationOutcome {
+        if let outcome, onEnd == nil { return outcome }
+        return await withCheckedContinuation { outcomeWaiters.append($0) }
+    }
 
     /// Attaches a subscriber. It first receives either the exact events after `lastEventID` or a
     /// snapshot, then every new batch. `deliver` returns false when the subscriber has gone.
@@ -328,17 +342,4 @@ public actor Generation {
 
     /// The last event id, so a continued reply's clock starts above it even if the wall clock stepped back.
     var lastEventID: Int64 { log.lastID }
-}
-
-extension FinishReason {
-    /// The value stored in `messages.finish_reason` and sent in `done`.
-    var storedValue: String {
-        switch self {
-        case .stop: "stop"
-        case .length: "length"
-        case .toolCalls: "tool_calls"
-        case .contentFilter: "content_filter"
-        case .other(let value): value
-        }
-    }
 }

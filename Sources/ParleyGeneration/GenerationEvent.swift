@@ -1,4 +1,5 @@
 import ParleyStore
+import ParleyOutcome
 
 /// One entry of a message's event log: what subscribers receive, in id order.
 ///
@@ -28,7 +29,7 @@ public struct GenerationEvent: Sendable {
         case delta(String)
         /// Reasoning appended since the previous reasoning event (plain text, both modes).
         case reasoning(String)
-        case error(code: String, message: String)
+        case error(code: ReplyErrorCode, message: String)
         /// Last event of a generation; the stream ends after it.
         case done(GenerationOutcome)
     }
@@ -47,7 +48,7 @@ public struct GenerationEvent: Sendable {
 
     /// An `error` for a stream that has no generation behind it (the message went away), with an
     /// id from the same clock as every other event.
-    public static func failure(code: String, message: String) -> GenerationEvent {
+    public static func failure(code: ReplyErrorCode, message: String) -> GenerationEvent {
         var ids = EventIDClock()
         return GenerationEvent(id: ids.next(), payload: .error(code: code, message: message))
     }
@@ -80,18 +81,18 @@ public struct GenerationSnapshot: Sendable {
 /// How a generation ended: what `done` carries.
 public struct GenerationOutcome: Sendable {
     public let status: MessageStatus
-    public let finishReason: String?
-    /// Usage as stored: a JSON object text, or nil when the provider did not report it.
-    public let usage: String?
+    public let finishReason: FinishReason?
+    /// Usage as stored (the provider's, or the store's estimate); nil when nothing was stored.
+    public let usage: ReplyTokens?
     /// Committed blocks whose final render differs (a late link definition changed them).
     public let patch: [BlockPatch]
     /// Total number of blocks after the final render.
     public let blockCount: Int
-    public let errorCode: String?
+    public let errorCode: ReplyErrorCode?
     public let errorMessage: String?
 
-    public init(status: MessageStatus, finishReason: String?, usage: String?, patch: [BlockPatch],
-                blockCount: Int, errorCode: String?, errorMessage: String?) {
+    public init(status: MessageStatus, finishReason: FinishReason?, usage: ReplyTokens?, patch: [BlockPatch],
+                blockCount: Int, errorCode: ReplyErrorCode?, errorMessage: String?) {
         self.status = status
         self.finishReason = finishReason
         self.usage = usage

@@ -1,6 +1,7 @@
 import ParleyAPI
 import ParleyHTTP
 import ParleyStore
+import ParleyOutcome
 
 /// The JSON of the OpenAI-compatible endpoint's answers, byte for byte what OpenAI sends: the
 /// `chat.completion.chunk` frames of a stream (`data: {…}\n\n`, then `data: [DONE]\n\n`) and the
@@ -59,10 +60,10 @@ struct OpenAIChunkEncoder: Sendable {
 
     /// OpenAI's finish reason for a stored reply's (`stop`, `length`, `tool_calls`, `content_filter`;
     /// anything else, and a reply stopped by a client, is `stop`).
-    static func finishReason(_ stored: String?) -> String {
+    static func finishReason(_ stored: FinishReason?) -> String {
         switch stored {
-        case "length", "tool_calls", "content_filter": stored ?? "stop"
-        default: "stop"
+        case .length, .toolCalls, .contentFilter: stored?.rawValue ?? "stop"
+        case .stop, .other, nil: "stop"
         }
     }
 

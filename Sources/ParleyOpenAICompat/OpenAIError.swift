@@ -1,5 +1,6 @@
 import Foundation
 import ParleyAPI
+import ParleyGeneration
 import ParleyHTTP
 
 /// An error of the OpenAI-compatible endpoint, in OpenAI's shape and with its status codes:
@@ -45,14 +46,15 @@ package struct OpenAIError: Error {
             return OpenAIError(status: 500, message: "Internal server error.", kind: .server, param: nil,
                                code: "internal")
         }
+        // A model no provider offers is OpenAI's 404 `model_not_found`, told by its type, not its text.
+        if case GenerationError.unknownModel = error { return modelRefused(http.message) }
         switch (http.status, http.code) {
         case (401, _):
             return OpenAIError(status: 401, message: "Invalid API key: send a Parley API token as "
                                    + "'Authorization: Bearer <token>' (POST /api/tokens makes one).",
                                kind: .authentication, param: nil, code: "invalid_api_key")
-        case (_, "unknown_model"), (_, "model_not_allowed"):
-            return OpenAIError(status: 404, message: http.message, kind: .invalidRequest, param: "model",
-                               code: "model_not_found")
+        case (_, "model_not_allowed"):
+            return modelRefused(http.message)
         case (403, _):
             return OpenAIError(status: 403, message: http.message, kind: .permission, param: nil, code: http.code)
         case (404, _):
@@ -67,6 +69,11 @@ package struct OpenAIError: Error {
             return OpenAIError(status: http.status, message: http.message, kind: .invalidRequest, param: nil,
                                code: http.code, headers: http.headers)
         }
+    }
+
+    /// A model the caller may not use, or that no provider offers: 404 as OpenAI says it.
+    private static func modelRefused(_ message: String) -> OpenAIError {
+        OpenAIError(status: 404, message: message, kind: .invalidRequest, param: "model", code: "model_not_found")
     }
 
     /// The error object, as a response body or as the data of a stream's error chunk.

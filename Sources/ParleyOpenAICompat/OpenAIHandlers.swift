@@ -131,7 +131,7 @@ package struct OpenAIHandlers: Sendable {
         if let failure = Self.failure(of: message) { throw failure }
         let body = encoder.completion(content: message.content, reasoning: message.reasoning,
                                       finishReason: OpenAIChunkEncoder.finishReason(message.finishReason),
-                                      usage: ReplyUsage(stored: message.usage))
+                                      usage: ReplyUsage(message.usage))
         return HTTPResponse(status: 200, headers: [("Content-Type", "application/json; charset=utf-8")] + headers,
                             body: .bytes(body))
     }
@@ -139,14 +139,7 @@ package struct OpenAIHandlers: Sendable {
     /// Waits for the reply's `done` and returns the stored message. (A call without `stream` cannot
     /// tell that its client left: the reply runs to its end, bounded by the reply limits.)
     private func finished(_ messageID: String) async throws -> Message {
-        let (ended, signal) = AsyncStream.makeStream(of: Void.self)
-        let subscription = try await generations.subscribe(messageID: messageID, after: nil) { events in
-            guard events.contains(where: \.isDone) else { return true }
-            signal.finish()
-            return false
-        }
-        if subscription == nil { signal.finish() }
-        for await _ in ended {}
+        _ = try await generations.outcome(of: messageID)
         guard let message = try store.message(id: messageID) else { throw APIErrors.messageNotFound }
         return message
     }
@@ -157,7 +150,7 @@ package struct OpenAIHandlers: Sendable {
         switch message.status {
         case .failed, .interrupted:
             return OpenAIError(status: 502, message: message.errorMessage ?? "The model's reply failed.",
-                               kind: .server, param: nil, code: message.errorCode ?? "upstream_error")
+                               kind: .server, param: nil, code: (message.errorCode ?? .upstreamError).rawValue)
         case .complete, .stopped, .streaming:
             return nil
         }

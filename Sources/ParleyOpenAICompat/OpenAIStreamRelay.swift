@@ -130,7 +130,7 @@ final class OpenAIStreamRelay: Sendable {
             return
         }
         var pieces = [encoder.finish(OpenAIChunkEncoder.finishReason(message.finishReason))]
-        if encoder.includeUsage { pieces.append(encoder.usage(ReplyUsage(stored: message.usage))) }
+        if encoder.includeUsage { pieces.append(encoder.usage(ReplyUsage(message.usage))) }
         pieces.append(OpenAIChunkEncoder.done)
         writer.write(contentsOf: pieces)
         writer.finish()

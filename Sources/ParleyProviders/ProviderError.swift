@@ -1,25 +1,11 @@
+import ParleyOutcome
+
 /// A failed model call, in terms the UI can show. Never contains an API key: messages built from
 /// upstream bodies are redacted against the provider's secrets before they are thrown.
 public struct ProviderError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What went wrong; the raw value is the `error.code` stored with the message and sent to clients.
-    public enum Code: String, Sendable {
-        case upstreamHTTPError = "upstream_http_error"
-        case upstreamUnauthorized = "upstream_unauthorized"
-        case rateLimited = "rate_limited"
-        case upstreamUnavailable = "upstream_unavailable"
-        /// The stream ended without a finish reason.
-        case upstreamTruncated = "upstream_truncated"
-        /// `[DONE]` without a finish reason.
-        case upstreamInterrupted = "upstream_interrupted"
-        /// A malformed frame or invalid UTF-8.
-        case upstreamProtocol = "upstream_protocol"
-        /// An error object or event mid-stream.
-        case upstreamError = "upstream_error"
-        case upstreamTimeout = "upstream_timeout"
-        case responseTooLarge = "response_too_large"
-        case connectionFailed = "connection_failed"
-        case cancelled
-    }
+    /// The same codes the store keeps (`ReplyErrorCode`): a provider throws the `upstream…` ones.
+    public typealias Code = ReplyErrorCode
 
     public var code: Code
     public var message: String

@@ -1,3 +1,5 @@
+import ParleyOutcome
+
 /// One step of a model's answer, in the order the provider produced it. A successful stream ends
 /// with exactly one `.finish`, preceded by at most one `.usage`.
 public enum ProviderEvent: Sendable, Equatable {
@@ -35,11 +37,5 @@ public struct Usage: Sendable, Equatable {
     }
 }
 
-/// Why the model stopped.
-public enum FinishReason: Sendable, Equatable {
-    case stop
-    case length
-    case toolCalls
-    case contentFilter
-    case other(String)
-}
+/// Why the model stopped (`ParleyOutcome.FinishReason`, named here too so provider code reads as before).
+public typealias FinishReason = ParleyOutcome.FinishReason

@@ -27,6 +27,8 @@ public final class ParleyApp: Sendable {
     let userEvents: UserEventHub
     /// Every open stream and export, per user and credential (`PARLEY_MAX_STREAMS_PER_USER`).
     let streams: OpenStreams
+    /// The conversation namings in progress (tests wait on them).
+    let titles: TitleJobs
     /// Every route's method and pattern (`/api/conversations/:id`), for the OpenAPI document's test.
     let routes: [(method: String, pattern: String)]
 
@@ -81,6 +83,7 @@ public final class ParleyApp: Sendable {
         let titler = ConversationTitler(store: store, generations: generations, providers: providers, feed: feed,
                                         maxCharacters: min(60, configuration.input.maxTitleCharacters),
                                         source: configuration.titles)
+        titles = titler.jobs
         let messages = MessageHandlers(store: store, generations: generations, providers: providers,
                                        rules: rules, access: access, quotas: quotas, feed: feed, titler: titler,
                                        streams: streams)

@@ -2,8 +2,8 @@ import CSQLite
 
 /// Why a `Store` call failed. Bad input and missing rows are typed cases, never crashes.
 public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The named thing (e.g. "conversation abc", "message xyz") does not exist (or not where asked).
-    case notFound(String)
+    /// The record does not exist (or not where asked).
+    case notFound(MissingRecord)
     /// A pagination cursor that this store did not produce (or that was altered).
     case invalidCursor
     /// A search query SQLite's FTS5 cannot parse; the text says where (e.g. `fts5: syntax error near "AND"`).

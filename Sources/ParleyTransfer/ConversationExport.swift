@@ -71,11 +71,11 @@ struct MessageExport: Encodable {
         try container.encode(message.content, forKey: .content)
         try container.encode(message.reasoning, forKey: .reasoning)
         try container.encode(message.status.rawValue, forKey: .status)
-        try container.encode(message.finishReason, forKey: .finishReason)
+        try container.encode(message.finishReason?.rawValue, forKey: .finishReason)
         try container.encode(message.model, forKey: .model)
-        try container.encode(ReplyUsage(stored: message.usage), forKey: .usage)
+        try container.encode(ReplyUsage(message.usage), forKey: .usage)
         if let code = message.errorCode {
-            try container.encode(MessageResource.ErrorInfo(code: code, message: message.errorMessage ?? ""),
+            try container.encode(MessageResource.ErrorInfo(code: code.rawValue, message: message.errorMessage ?? ""),
                                  forKey: .error)
         } else {
             try container.encodeNil(forKey: .error)

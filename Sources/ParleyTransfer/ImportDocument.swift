@@ -3,6 +3,7 @@ import ParleyAPI
 import ParleyHTTP
 import ParleyMarkdown
 import ParleyStore
+import ParleyOutcome
 
 /// An import file (`POST /api/import`) read and checked field by field before anything is written:
 /// a conversation export or an export of all conversations, in the shape `ConversationExport`
@@ -87,8 +88,8 @@ struct ImportDocument {
             }
             messages.append(Message(
                 id: message.id, conversationID: "", parentID: message.parentID, role: role, content: message.content,
-                reasoning: message.reasoning ?? "", status: status, finishReason: message.finishReason,
-                model: message.model, usage: usage, errorCode: message.error?.code,
+                reasoning: message.reasoning ?? "", status: status, finishReason: message.finishReason.map(FinishReason.init(rawValue:)),
+                model: message.model, usage: usage, errorCode: (message.error?.code).map(ReplyErrorCode.init(rawValue:)),
                 errorMessage: message.error?.message,
                 // Only a reply is Markdown; the file's own `html`, if any, is never read.
                 html: role == .assistant ? renderer.render(message.content) : nil,
@@ -106,7 +107,7 @@ struct ImportDocument {
     /// A reply's usage as the store keeps it (`ReplyTokens`, what `ReplyUsage` reads back), or nil
     /// when the file gives neither count. A count outside `ReplyTokens.range` is refused, naming it:
     /// a file is not a provider, and a figure it cannot have measured is a fault to report, not clamp.
-    private static func storedUsage(_ usage: ReplyUsage.Fields, _ place: String) throws(HTTPError) -> String? {
+    private static func storedUsage(_ usage: ReplyUsage.Fields, _ place: String) throws(HTTPError) -> ReplyTokens? {
         guard usage.inputTokens != nil || usage.outputTokens != nil else { return nil }
         for (name, count) in [("input_tokens", usage.inputTokens), ("output_tokens", usage.outputTokens)] {
             if let count, !ReplyTokens.range.contains(count) {
@@ -115,7 +116,7 @@ struct ImportDocument {
             }
         }
         return ReplyTokens(inputTokens: usage.inputTokens, outputTokens: usage.outputTokens,
-                           estimated: usage.estimated == true).json
+                           estimated: usage.estimated == true)
     }
 
     /// How far past the import's time a timestamp may be: the clocks of two servers differ, and a

@@ -11,7 +11,7 @@ final class ArchiveTests: StoreTestCase {
                          at offset: Double = 0) -> Message {
         Message(id: id, conversationID: "", parentID: parent, role: role, content: "text of \(id)",
                 reasoning: role == .assistant ? "thinking \(id)" : "", status: status, finishReason: nil,
-                model: role == .assistant ? "demo" : nil, usage: role == .assistant ? "{\"output_tokens\":3}" : nil,
+                model: role == .assistant ? "demo" : nil, usage: role == .assistant ? ReplyTokens(inputTokens: nil, outputTokens: 3) : nil,
                 errorCode: nil, errorMessage: nil, html: "<p>\(id)</p>",
                 createdAt: time.addingTimeInterval(offset), updatedAt: time.addingTimeInterval(offset))
     }
@@ -43,7 +43,7 @@ final class ArchiveTests: StoreTestCase {
         XCTAssertEqual(saved.messages[1].parentID, root.id)
         XCTAssertEqual(saved.messages[2].parentID, root.id)
         XCTAssertEqual(saved.messages[1].reasoning, "thinking b1")
-        XCTAssertEqual(saved.messages[1].usage, "{\"output_tokens\":3}")
+        XCTAssertEqual(saved.messages[1].usage, ReplyTokens(inputTokens: nil, outputTokens: 3))
         XCTAssertEqual(conversation.currentLeafID, saved.messages[1].id)
         XCTAssertNil(try store.archive(conversationID: conversation.id, ownedBy: "bob"), "another user's")
         // Imported finished messages are found, by their owner only.

@@ -42,7 +42,7 @@ final class MessageLifecycleTests: StoreTestCase {
             usage: ReplyTokens(inputTokens: 3, outputTokens: 1), model: "resolved-model", html: "<p><strong>hi</strong></p>")
         XCTAssertEqual(finished.status, .complete)
         XCTAssertEqual(finished.finishReason, "stop")
-        XCTAssertEqual(finished.usage, #"{"input_tokens":3,"output_tokens":1}"#, "a whole usage is stored as given")
+        XCTAssertEqual(finished.usage, ReplyTokens(inputTokens: 3, outputTokens: 1), "a whole usage is stored as given")
         XCTAssertEqual(finished.model, "resolved-model")
         XCTAssertEqual(finished.html, "<p><strong>hi</strong></p>")
         XCTAssertEqual(try store.message(id: assistant.id), finished)

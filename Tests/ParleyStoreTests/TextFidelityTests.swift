@@ -1,4 +1,5 @@
 import Foundation
+import ParleyOutcome
 import ParleyStore
 import XCTest
 
@@ -22,7 +23,7 @@ final class TextFidelityTests: StoreTestCase {
             XCTAssertEqual(try store.message(id: turn.assistant.id)?.content, sample + sample)
             XCTAssertEqual(try store.message(id: turn.assistant.id)?.reasoning, sample)
             let finished = try store.finishMessage(id: turn.assistant.id, content: sample, reasoning: sample + "r",
-                                                   status: .complete, errorCode: sample, errorMessage: sample,
+                                                   status: .complete, errorCode: ReplyErrorCode(rawValue: sample), errorMessage: sample,
                                                    html: sample)
             XCTAssertEqual(finished, try store.message(id: turn.assistant.id))
             XCTAssertEqual(finished.content, sample)

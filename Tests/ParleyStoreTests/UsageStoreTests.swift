@@ -23,7 +23,7 @@ final class UsageStoreTests: StoreTestCase {
     }
 
     private func usage(_ store: Store, _ id: String) throws -> StoredUsage {
-        let text = try XCTUnwrap(try store.message(id: id)?.usage)
+        let text = try XCTUnwrap(try store.message(id: id)?.usage).json
         return try JSONDecoder().decode(StoredUsage.self, from: Data(text.utf8))
     }
 

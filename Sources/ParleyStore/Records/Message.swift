@@ -1,4 +1,5 @@
 import Foundation
+import ParleyOutcome
 
 /// One node of a conversation's tree. Siblings (same parent) are alternative versions: edits of a
 /// user message, regenerations of an assistant reply.
@@ -13,13 +14,11 @@ public struct Message: Sendable, Equatable {
     /// never sent back upstream as context.
     public var reasoning: String
     public var status: MessageStatus
-    public var finishReason: String?
+    public var finishReason: FinishReason?
     public var model: String?
-    /// The reply's token counts as `ReplyTokens.json` writes them (`{"input_tokens":…,"output_tokens":…}`,
-    /// with `"estimated":true` when the store estimated them): Parley's own shape with counts clamped
-    /// into `ReplyTokens.range`, never the provider's JSON. nil when none is stored.
-    public var usage: String?
-    public var errorCode: String?
+    /// The run's token usage (the provider's, or the store's estimate); nil while it streams.
+    public var usage: ReplyTokens?
+    public var errorCode: ReplyErrorCode?
     public var errorMessage: String?
     /// Final rendered HTML; set when a message finishes, cleared when it resumes streaming.
     public var html: String?
@@ -29,8 +28,8 @@ public struct Message: Sendable, Equatable {
 
     public init(
         id: String, conversationID: String, parentID: String?, role: Role, content: String,
-        reasoning: String = "", status: MessageStatus, finishReason: String?, model: String?, usage: String?,
-        errorCode: String?, errorMessage: String?, html: String?, createdAt: Date, updatedAt: Date
+        reasoning: String = "", status: MessageStatus, finishReason: FinishReason?, model: String?, usage: ReplyTokens?,
+        errorCode: ReplyErrorCode?, errorMessage: String?, html: String?, createdAt: Date, updatedAt: Date
     ) {
         self.id = id
         self.conversationID = conversationID
@@ -75,8 +74,8 @@ public struct Message: Sendable, Equatable {
         }
         self.init(
             id: row.text(0), conversationID: row.text(1), parentID: row.optionalText(2),
-            role: role, content: row.text(4), reasoning: row.text(14), status: status, finishReason: row.optionalText(6),
-            model: row.optionalText(7), usage: row.optionalText(8), errorCode: row.optionalText(9),
+            role: role, content: row.text(4), reasoning: row.text(14), status: status, finishReason: row.optionalText(6).map(FinishReason.init(rawValue:)),
+            model: row.optionalText(7), usage: ReplyTokens(stored: row.optionalText(8)), errorCode: row.optionalText(9).map(ReplyErrorCode.init(rawValue:)),
             errorMessage: row.optionalText(10), html: row.optionalText(11),
             createdAt: Date(millisecondsSince1970: row.int64(12)),
             updatedAt: Date(millisecondsSince1970: row.int64(13)))

@@ -43,7 +43,7 @@ final class ConversationTitleTests: UpstreamTestCase {
         upstream.enqueue(UpstreamStreams.complete(["Sure."]))
         let (_, second) = try await parley.send(id, "And on a rainy day?")
         _ = try await parley.finished(second)
-        try await Task.sleep(for: .milliseconds(300))
+        await parley.app.titles.settled()
         XCTAssertEqual(titleRequests().count, 1)
         let kept = try await title(of: id)
         XCTAssertEqual(kept, "Three days in Paris")
@@ -70,10 +70,8 @@ final class ConversationTitleTests: UpstreamTestCase {
         finish.open()
         _ = try await parley.finished(assistant)
         // The title request is still made (the reply had ended); its answer must not replace "Mine".
-        let deadline = Date().addingTimeInterval(15)
-        while titleRequests().isEmpty, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        await parley.app.titles.settled()
         XCTAssertEqual(titleRequests().count, 1)
-        try await Task.sleep(for: .milliseconds(500))
         let kept = try await parley.call("GET", "/api/conversations/\(id)")
         XCTAssertEqual(kept.json["title"] as? String, "Mine")
     }
@@ -83,7 +81,7 @@ final class ConversationTitleTests: UpstreamTestCase {
         let id = try await parley.conversation(["model": "openai:fake", "title": "Planning"])
         let (_, assistant) = try await parley.send(id, Self.question)
         _ = try await parley.finished(assistant)
-        try await Task.sleep(for: .milliseconds(500))
+        await parley.app.titles.settled()
         XCTAssertTrue(titleRequests().isEmpty)
         let kept = try await parley.call("GET", "/api/conversations/\(id)")
         XCTAssertEqual(kept.json["title"] as? String, "Planning")
@@ -112,7 +110,7 @@ final class ConversationTitleTests: UpstreamTestCase {
             let id = try await other.conversation(["model": "openai:fake"])
             let (_, assistant) = try await other.send(id, Self.question)
             _ = try await other.finished(assistant)
-            try await Task.sleep(for: .milliseconds(500))
+            await other.app.titles.settled()
             let stored = try await other.call("GET", "/api/conversations/\(id)")
             XCTAssertEqual(stored.json["title"] as? String, expected, source)
             XCTAssertEqual(fake.requests.count, 1, "\(source): only the reply was asked for")

@@ -133,6 +133,17 @@ final class StreamResumeTests: UpstreamTestCase {
         XCTAssertEqual(malformed.errorCode, "invalid_request")
     }
 
+    func testAnUnknownModeIs400LikeOnTheUserEventStream() async throws {
+        let id = try await parley.conversation(["model": "demo"])
+        let (_, assistant) = try await parley.send(id, "go")
+        for mode in ["markdown", "TEXT"] {
+            let reply = try await parley.call("GET", "/api/messages/\(assistant)/stream?mode=\(mode)")
+            XCTAssertEqual(reply.status, 400, mode)
+            XCTAssertEqual(reply.errorCode, "invalid_request", mode)
+            XCTAssertEqual((reply.json["error"] as? [String: Any])?["message"] as? String, "'mode' must be html or text.")
+        }
+    }
+
     func testAMalformedLastEventIDIs400() async throws {
         let id = try await parley.conversation(["model": "demo"])
         let (_, assistant) = try await parley.send(id, "go")

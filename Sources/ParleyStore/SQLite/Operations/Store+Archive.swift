@@ -1,4 +1,5 @@
 import Foundation
+import ParleyOutcome
 
 extension Store {
     // MARK: - Export
@@ -97,10 +98,10 @@ extension Store {
             let source = try database.queryFirst(
                 "SELECT \(Conversation.columns) FROM conversations WHERE id = ? AND owner_id = ?",
                 [.text(id), .text(owner)], Conversation.init(row:))
-            guard let source else { throw StoreError.notFound("conversation \(id)") }
+            guard let source else { throw StoreError.notFound(.conversation(id: id)) }
             let path = try Self.path(to: messageID, database: database)
             guard let last = path.last, last.conversationID == id else {
-                throw StoreError.notFound("message \(messageID) in conversation \(id)")
+                throw StoreError.notFound(.messageInConversation(id: messageID, conversationID: id, assistant: false))
             }
             if let streaming = path.first(where: { $0.status == .streaming }) {
                 throw StoreError.conflict("message \(streaming.id) is still streaming; fork once it has finished")
@@ -180,9 +181,9 @@ extension Store {
             """,
             [.text(id), .text(conversationID), .optionalText(parentID), .text(message.role.rawValue),
              .text(message.content), .text(message.reasoning), .text(message.status.rawValue),
-             .optionalText(message.finishReason), .optionalText(message.model),
-             .optionalText(ReplyTokens(stored: message.usage)?.json),
-             .optionalText(message.errorCode), .optionalText(message.errorMessage),
+             .optionalText(message.finishReason?.rawValue), .optionalText(message.model),
+             .optionalText(message.usage?.json),
+             .optionalText(message.errorCode?.rawValue), .optionalText(message.errorMessage),
              .optionalText(message.role == .assistant ? message.html : nil),
              .integer(message.createdAt.millisecondsSince1970), .integer(message.updatedAt.millisecondsSince1970)])
     }

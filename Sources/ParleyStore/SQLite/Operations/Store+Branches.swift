@@ -43,7 +43,7 @@ extension Store {
                 "SELECT current_leaf_id FROM conversations WHERE id = ?", [.text(conversationID)]
             ) { row in row.optionalText(0) }
             // Outer optional: is there a conversation; inner: does it have messages yet.
-            guard let leaf else { throw StoreError.notFound("conversation \(conversationID)") }
+            guard let leaf else { throw StoreError.notFound(.conversation(id: conversationID)) }
             guard let leaf else { return [] }
             let path = try Self.path(to: leaf, database: database)
             let siblings = try database.query(
@@ -75,7 +75,7 @@ extension Store {
     /// Read transaction. Throws `notFound` for an unknown id.
     public func contextPath(leafID: String) throws(StoreError) -> [Message] {
         let path = try read { (database) throws(StoreError) in try Self.path(to: leafID, database: database) }
-        guard !path.isEmpty else { throw StoreError.notFound("message \(leafID)") }
+        guard !path.isEmpty else { throw StoreError.notFound(.message(id: leafID)) }
         return path
     }
 
@@ -105,6 +105,6 @@ extension Store {
     private func requireConversation(_ id: String, database: Database) throws(StoreError) {
         let exists = try database.queryFirst(
             "SELECT 1 FROM conversations WHERE id = ?", [.text(id)]) { _ in true } ?? false
-        guard exists else { throw StoreError.notFound("conversation \(id)") }
+        guard exists else { throw StoreError.notFound(.conversation(id: id)) }
     }
 }

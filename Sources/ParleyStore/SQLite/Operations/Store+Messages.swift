@@ -1,4 +1,5 @@
 import Foundation
+import ParleyOutcome
 
 extension Store {
     // MARK: - Writing messages
@@ -53,7 +54,7 @@ extension Store {
         let found = try database.queryFirst(
             "SELECT current_leaf_id, model FROM conversations WHERE id = ?", [.text(conversationID)]
         ) { row in (leaf: row.optionalText(0), model: row.optionalText(1)) }
-        guard let found else { throw StoreError.notFound("conversation \(conversationID)") }
+        guard let found else { throw StoreError.notFound(.conversation(id: conversationID)) }
         let parentID: String?
         switch placement {
         case .afterCurrentLeaf:
@@ -132,8 +133,8 @@ extension Store {
     /// `notFound` for an unknown id, `conflict` if the message is not streaming (finishing twice is a
     /// bug). Write transaction.
     public func finishMessage(
-        id: String, content: String, reasoning: String? = nil, status: MessageStatus, finishReason: String? = nil,
-        usage: ReplyTokens? = nil, model: String? = nil, errorCode: String? = nil,
+        id: String, content: String, reasoning: String? = nil, status: MessageStatus, finishReason: FinishReason? = nil,
+        usage: ReplyTokens? = nil, model: String? = nil, errorCode: ReplyErrorCode? = nil,
         errorMessage: String? = nil, html: String? = nil
     ) throws(StoreError) -> Message {
         guard status != .streaming else {
@@ -149,8 +150,8 @@ extension Store {
                 WHERE id = ? AND status = 'streaming'
                 RETURNING \(Message.columns)
                 """,
-                [.text(content), .text(status.rawValue), .optionalText(finishReason), .optionalText(model),
-                 .optionalText(usage?.json), .optionalText(errorCode), .optionalText(errorMessage),
+                [.text(content), .text(status.rawValue), .optionalText(finishReason?.rawValue), .optionalText(model),
+                 .optionalText(usage?.json), .optionalText(errorCode?.rawValue), .optionalText(errorMessage),
                  .optionalText(html), .integer(now), .optionalText(reasoning), .text(id)],
                 Message.init(row:))
             guard let finished else {
@@ -197,7 +198,7 @@ extension Store {
                 RETURNING \(Message.columns)
                 """,
                 [.integer(now), .text(id)], Message.init(row:))
-            guard let resumed else { throw StoreError.notFound("message \(id)") }
+            guard let resumed else { throw StoreError.notFound(.message(id: id)) }
             try moveLeaf(of: message.conversationID, to: id, at: writer.nextConversationMilliseconds(now: now), database: database)
             let context = try message.parentID.map { (parent) throws(StoreError) in
                 try Self.path(to: parent, database: database)
@@ -267,7 +268,7 @@ extension Store {
     private func requireMessage(_ id: String, database: Database) throws(StoreError) -> Message {
         let message = try database.queryFirst(
             "SELECT \(Message.columns) FROM messages WHERE id = ?", [.text(id)], Message.init(row:))
-        guard let message else { throw StoreError.notFound("message \(id)") }
+        guard let message else { throw StoreError.notFound(.message(id: id)) }
         return message
     }
 
@@ -277,13 +278,13 @@ extension Store {
         let exists = try database.queryFirst(
             "SELECT 1 FROM messages WHERE id = ? AND conversation_id = ? AND role = 'assistant'",
             [.text(id), .text(conversationID)]) { _ in true } ?? false
-        guard exists else { throw StoreError.notFound("assistant message \(id) in conversation \(conversationID)") }
+        guard exists else { throw StoreError.notFound(.messageInConversation(id: id, conversationID: conversationID, assistant: true)) }
     }
 
     private func requireMessage(_ id: String, in conversationID: String, database: Database) throws(StoreError) {
         let exists = try database.queryFirst(
             "SELECT 1 FROM messages WHERE id = ? AND conversation_id = ?",
             [.text(id), .text(conversationID)]) { _ in true } ?? false
-        guard exists else { throw StoreError.notFound("message \(id) in conversation \(conversationID)") }
+        guard exists else { throw StoreError.notFound(.messageInConversation(id: id, conversationID: conversationID, assistant: false)) }
     }
 }

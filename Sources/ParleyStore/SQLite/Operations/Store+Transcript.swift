@@ -34,7 +34,7 @@ extension Store {
             let found = try database.queryFirst(
                 "SELECT current_leaf_id FROM conversations WHERE id = ?", [.text(conversationID)]
             ) { row in row.optionalText(0) }
-            guard let leaf = found else { throw StoreError.notFound("conversation \(conversationID)") }
+            guard let leaf = found else { throw StoreError.notFound(.conversation(id: conversationID)) }
             var expected = Role.user
             if let leaf {
                 let role = try database.queryFirst("SELECT role FROM messages WHERE id = ?", [.text(leaf)]) {

@@ -1,0 +1,235 @@
+import ParleyMarkdown
+import ParleyProviders
+import ParleyStore
+
+/// The start path: send, regenerate and continue are `StartPlan`s that take the same four steps.
+extension Generations {
+    /// The hidden turn used to continue an answer with a provider that cannot take a prefill.
+    static let continueInstruction =
+        "Continue your previous answer exactly where it stopped. Do not repeat anything you already wrote."
+
+    /// Adds a user message where `placement` says (under the current leaf; under an earlier message or
+    /// as a new root to branch, which is how edit works) and starts its answer. `settings` override the
+    /// conversation's generation settings for this reply only (an OpenAI-style call's own values).
+    public func send(conversationID: String, placement: TurnPlacement, content: String, model: String?,
+                     owner: String,
+                     settings: GenerationSettings? = nil) async throws -> (user: Message, assistant: Message) {
+        let started = try await start(.send(conversationID: conversationID, placement: placement,
+                                            content: content, model: model, settings: settings), owner: owner)
+        guard let user = started.user else { throw GenerationError.conversationNotFound }
+        return (user, started.reply)
+    }
+
+    /// Starts a new answer beside the assistant message `messageID` (a sibling under the same user message).
+    public func regenerate(messageID: String, model: String?, owner: String) async throws -> Message {
+        try await start(.regenerate(messageID: messageID, model: model), owner: owner).reply
+    }
+
+    /// Extends a stopped, truncated, failed or interrupted answer; new text is appended to it.
+    public func continueMessage(messageID: String, owner: String) async throws -> Message {
+        try await start(.continueReply(messageID: messageID), owner: owner).reply
+    }
+
+    /// The one path every reply starts by. Only the admission (caps, account) and the registration
+    /// hold this actor, briefly; the reads, the model's resolution, the user message's Markdown and
+    /// the write of send and regenerate run off it, so concurrent starts do not queue one by one
+    /// behind each other's SQLite work, nor behind stops, subscriptions and the group commit.
+    ///
+    /// Steps: 1. prepare (reads, render; off the actor) 2. admit (a reservation counts against the
+    /// caps) 3. write the rows and read the branch in one transaction (off the actor; for continue in
+    /// step 4's turn) 4. register the generation and open the provider stream.
+    public func start(_ plan: StartPlan, owner: String) async throws -> ReplyStart {
+        let prepared = try await prepare(plan)
+        let continued: String?
+        if case .continueReply(let messageID) = plan { continued = messageID } else { continued = nil }
+        let reservation = try admit(owner: owner, conversationID: prepared.conversationID, continuing: continued)
+        let written: ReplyStart
+        do {
+            if continued != nil {
+                // Continue's id is known to clients: its row turns `streaming` in the same actor turn that
+                // registers its generation, so no stop or subscriber ever sees one without the other
+                // (a stop then answered `streaming` and was lost; a subscriber was told `interrupted`).
+                written = try Self.write(prepared, store: store)
+            } else {
+                // The new rows' ids are unknown to everyone until this returns, so nobody can look for
+                // them between the write and the registration; a stop-all meanwhile cancels the
+                // reservation.
+                written = try await write(prepared)
+            }
+        } catch {
+            // A refused write (a continue of a message that has replies, a deleted conversation)
+            // gives its slot back.
+            reservations[reservation] = nil
+            throw error
+        }
+        return try register(reservation, prepared: prepared, owner: owner, written: written)
+    }
+
+    /// Step 1: everything a start reads before it writes. Off the actor.
+    @concurrent
+    private nonisolated func prepare(_ plan: StartPlan) async throws -> PreparedStart {
+        switch plan {
+        case .send(let conversationID, _, _, let model, let settings):
+            guard let conversation = try store.conversation(id: conversationID) else {
+                throw GenerationError.conversationNotFound
+            }
+            let resolved = try await resolve(model ?? conversation.model)
+            return PreparedStart(plan: plan, conversationID: conversationID, systemPrompt: conversation.systemPrompt,
+                                 settings: conversation.settings.overridden(by: settings),
+                                 model: resolved, message: nil)
+        case .regenerate(let messageID, let model):
+            let message = try assistantMessage(messageID)
+            guard message.parentID != nil, let conversation = try store.conversation(id: message.conversationID) else {
+                throw GenerationError.invalidParent("the message has no user message to answer")
+            }
+            let resolved = try await resolve(model ?? message.model ?? conversation.model)
+            return PreparedStart(plan: plan, conversationID: conversation.id, systemPrompt: conversation.systemPrompt,
+                                 settings: conversation.settings, model: resolved, message: message)
+        case .continueReply(let messageID):
+            let message = try assistantMessage(messageID)
+            guard message.status != .streaming else { throw GenerationError.alreadyStreaming }
+            guard message.parentID != nil, let conversation = try store.conversation(id: message.conversationID) else {
+                throw GenerationError.invalidParent("the message has no user message to answer")
+            }
+            let resolved = try await resolve(message.model ?? conversation.model)
+            return PreparedStart(plan: plan, conversationID: conversation.id, systemPrompt: conversation.systemPrompt,
+                                 settings: conversation.settings, model: resolved, message: message)
+        }
+    }
+
+    /// Step 2: the caps and the account, in one actor turn; the reservation holds the slot.
+    func admit(owner: String, conversationID: String, continuing messageID: String?) throws -> Int {
+        guard !shuttingDown else { throw GenerationError.shuttingDown }
+        if let messageID, live[messageID] != nil { throw GenerationError.alreadyStreaming }
+        // An account disabled before this read is refused here; one disabled after it finds the reply
+        // reserved or live, and `stopAll(owner:)` stops it. (Local mode's owner has no row.)
+        if let account = try store.user(id: owner), account.disabled { throw GenerationError.ownerDisabled }
+        guard live.count + reservations.count < limits.maxConcurrent else {
+            throw GenerationError.tooManyGenerations(limit: limits.maxConcurrent)
+        }
+        let mine = live.values.reduce(0) { $0 + ($1.owner == owner ? 1 : 0) }
+            + reservations.values.reduce(0) { $0 + ($1.owner == owner ? 1 : 0) }
+        guard mine < limits.maxConcurrentPerUser else {
+            throw GenerationError.tooManyGenerationsForUser(limit: limits.maxConcurrentPerUser)
+        }
+        let token = nextReservation
+        nextReservation += 1
+        reservations[token] = Reservation(owner: owner, conversationID: conversationID)
+        return token
+    }
+
+    /// Step 3 off the actor (send, regenerate).
+    @concurrent
+    private nonisolated func write(_ prepared: PreparedStart) async throws -> ReplyStart {
+        try Self.write(prepared, store: store)
+    }
+
+    /// Step 3: the rows and the branch the model answers, in one write transaction.
+    private static func write(_ prepared: PreparedStart, store: Store) throws -> ReplyStart {
+        do {
+            switch prepared.plan {
+            case .send(let conversationID, let placement, let content, _, _):
+                return try store.beginTurn(conversationID: conversationID, placement: placement, userContent: content,
+                                           model: prepared.model.id)
+            case .regenerate(let messageID, _):
+                return try store.beginSibling(ofAssistant: messageID, model: prepared.model.id)
+            case .continueReply(let messageID):
+                return try store.beginContinue(id: messageID)
+            }
+        } catch {
+            // (A pattern `catch StoreError.notFound` crashes the 6.3 compiler on typed throws.)
+            guard case .notFound(let missing) = error else { throw error }
+            if missing.isConversation { throw GenerationError.conversationNotFound }
+            if case .send = prepared.plan {
+                throw GenerationError.invalidParent(
+                    "'parent_id' must name an assistant message of this conversation, or be null for a new root.")
+            }
+            throw GenerationError.messageNotFound
+        }
+    }
+
+    /// Step 4: registers the live generation and opens the provider stream, in one actor turn. A
+    /// reservation cancelled meanwhile (the conversation deleted, the account disabled, shutdown)
+    /// ends the new row at once instead.
+    func register(_ token: Int, prepared: PreparedStart, owner: String,
+                          written: ReplyStart) throws -> ReplyStart {
+        guard let reservation = reservations.removeValue(forKey: token) else { return written }
+        if let ending = reservation.cancelled {
+            let shutdown = ending == .interrupted
+            let ended = try? store.finishMessage(
+                id: written.reply.id, content: written.reply.content, status: ending,
+                errorCode: shutdown ? .serverShutdown : nil, errorMessage: shutdown ? Self.shutdownMessage : nil,
+                html: renderer.render(written.reply.content))
+            return ReplyStart(user: written.user, reply: ended ?? written.reply, context: written.context)
+        }
+        let reply = written.reply
+        var messages = context.messages(systemPrompt: prepared.systemPrompt, branch: written.context)
+        var prefill: String?
+        var previousID: Int64 = 0
+        if case .continueReply = prepared.plan {
+            if prepared.model.provider.supportsPrefill {
+                prefill = reply.content
+            } else {
+                messages.append(ChatMessage(role: .assistant, content: reply.content))
+                messages.append(ChatMessage(role: .user, content: Self.continueInstruction))
+            }
+            // Ids continue above the previous run's: its last id when still in memory, and in any case
+            // above the last time the message was written (a wall clock stepped back cannot reuse ids).
+            previousID = max(retained.lastEventID(for: reply.id) ?? 0,
+                             EventIDClock.ceiling(writtenAt: prepared.message?.updatedAt ?? reply.updatedAt))
+            retained.remove(reply.id)
+        }
+        let request = ChatRequest(model: prepared.model.upstream, messages: messages, prefill: prefill,
+                                  settings: prepared.settings)
+        let provider = prepared.model.provider
+        let generation = Generation(message: reply, owner: owner, model: prepared.model.id, recorder: store,
+                                    limits: limits, renderer: renderer, ticker: ticker,
+                                    after: previousID) { [weak self] id, lastID in
+            await self?.ended(id, lastEventID: lastID)
+        }
+        addLive(generation)
+        Task { await generation.run { provider.stream(request) } }
+        return written
+    }
+
+    // MARK: - Reads
+
+    nonisolated func assistantMessage(_ id: String) throws -> Message {
+        guard let message = try store.message(id: id) else { throw GenerationError.messageNotFound }
+        guard message.role == .assistant else { throw GenerationError.notAnAssistantMessage }
+        return message
+    }
+
+    private nonisolated func resolve(_ requested: String?) async throws -> ResolvedModel {
+        var id = requested ?? ""
+        if id.isEmpty { id = await providers.defaultModelID() }
+        guard let resolved = providers.resolve(id) else { throw GenerationError.unknownModel(id) }
+        return ResolvedModel(id: id, provider: resolved.provider, upstream: resolved.model)
+    }
+}
+
+/// A start admitted but not registered yet; `cancelled` is the status its row ends with instead.
+struct Reservation {
+    let owner: String
+    let conversationID: String
+    var cancelled: MessageStatus?
+}
+
+/// A model id as Parley names it, the provider serving it and the provider's own name for it.
+struct ResolvedModel: Sendable {
+    let id: String
+    let provider: any ChatProvider
+    let upstream: String
+}
+
+/// What a start read before writing: the plan, the conversation's system prompt and settings, the model, and
+/// (regenerate, continue) the message it starts from.
+struct PreparedStart: Sendable {
+    let plan: StartPlan
+    let conversationID: String
+    let systemPrompt: String?
+    /// The conversation's generation settings, with a send's own values over them.
+    let settings: GenerationSettings
+    let model: ResolvedModel
+    let message: Message?
+}
