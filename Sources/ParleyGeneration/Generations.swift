@@ -3,6 +3,10 @@ import ParleyMarkdown
 import ParleyProviders
 import ParleyStore
 
+/// Module ParleyGeneration: provider events turned into stored, streamed replies (start, caps,
+/// frames, event log, fan-out, group commit). It must never know HTTP, SSE framing, JSON on the wire,
+/// libcurl or SQL, nor who the caller is beyond a user id.
+///
 /// Every live generation: the registry and its caps, and the operations that end, follow or look up
 /// a reply (stop, subscribe, `outcome(of:)`). Starting is `Generations+Start.swift` (send, regenerate,
 /// continue through one path); the group commit is `ProgressFlusher`, finished replies kept for replay

@@ -1,3 +1,6 @@
+/// Module ParleyOutcome: how a reply ends, in types every stage shares. It must never know any
+/// stage: no provider, store, HTTP or JSON type.
+///
 /// Why the model stopped, from the provider's stream to the stored row and the `done` event.
 ///
 /// Why a module of its own: providers, the store and the server all speak it, and none of them may

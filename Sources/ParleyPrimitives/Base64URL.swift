@@ -1,5 +1,8 @@
 import Foundation
 
+/// Module ParleyPrimitives: encodings of standard values that modules which must not know each other
+/// share. It must never know a Parley type or a C library.
+///
 /// URL-safe base64 without padding (RFC 4648 §5), for ids, cursors and secrets that travel in URLs,
 /// cookies and headers: the store's record ids and page cursors, ParleyAuth's session and token secrets.
 public enum Base64URL {
