@@ -209,25 +209,24 @@ final class TeamModeTests: XCTestCase {
     }
 
     func testAnIdleOrOldSessionEnds() async throws {
-        let clock = SteppedClock()
-        let parley = try teamParley(["PARLEY_SESSION_LIFETIME_SECONDS": "1"], clock: clock)
-        let cookie = try await signIn(parley, Self.admin.username, Self.admin.password)
-        let answer7 = try await call(parley, "GET", "/api/auth/me", cookie: cookie)
-        XCTAssertEqual(answer7.status, 200)
-        clock.advance(by: 1.1)
-        let answer8 = try await call(parley, "GET", "/api/auth/me", cookie: cookie)
-        XCTAssertEqual(answer8.status, 401)
+        try await assertSessionEnds(with: "PARLEY_SESSION_LIFETIME_SECONDS")
     }
 
     func testASessionUnusedForTheIdleTimeEnds() async throws {
+        try await assertSessionEnds(with: "PARLEY_SESSION_IDLE_SECONDS")
+    }
+
+    /// A session answers until `setting` (1 s) has passed on the server's clock, then 401.
+    private func assertSessionEnds(with setting: String, file: StaticString = #filePath,
+                                   line: UInt = #line) async throws {
         let clock = SteppedClock()
-        let parley = try teamParley(["PARLEY_SESSION_IDLE_SECONDS": "1"], clock: clock)
+        let parley = try teamParley([setting: "1"], clock: clock)
         let cookie = try await signIn(parley, Self.admin.username, Self.admin.password)
         let fresh = try await call(parley, "GET", "/api/auth/me", cookie: cookie)
-        XCTAssertEqual(fresh.status, 200)
+        XCTAssertEqual(fresh.status, 200, file: file, line: line)
         clock.advance(by: 1.1)
-        let idle = try await call(parley, "GET", "/api/auth/me", cookie: cookie)
-        XCTAssertEqual(idle.status, 401)
+        let ended = try await call(parley, "GET", "/api/auth/me", cookie: cookie)
+        XCTAssertEqual(ended.status, 401, "\(setting) passed", file: file, line: line)
     }
 
     func testGuessingPasswordsIsSlowedPerNameAndPerAddress() async throws {
