@@ -68,7 +68,9 @@ final class SignInTimingTests: XCTestCase {
         }
         var afterwards: [Double] = []
         for _ in 0..<Self.rounds { afterwards.append(try await failedSignIn("nobody-here")) }
-        XCTAssertLessThan(median(afterwards), median(unknown) / 2,
+        // Measured after the interleaved rounds, so a loaded machine can slow it alone: the bound leaves
+        // room for that (still padded to the old cost, it would be about 1×; unloaded it is under 0.3×).
+        XCTAssertLessThan(median(afterwards), median(unknown) * 0.75,
                           String(format: "%.1f ms once the old cost is gone; ", median(afterwards) * 1000) + figures)
     }
 }
