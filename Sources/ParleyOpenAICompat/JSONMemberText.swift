@@ -3,7 +3,7 @@
 /// their order and numbers as written. Only used on bodies `JSONDecoder` has already accepted.
 enum JSONMemberText {
     /// The value of the top-level member `key` in `json` (an object), or nil when it is absent. When
-    /// a key repeats, the last one counts.
+    /// a key repeats, the first one counts, as for `JSONDecoder` (so what is sent is what was checked).
     static func value(of key: String, in json: [UInt8]) -> String? {
         var index = 0
         skipSpace(json, &index)
@@ -23,7 +23,7 @@ enum JSONMemberText {
             let valueStart = index
             skipValue(json, &index)
             // A key written with escapes (`"\u0073top"`) is not matched; such a body forwards nothing.
-            if name == "\"\(key)\"" { found = valueStart..<index }
+            if found == nil, name == "\"\(key)\"" { found = valueStart..<index }
             skipSpace(json, &index)
             guard index < json.count, json[index] == UInt8(ascii: ",") else { break }
             index += 1
