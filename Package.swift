@@ -65,7 +65,7 @@ let package = Package(
         // The OpenAI-compatible endpoint (/v1).
         .target(name: "ParleyOpenAICompat",
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyQuotas", "ParleyHTTP", "ParleyStore",
-                               "ParleyGeneration", "ParleyMarkdown", "ParleyOutcome"]),
+                               "ParleyGeneration", "ParleyMarkdown", "ParleyOutcome", "ParleyProviders"]),
         // The running server: configuration, the routes in one place, every part wired together.
         // openapi.json links to docs/openapi.json, whose bytes are compiled in (GET /api/openapi.json).
         .target(name: "ParleyServer",

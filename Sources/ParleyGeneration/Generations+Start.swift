@@ -10,12 +10,14 @@ extension Generations {
 
     /// Adds a user message where `placement` says (under the current leaf; under an earlier message or
     /// as a new root to branch, which is how edit works) and starts its answer. `settings` override the
-    /// conversation's generation settings for this reply only (an OpenAI-style call's own values).
+    /// conversation's generation settings for this reply only (an OpenAI-style call's own values), and
+    /// `options` go to the provider with it (checked first with `refusal(of:model:)`).
     public func send(conversationID: String, placement: TurnPlacement, content: String, model: String?,
-                     owner: String,
-                     settings: GenerationSettings? = nil) async throws -> (user: Message, assistant: Message) {
+                     owner: String, settings: GenerationSettings? = nil,
+                     options: ChatOptions = ChatOptions()) async throws -> (user: Message, assistant: Message) {
         let started = try await start(.send(conversationID: conversationID, placement: placement,
-                                            content: content, model: model, settings: settings), owner: owner)
+                                            content: content, model: model, settings: settings, options: options),
+                                      owner: owner)
         guard let user = started.user else { throw GenerationError.conversationNotFound }
         return (user, started.reply)
     }
@@ -69,13 +71,13 @@ extension Generations {
     @concurrent
     private nonisolated func prepare(_ plan: StartPlan) async throws -> PreparedStart {
         switch plan {
-        case .send(let conversationID, _, _, let model, let settings):
+        case .send(let conversationID, _, _, let model, let settings, let options):
             guard let conversation = try store.conversation(id: conversationID) else {
                 throw GenerationError.conversationNotFound
             }
             let resolved = try await resolve(model ?? conversation.model)
             return PreparedStart(plan: plan, conversationID: conversationID, systemPrompt: conversation.systemPrompt,
-                                 settings: conversation.settings.overridden(by: settings),
+                                 settings: conversation.settings.overridden(by: settings), options: options,
                                  model: resolved, message: nil)
         case .regenerate(let messageID, let model):
             let message = try assistantMessage(messageID)
@@ -128,7 +130,7 @@ extension Generations {
     private static func write(_ prepared: PreparedStart, store: Store) throws -> ReplyStart {
         do {
             switch prepared.plan {
-            case .send(let conversationID, let placement, let content, _, _):
+            case .send(let conversationID, let placement, let content, _, _, _):
                 return try store.beginTurn(conversationID: conversationID, placement: placement, userContent: content,
                                            model: prepared.model.id)
             case .regenerate(let messageID, _):
@@ -180,7 +182,7 @@ extension Generations {
             retained.remove(reply.id)
         }
         let request = ChatRequest(model: prepared.model.upstream, messages: messages, prefill: prefill,
-                                  settings: prepared.settings)
+                                  settings: prepared.settings, options: prepared.options)
         let provider = prepared.model.provider
         let generation = Generation(message: reply, owner: owner, model: prepared.model.id, recorder: store,
                                     limits: limits, renderer: renderer, ticker: ticker,
@@ -193,6 +195,12 @@ extension Generations {
     }
 
     // MARK: - Reads
+
+    /// The first of `options` that the provider of `modelID` cannot honour (its OpenAI parameter name),
+    /// or nil; an unknown model refuses nothing here (`send` reports it).
+    public nonisolated func refusal(of options: ChatOptions, model modelID: String) -> String? {
+        providers.resolve(modelID)?.provider.refusal(options)
+    }
 
     nonisolated func assistantMessage(_ id: String) throws -> Message {
         guard let message = try store.message(id: id) else { throw GenerationError.messageNotFound }
@@ -230,6 +238,8 @@ struct PreparedStart: Sendable {
     let systemPrompt: String?
     /// The conversation's generation settings, with a send's own values over them.
     let settings: GenerationSettings
+    /// A send's own provider options (none for regenerate and continue).
+    var options = ChatOptions()
     let model: ResolvedModel
     let message: Message?
 }

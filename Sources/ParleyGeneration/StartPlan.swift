@@ -1,12 +1,13 @@
+import ParleyProviders
 import ParleyStore
 
 /// How a reply begins. Send, regenerate and continue differ only in what they write; `Generations.start`
 /// runs each through the same steps (prepare, admit, write, register).
 public enum StartPlan: Sendable {
     /// A new user message where `placement` says, and its answer; `model` nil keeps the conversation's,
-    /// `settings` (one call's own) go over the conversation's for this reply only.
+    /// `settings` (one call's own) go over the conversation's for this reply only, `options` to the provider.
     case send(conversationID: String, placement: TurnPlacement, content: String, model: String?,
-              settings: GenerationSettings? = nil)
+              settings: GenerationSettings? = nil, options: ChatOptions = ChatOptions())
     /// A new answer beside the assistant message `messageID`; `model` nil keeps that message's.
     case regenerate(messageID: String, model: String?)
     /// More text for a stopped, truncated, failed or interrupted answer, appended to it.

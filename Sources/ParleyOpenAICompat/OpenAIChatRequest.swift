@@ -1,10 +1,12 @@
 import Foundation
 import ParleyAPI
 import ParleyHTTP
+import ParleyProviders
 import ParleyStore
 
 /// A `POST /v1/chat/completions` body as Parley uses it. Read with `JSONDecoder` (every character kept,
-/// as `JSONBody` does); fields Parley has no use for (`user`, `seed`, `stop`, `tools`…) are ignored.
+/// as `JSONBody` does). `stop`, `seed`, the penalties, `logprobs`, `user` and `response_format` are
+/// read by `OpenAIChatOptions`; the tool-calling parameters are refused; other unknown keys are ignored.
 ///
 /// How the messages map onto a conversation: every `system` (or `developer`) message, in order,
 /// joined by a blank line, is the system prompt; the other messages, consecutive ones of the same
@@ -29,6 +31,8 @@ struct OpenAIChatRequest {
     let includeUsage: Bool
     /// `temperature`, `top_p`, `max_tokens` (or `max_completion_tokens`) for this call.
     let settings: GenerationSettings
+    /// The options passed on to the provider (`stop`, `seed`, …), if it can honour them.
+    let options: ChatOptions
 
     /// Parses and checks the body; each failure is a 400 naming the field (`param` in OpenAI's shape).
     init(_ request: HTTPRequest, fields: SettingsFields) throws(OpenAIError) {
@@ -86,6 +90,7 @@ struct OpenAIChatRequest {
             temperature: try Self.checked(body.temperature, "temperature", fields.temperature),
             topP: try Self.checked(body.topP, "top_p", fields.topP),
             maxTokens: try Self.checked(body.maxTokens ?? body.maxCompletionTokens, "max_tokens", fields.maxTokens))
+        options = try OpenAIChatOptions.parse(request.body)
     }
 
     /// `value` through the conversation settings' range check, its failure named as `param`.
@@ -102,7 +107,7 @@ struct OpenAIChatRequest {
     // MARK: - Decoding
 
     /// A field of the wrong type or shape, named.
-    private struct FieldError: Error {
+    struct FieldError: Error {
         let field: String
         let message: String
     }

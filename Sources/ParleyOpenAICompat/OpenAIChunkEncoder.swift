@@ -6,7 +6,7 @@ import ParleyOutcome
 /// The JSON of the OpenAI-compatible endpoint's answers, byte for byte what OpenAI sends: the
 /// `chat.completion.chunk` frames of a stream (`data: {…}\n\n`, then `data: [DONE]\n\n`) and the
 /// `chat.completion` object of a call without `stream`. Pure values, no state: the relay says what
-/// to write and when.
+/// to write and when. `system_fingerprint` is left out: OpenAI types it as a string, and Parley has none.
 struct OpenAIChunkEncoder: Sendable {
     /// `chatcmpl-` and the assistant message's id, the same in every chunk of one reply.
     let id: String
@@ -51,7 +51,7 @@ struct OpenAIChunkEncoder: Sendable {
     func completion(content: String, reasoning: String, finishReason: String, usage: ReplyUsage?) -> [UInt8] {
         let reasoningField = reasoning.isEmpty ? "" : ",\"reasoning_content\":\(JSONString.literal(reasoning))"
         let json = "{\"id\":\(JSONString.literal(id)),\"object\":\"chat.completion\",\"created\":\(created),"
-            + "\"model\":\(JSONString.literal(model)),\"system_fingerprint\":null,\"choices\":[{\"index\":0,"
+            + "\"model\":\(JSONString.literal(model)),\"choices\":[{\"index\":0,"
             + "\"message\":{\"role\":\"assistant\",\"content\":\(JSONString.literal(content)),\"refusal\":null"
             + reasoningField + "},\"logprobs\":null,\"finish_reason\":\(JSONString.literal(finishReason))}],"
             + "\"usage\":\(Self.usageObject(usage))}"
@@ -71,7 +71,7 @@ struct OpenAIChunkEncoder: Sendable {
 
     private var head: String {
         "{\"id\":\(JSONString.literal(id)),\"object\":\"chat.completion.chunk\",\"created\":\(created),"
-            + "\"model\":\(JSONString.literal(model)),\"system_fingerprint\":null,"
+            + "\"model\":\(JSONString.literal(model)),"
     }
 
     private func chunk(delta: String, finishReason: String?) -> [UInt8] {

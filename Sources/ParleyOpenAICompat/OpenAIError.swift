@@ -29,6 +29,13 @@ package struct OpenAIError: Error {
         OpenAIError(status: 400, message: message, kind: .invalidRequest, param: param, code: "invalid_request")
     }
 
+    /// A parameter the model's provider cannot honour: refused by name rather than ignored.
+    static func unsupported(_ param: String, model: String) -> OpenAIError {
+        OpenAIError(status: 400, message: "The model '\(model)' cannot honour '\(param)': Parley refuses it rather "
+                        + "than ignore it (see docs/api.md, OpenAI-compatible endpoint).",
+                    kind: .invalidRequest, param: param, code: "unsupported_parameter")
+    }
+
     static func modelNotFound(_ model: String) -> OpenAIError {
         OpenAIError(status: 404, message: "The model '\(model)' does not exist or you do not have access to it "
                         + "(see GET /v1/models).",

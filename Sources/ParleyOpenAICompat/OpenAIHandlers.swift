@@ -4,6 +4,7 @@ import ParleyEvents
 import ParleyGeneration
 import ParleyHTTP
 import ParleyMarkdown
+import ParleyProviders
 import ParleyQuotas
 import ParleyStore
 
@@ -74,6 +75,9 @@ package struct OpenAIHandlers: Sendable {
         } catch {
             throw OpenAIError.modelNotFound(chat.model)
         }
+        if let param = generations.refusal(of: chat.options, model: model) {
+            throw OpenAIError.unsupported(param, model: chat.model)
+        }
         let systemPrompt = try chat.systemPrompt.map(rules.systemPrompt)
         var existing: String?
         if let id = request.header(Self.conversationHeader) {
@@ -102,7 +106,7 @@ package struct OpenAIHandlers: Sendable {
             }
             turn = try await generations.send(conversationID: conversationID, placement: .afterCurrentLeaf,
                                               content: chat.content, model: model, owner: caller.userID,
-                                              settings: chat.settings)
+                                              settings: chat.settings, options: chat.options)
         } catch {
             // A conversation made for this call is not left behind half made (no reply started).
             if existing == nil { _ = try? store.deleteConversation(id: conversationID, ownedBy: caller.userID) }

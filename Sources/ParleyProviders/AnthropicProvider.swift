@@ -81,6 +81,14 @@ public struct AnthropicProvider: ChatProvider {
         // Anthropic takes temperature 0–1 (OpenAI's scale is 0–2): higher values are sent as 1.
         body.temperature = request.temperature.map { min($0, 1) }
         body.topP = request.topP
+        body.stopSequences = request.options.stop?.sequences
+        body.metadata = request.options.user.map(ChatRequestBody.Metadata.init)
         return (body.bytes, trimmed)
+    }
+
+    /// `stop` is sent as `stop_sequences` and `user` as `metadata.user_id`; the Messages API has no
+    /// seed, penalties, log probabilities or JSON response format, so those are refused.
+    public func refusal(_ options: ChatOptions) -> String? {
+        options.demands.first { $0 != "stop" }
     }
 }

@@ -14,6 +14,9 @@ public protocol ChatProvider: Sendable {
     var supportsPrefill: Bool { get }
     func models() async -> [ModelInfo]
     func stream(_ request: ChatRequest) -> AsyncThrowingStream<ProviderEvent, Error>
+    /// The first of a call's options this provider cannot honour (its OpenAI parameter name), or nil;
+    /// asked before anything is stored or sent (see `ChatOptions`).
+    func refusal(_ options: ChatOptions) -> String?
 }
 
 /// A model as listed by `/api/models`: `id` is what clients send back (`openai:llama3`, `demo`).

@@ -23,14 +23,17 @@ public struct ChatRequest: Sendable, Equatable {
     /// Sampling settings (the conversation's, or one OpenAI-style call's); nil: the provider's default.
     public var temperature: Double?
     public var topP: Double?
+    /// One OpenAI-style call's further options (none by default); the provider has accepted them (`refusal`).
+    public var options: ChatOptions
 
     public init(model: String, messages: [ChatMessage], prefill: String? = nil, maxTokens: Int? = nil,
-                temperature: Double? = nil, topP: Double? = nil) {
+                temperature: Double? = nil, topP: Double? = nil, options: ChatOptions = ChatOptions()) {
         self.model = model
         self.messages = messages
         self.prefill = prefill
         self.maxTokens = maxTokens
         self.temperature = temperature
         self.topP = topP
+        self.options = options
     }
 }

@@ -19,6 +19,12 @@ public struct DemoProvider: ChatProvider {
         [ModelInfo(id: Self.modelID, provider: name, label: Self.label)]
     }
 
+    /// The demo's answer is fixed: it honours no option that asks a model for something (`user`,
+    /// metadata, is accepted and kept to Parley).
+    public func refusal(_ options: ChatOptions) -> String? {
+        options.demands.first
+    }
+
     public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ProviderEvent, Error> {
         let answer = Self.answer(to: request.messages.last { $0.role == .user }?.content ?? "")
         // Continue: skip what the prefill already holds of the deterministic text.

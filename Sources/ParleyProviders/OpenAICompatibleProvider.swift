@@ -67,6 +67,21 @@ public struct OpenAICompatibleProvider: ChatProvider {
         body.maxTokens = request.maxTokens
         body.temperature = request.temperature
         body.topP = request.topP
+        let options = request.options
+        body.stop = options.stop.map(ChatRequestBody.Stop.init)
+        body.seed = options.seed
+        body.presencePenalty = options.presencePenalty
+        body.frequencyPenalty = options.frequencyPenalty
+        body.logprobs = options.logprobs
+        body.topLogprobs = options.topLogprobs
+        body.user = options.user
+        body.responseFormatJSON = options.responseFormat?.json
         return body.bytes
+    }
+
+    /// Every option is sent on as given; only `logprobs: true` is refused, as the log probabilities
+    /// are not relayed back yet.
+    public func refusal(_ options: ChatOptions) -> String? {
+        options.logprobs == true ? "logprobs" : nil
     }
 }

@@ -109,3 +109,25 @@ def test_disconnect_mid_stream_aborts_the_upstream(parley, upstream):
     message = parley.wait_finished(message_id, timeout=15)
     assert message["status"] == "stopped"
     assert message["content"].startswith("word0 ")
+
+
+def test_options_reach_the_upstream(parley, upstream):
+    schema = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
+    response_format = {"type": "json_schema", "json_schema": {"name": "reply", "strict": True, "schema": schema}}
+    client(parley).chat.completions.create(
+        model="openai:fake", stop=["END", "\n\n"], seed=7, presence_penalty=0.5, frequency_penalty=-1,
+        user="script-1", response_format=response_format, messages=[{"role": "user", "content": "options"}])
+    sent = upstream.requests[-1]
+    assert sent["stop"] == ["END", "\n\n"] and sent["seed"] == 7
+    assert (sent["presence_penalty"], sent["frequency_penalty"]) == (0.5, -1)
+    assert sent["user"] == "script-1" and sent["response_format"] == response_format
+
+
+def test_refused_options_name_their_parameter(parley):
+    for param, options in [("tools", {"tools": [{"type": "function", "function": {"name": "f", "parameters": {}}}]}),
+                           ("logprobs", {"logprobs": True}), ("seed", {"model": "demo", "seed": 1}),
+                           ("stop", {"stop": ["a", "b", "c", "d", "e"]})]:
+        arguments = {"model": "openai:fake", "messages": [{"role": "user", "content": "x"}], **options}
+        with pytest.raises(openai.BadRequestError) as caught:
+            client(parley).chat.completions.create(**arguments)
+        assert caught.value.body["param"] == param

@@ -154,14 +154,31 @@ SCHEMAS = {
             "top_p": {"type": "number", "minimum": 0, "maximum": 1},
             "max_tokens": {"type": "integer", "minimum": 1},
             "max_completion_tokens": {"type": "integer", "minimum": 1},
-            "n": {"type": "integer", "const": 1}},
-        "description": "Other fields of OpenAI's (stop, seed, user, tools…) are ignored.",
+            "n": {"type": "integer", "const": 1},
+            "stop": {"anyOf": [{"type": "string", "minLength": 1},
+                               {"type": "array", "maxItems": 4, "items": {"type": "string", "minLength": 1}}]},
+            "seed": INTEGER,
+            "presence_penalty": {"type": "number", "minimum": -2, "maximum": 2},
+            "frequency_penalty": {"type": "number", "minimum": -2, "maximum": 2},
+            "logprobs": {"type": "boolean", "description": "true is refused (400): log probabilities are not "
+                                                           "relayed yet."},
+            "top_logprobs": {"type": "integer", "minimum": 0, "maximum": 20,
+                             "description": "Requires logprobs: true (so refused for now)."},
+            "user": {"type": "string", "maxLength": 256,
+                     "description": "Sent on as `user` (OpenAI-compatible) or `metadata.user_id` (Anthropic)."},
+            "response_format": {"type": "object", "required": ["type"], "properties": {
+                "type": {"type": "string", "enum": ["text", "json_object", "json_schema"]},
+                "json_schema": {"type": "object", "required": ["name"], "properties": {"name": STRING}}}}},
+        "description": "stop, seed, the penalties, logprobs, user and response_format go to the provider as "
+                       "given; one the chosen model's provider cannot honour is a 400 naming it "
+                       "(`unsupported_parameter`), never ignored (docs/api.md). tools, tool_choice, "
+                       "parallel_tool_calls, functions and function_call are refused (400, not supported yet); "
+                       "other fields are ignored.",
         "examples": [{"model": "demo", "messages": [{"role": "user", "content": "Hello"}]},
                      {"model": "demo", "stream": True, "stream_options": {"include_usage": True},
                       "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]}]},
     "OpenAIChatCompletion": obj({
         "id": STRING, "object": {"type": "string", "const": "chat.completion"}, "created": INTEGER, "model": STRING,
-        "system_fingerprint": {"type": "null"},
         "choices": {"type": "array", "items": obj({
             "index": INTEGER,
             "message": obj({"role": {"type": "string", "const": "assistant"}, "content": STRING,
