@@ -5,28 +5,28 @@
 // reply), actions.js (each message's buttons), conversation-edits.js (model, settings, the "⋯" menu)
 // and changes.js (what live notifications mean). live.js is the tab's one event stream, transport only.
 // The server renders Markdown and holds all state; this page shows it.
-import { Api, ApiError } from './api.js';
-import { UserStream } from './live.js';
-import { startAccount } from './account.js';
-import { ConversationList } from './sidebar.js';
-import { ConversationModel } from './conversation.js';
-import { TopBar } from './topbar.js';
-import { MessageList } from './messages.js';
-import { Composer } from './composer.js';
-import { Scroller } from './scroller.js';
-import { Drawer } from './drawer.js';
-import { replyFollower } from './reply.js';
-import { messageActions } from './actions.js';
-import { SettingsForm } from './settings.js';
-import { Transfer } from './transfer.js';
-import { ConversationSearch } from './search.js';
-import { followChanges } from './changes.js';
-import { Preferences } from './preferences.js';
-import { PreferencesDialog } from './preferences-dialog.js';
-import { EmptyState } from './empty-state.js';
-import { conversationShower } from './open-conversation.js';
-import { conversationEdits } from './conversation-edits.js';
-import { sender } from './sending.js';
+import { Api, ApiError } from './transport/api.js';
+import { UserStream } from './transport/live.js';
+import { startAccount } from './account/account.js';
+import { ConversationList } from './sidebar/sidebar.js';
+import { ConversationModel } from './chat/conversation.js';
+import { TopBar } from './chat/topbar.js';
+import { MessageList } from './chat/messages.js';
+import { Composer } from './chat/composer.js';
+import { Scroller } from './chat/scroller.js';
+import { Drawer } from './sidebar/drawer.js';
+import { replyFollower } from './chat/reply.js';
+import { messageActions } from './chat/actions.js';
+import { SettingsForm } from './chat/settings.js';
+import { Transfer } from './sidebar/transfer.js';
+import { ConversationSearch } from './sidebar/search.js';
+import { followChanges } from './chat/changes.js';
+import { Preferences } from './preferences/preferences.js';
+import { PreferencesDialog } from './preferences/preferences-dialog.js';
+import { EmptyState } from './chat/empty-state.js';
+import { conversationShower } from './chat/open-conversation.js';
+import { conversationEdits } from './chat/conversation-edits.js';
+import { sender } from './chat/sending.js';
 
 /** A hidden tab keeps its stream this long, then closes it and reopens it on return. */
 const HIDDEN_TAB_CLOSE_MS = 60_000;

@@ -3,7 +3,7 @@ import Foundation
 @testable import ParleyMarkdown
 
 /// The closing-fence rule (CommonMark 0.30, 4.5) exists twice: `LineIndex` here and the page's
-/// `closesFence` (Public/code-fence.js). Both are checked against the same cases,
+/// `closesFence` (Public/message/code-fence.js). Both are checked against the same cases,
 /// Tests/fixtures/closing-fences.json (the page's side: Tests/browser/test_fence_rule.py), and cmark-gfm
 /// itself is asked each case, so the file cannot drift from the reference parser either.
 final class ClosingFenceCasesTests: XCTestCase {

@@ -239,7 +239,7 @@ def test_one_event_source_per_tab_whatever_it_follows(browser, parley_fast):
 
 # Watches the message view from the wheel's scroll up: `movedDown` once it went down again after
 # reaching the top, `grownAfter` counts the list's size changes once the wheel's scroll has ended
-# (Public/scroller.js counts scroll events as the person's for INTENT_MS + SCROLL_TAIL_MS after the wheel,
+# (Public/chat/scroller.js counts scroll events as the person's for INTENT_MS + SCROLL_TAIL_MS after the wheel,
 # and for SCROLL_TAIL_MS after each such event: it is over after a quiet WHEEL_OVER_MS).
 WHEEL_OVER_MS = 1000
 WATCH_HELD_JS = """

@@ -152,7 +152,7 @@ def test_the_page_stays_responsive_while_a_code_block_streams(browser, parley_fa
 # link targets) by the page's own module.
 FINAL_DOM_JS = """
 const [id, html, done] = arguments;
-import('/view.js').then(({ enhance }) => {
+import('/message/view.js').then(({ enhance }) => {
   const el = document.querySelector(`#message-list .message[data-id="${id}"]`);
   const blocks = el.querySelector('.message-blocks');
   const shown = Array.from(blocks.children, (block) => block.classList.contains('block') ? block.innerHTML : block.outerHTML);
@@ -187,7 +187,7 @@ def test_the_final_dom_equals_the_servers_html(browser, parley_fake, fake_upstre
 # what each sequence of `tail` / `tail_append` shows.
 TAIL_CASES_JS = """
 const done = arguments[arguments.length - 1];
-import('/view.js').then((view) => {
+import('/message/view.js').then((view) => {
   const results = {};
   const show = (el) => {
     const box = el.querySelector('.message-tail-code');

@@ -1,4 +1,4 @@
-"""The page's closing-fence rule (Public/code-fence.js) against the shared cases,
+"""The page's closing-fence rule (Public/message/code-fence.js) against the shared cases,
 Tests/fixtures/closing-fences.json, which the server's rule (LineIndex, ParleyMarkdown) is tested
 against too (ClosingFenceCasesTests): the streaming tail's code view must end where the server commits
 the block."""
@@ -12,7 +12,7 @@ CASES = json.loads((Path(__file__).resolve().parent.parent / "fixtures" / "closi
 # Each case's opening fence read by the page's own `openingFence`, then its line by `closesFence`.
 RULE_JS = """
 const [cases, done] = arguments;
-import('/code-fence.js').then(({ openingFence, closesFence }) => {
+import('/message/code-fence.js').then(({ openingFence, closesFence }) => {
   done(cases.map(({ fence, line }) => {
     const opened = openingFence(fence + '\\n');
     return opened ? closesFence(opened, line) : 'not a fence';

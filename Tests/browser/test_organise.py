@@ -163,7 +163,7 @@ def test_search_snippet_with_hostile_text_is_shown_as_text(browser, parley_fast)
     # (no event handler here: Chrome reports one as a CSP violation even in an inert template).
     cleaned = browser.execute_async_script("""
         const done = arguments[arguments.length - 1];
-        import('/search.js').then((module) => {
+        import('/sidebar/search.js').then((module) => {
           const holder = document.createElement('div');
           holder.append(module.snippetNodes(
             '<mark>ok</mark> <img src=x><script>window.__pwned=3</script><b>bold</b> <mark><i>in</i></mark>'));

@@ -473,12 +473,12 @@ new MutationObserver(() => {
   if (document.querySelector('#message-list .message-tail-code [class^="hljs-"]')) window.__tailSpans += 1;
 }).observe(document.getElementById('message-list'), {childList: true, subtree: true});
 """
-# Asks the page's highlighter (Public/highlight.js, one block at a time in the order asked) for a probe
+# Asks the page's highlighter (Public/message/highlight.js, one block at a time in the order asked) for a probe
 # block of its own and calls back with the probe's final state: every block asked for before it has
 # been highlighted by then.
 HIGHLIGHTER_PROBE_JS = """
 const done = arguments[arguments.length - 1];
-import('/highlight.js').then(({highlightLater}) => {
+import('/message/highlight.js').then(({highlightLater}) => {
   const pre = document.createElement('pre');
   const code = document.createElement('code');
   code.className = 'language-python';

@@ -1,8 +1,8 @@
 // Message actions, a part of the controller (app.js): the buttons of each message (copy, copy code,
 // edit, regenerate, continue, previous and next version, retry, fork), through one delegated handler.
-import { Api } from './api.js';
-import { copyText } from './clipboard.js';
-import { updateMeta, showError, clearError } from './view.js';
+import { Api } from '../transport/api.js';
+import { copyText } from '../shared/clipboard.js';
+import { updateMeta, showError, clearError } from '../message/view.js';
 
 /** `page` gives the parts the actions use (`conversations`: the list) and the controller's `render(conversation)`,
  *  `replaceFrom(el, messages)` and `touch(leafId)`. Returns `act(action, id, el, button)` (the list's

@@ -2,8 +2,8 @@
 // list: Pin or Unpin, Archive or Unarchive, Rename…, Export JSON, Export Markdown (download links: the
 // server names the files after the title) and Delete…. It only builds DOM; what an item does is the
 // controller's (app.js), told by the item's `data-action`.
-import { Api } from './api.js';
-import { el } from './dom.js';
+import { Api } from '../transport/api.js';
+import { el } from '../shared/dom.js';
 
 /** Fills `menu` for `conversation` ({id, title, pinned, archived}). `ids`: give the items the top
  *  bar's ids (`pin`, `archive`, `rename`, `export-json`, `export-markdown`, `delete`). */

@@ -2,7 +2,7 @@
 // notification means (live.js only carries them) for the list, the search results, the preferences
 // and the open conversation, and the re-read of the open conversation when one says its branch changed
 // or the tab comes back to the front. Views only hear what to show.
-import { Api } from './api.js';
+import { Api } from '../transport/api.js';
 
 /**
  * `page` gives the model, the views (`scroller`, `topbar`, `settings`, `conversations`, `search`) and

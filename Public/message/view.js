@@ -5,7 +5,7 @@
 // (reasoning.js) are re-exported from here. It builds DOM only: no requests, no model. All
 // presentation is classes and the `hidden` attribute (strict CSP).
 import { setReasoning, syncReasoning } from './reasoning.js';
-import { showTime } from './times.js';
+import { showTime } from '../shared/times.js';
 import { enhance, fragmentFrom } from './server-html.js';
 import { setTail, setTailHTML, tailShowsCode } from './message-tail.js';
 import { syncBody } from './message-waiting.js';

@@ -4,7 +4,7 @@
 // of this list. Each item (conversation-item.js) has the conversation's "⋯" menu and an "imported"
 // badge for a conversation an import made. A view: the pages come from the controller
 // (`loadPage`), never from a request made here.
-import { dayGroup } from './times.js';
+import { dayGroup } from '../shared/times.js';
 import { conversationItem, setItemTitle } from './conversation-item.js';
 
 const PAGE_SIZE = 30;

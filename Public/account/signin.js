@@ -1,7 +1,7 @@
 // Team mode's sign-in form. It replaces the chat whenever the server answers 401 `unauthenticated`
 // (at load, on any API call, after a failed event stream). A successful sign-in reloads the page, so
 // every part starts again as the new caller and nothing of an earlier one stays in memory.
-import { Api, ApiError } from './api.js';
+import { Api, ApiError } from '../transport/api.js';
 
 export class SignInForm {
   constructor({ section, form, username, password, error, submit, app }) {

@@ -3,7 +3,7 @@
 // debounced; a newer query aborts the older request and only the newest answer is shown. The results
 // follow changes told meanwhile (a rename, an archive, a deletion), even those told while the request
 // was in flight. A view: the answers come from the controller (`find`), never from a request made here.
-import { ApiError } from './api.js';
+import { ApiError } from '../transport/api.js';
 
 const DEBOUNCE_MS = 250;
 /** How many results a search asks for (Api.search's `limit=50`): a full page may mean that more match. */

@@ -2,9 +2,9 @@
 // first on a fresh page (with the model chosen and the settings saved for it), then following the
 // answer. A failed send stays on the page as a message with Retry; a first send refused for its
 // settings opens the settings dialog on the field the server named.
-import { Api } from './api.js';
+import { Api } from '../transport/api.js';
 import { titleFrom } from './conversation.js';
-import { showError, clearError, setStatusText } from './view.js';
+import { showError, clearError, setStatusText } from '../message/view.js';
 
 /** `page` gives the model, the views (`composer`, `messages`, `topbar`, `settings`, `scroller`),
  *  `replies`, the controller's `showCreated`, `appendMessages`, `touch`, `announce`, `describe`, and

@@ -16,7 +16,7 @@ globalThis.document = {
   addEventListener() {},
 };
 
-const { default: plugin } = await import('./vendor/highlight/highlight.esm.js');
+const { default: plugin } = await import('../vendor/highlight/highlight.esm.js');
 const hljs = plugin().hljs;
 
 self.addEventListener('message', (event) => {

@@ -4,8 +4,8 @@
 // creates. Values are checked here first; whatever the server still refuses is shown as it says it.
 // A view: it reads the model and raises intents (`onSave`, `onRead`); saving and reading are the
 // controller's (conversation-edits.js), never requests made here.
-import { ApiError } from './api.js';
-import { totalsText } from './usage.js';
+import { ApiError } from '../transport/api.js';
+import { totalsText } from '../message/usage.js';
 
 /** The numeric fields, their input's key in `ui` and the ranges of docs/api.md "Field rules". The
  *  server's max_tokens limit is configurable (PARLEY_MAX_TOKENS_LIMIT), so only the server checks it. */

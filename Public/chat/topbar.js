@@ -2,8 +2,8 @@
 // (conversation-menu.js builds its items), and the Rename and Delete dialogs, which the list items'
 // menus use too (the settings dialog is settings.js). It builds and shows; the controller decides
 // (`page` gives the open conversation and takes the person's choices).
-import { MenuButton } from './menu.js';
-import { fillConversationMenu } from './conversation-menu.js';
+import { MenuButton } from '../shared/menu.js';
+import { fillConversationMenu } from '../sidebar/conversation-menu.js';
 
 /** A model's label without its parenthesised note ("Demo model (built-in, no LLM)" → "Demo model"):
  *  the picker shows it whole, the full label is its tooltip. */

@@ -1,8 +1,8 @@
 // Stream handling, a part of the controller (app.js): following the reply this tab shows running
 // (live.js carries its events), applying each event to the model, then drawing it in the message
 // list; announcing how it ended; and stopping it.
-import { Api } from './api.js';
-import { showError, clearError, errorText, setStatusText } from './view.js';
+import { Api } from '../transport/api.js';
+import { showError, clearError, errorText, setStatusText } from '../message/view.js';
 
 const FINISHED_WORDS = { complete: 'The answer is complete.', stopped: 'The answer was stopped.',
   failed: 'The answer failed.', interrupted: 'The answer was interrupted.' };

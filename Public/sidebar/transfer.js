@@ -4,7 +4,7 @@
 // checks the rest and its message (naming the place and the fault) is shown as it says it. The
 // server's body limit (PARLEY_MAX_BODY_BYTES) is not known here: its 413 says a file is too large.
 // A view: the link's address and the import itself are the controller's (`exportAllURL`, `importDocument`).
-import { ApiError } from './api.js';
+import { ApiError } from '../transport/api.js';
 
 export class Transfer {
   /** `ui`: exportAll (link), file (input type=file), status. `exportAllURL` is the link's address;

@@ -2,7 +2,7 @@
 // key. A theme chosen shows at once; Save keeps everything on the server, Close without saving puts
 // the saved theme back. The server's refusal (naming the field) is shown as it says it.
 import { applyTheme } from './preferences.js';
-import { shortLabel } from './topbar.js';
+import { shortLabel } from '../chat/topbar.js';
 
 export class PreferencesDialog {
   /** `ui`: open, dialog, form, model, prompt, status, close. `preferences`: the Preferences (read

@@ -2,7 +2,7 @@
 // fresh page), loading a conversation and rendering its branch in one go, the fresh page with the
 // person's defaults, and keeping the model and the message list in step when messages are added or
 // replaced. Requests here are the conversation's read; everything else is the model and the views.
-import { Api, ApiError } from './api.js';
+import { Api, ApiError } from '../transport/api.js';
 
 /** The conversation id in the address, or null (a fresh page). */
 function routeId() {

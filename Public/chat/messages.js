@@ -4,9 +4,9 @@
 import {
   createMessageElement, updateMeta, setHTML, setBlocks, putBlock, setTail, appendTail, setTailHTML, applyPatch,
   shownHTML, blockCount, clearError, syncBody,
-} from './view.js';
-import { setReasoning, appendReasoning, shownReasoning, syncReasoning } from './reasoning.js';
-import { showUsage } from './usage.js';
+} from '../message/view.js';
+import { setReasoning, appendReasoning, shownReasoning, syncReasoning } from '../message/reasoning.js';
+import { showUsage } from '../message/usage.js';
 
 /** How long a message found by search stays highlighted, and how long the page may take to show it. */
 const HIGHLIGHT_MS = 2500;

@@ -2,7 +2,7 @@
 // badge, and the conversation's "⋯" menu button (menu.js; its items are conversation-menu.js's, the
 // same as the top bar's). The item keeps the conversation's summary ({id, title, pinned, archived}) for
 // its menu; the list (sidebar.js) decides where it goes, the controller what a menu item does.
-import { MenuButton } from './menu.js';
+import { MenuButton } from '../shared/menu.js';
 import { fillConversationMenu } from './conversation-menu.js';
 
 /** A new item for `conversation`; `current`: it is the open one; `onAction(action, summary)` takes a

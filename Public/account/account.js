@@ -1,10 +1,10 @@
 // Team mode's account parts: who is signed in (GET /api/auth/me), the user menu, sign-out, and the
 // password, API token and session dialogs. In local mode none of it shows.
-import { Api, ApiError, Session, listIn } from './api.js';
+import { Api, ApiError, Session, listIn } from '../transport/api.js';
 import { SignInForm } from './signin.js';
 import { UsersScreen } from './admin.js';
-import { copyText } from './clipboard.js';
-import { el, when, closesOnDataClose } from './dom.js';
+import { copyText } from '../shared/clipboard.js';
+import { el, when, closesOnDataClose } from '../shared/dom.js';
 
 const $ = (id) => document.getElementById(id);
 

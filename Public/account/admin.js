@@ -1,7 +1,7 @@
 // The admin's Users screen: list, add, disable or enable, reset a password, change a role, and how
 // much each account uses. It shows accounts only: no admin can see anyone's conversations here.
-import { Api, ApiError, listIn } from './api.js';
-import { el, when, closesOnDataClose } from './dom.js';
+import { Api, ApiError, listIn } from '../transport/api.js';
+import { el, when, closesOnDataClose } from '../shared/dom.js';
 
 const $ = (id) => document.getElementById(id);
 

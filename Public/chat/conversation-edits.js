@@ -3,7 +3,7 @@
 // or a list item's for any): pin, archive, rename, delete. Each goes through PATCH or DELETE
 // /api/conversations/{id}; the answer goes to the model (when it is the open conversation), then to
 // the views. An archived conversation stays open; only the list leaves it out.
-import { Api } from './api.js';
+import { Api } from '../transport/api.js';
 
 /** `page` gives the model, the views (`topbar`, `conversations`, `emptyState`), `announce(text)` and
  *  `describe(error)`. Returns the handlers the views raise their intents to. */
