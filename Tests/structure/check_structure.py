@@ -5,7 +5,8 @@
   dependency is imported somewhere in the target (so the manifest's arrows are the real ones);
 - the target graph in docs/architecture.md (its mermaid block) has exactly the manifest's arrows;
 - no Swift file is over 400 lines;
-- no source folder holds more than 25 files directly.
+- no source folder holds more than 25 files directly;
+- the page (Public/, vendored code aside): no folder over 25 files, no script or stylesheet over 300 lines.
 Reads `swift package dump-package` (the manifest as SwiftPM understands it), so the target list is
 never parsed by hand. Prints one line per breach and exits 1 if there is any."""
 import json
@@ -56,10 +57,31 @@ def main() -> int:
         for module in sorted(declared - imported - {name}):
             breaches.append(f"target {name} declares {module} but no file of it imports it")
     breaches += graph_breaches(manifest)
+    breaches += page_breaches()
     for breach in breaches:
         print(f"structure: {breach}")
     print(f"structure: {'OK' if not breaches else f'{len(breaches)} breach(es)'}")
     return 1 if breaches else 0
+
+
+MAX_PAGE_LINES = 300
+
+
+def page_breaches() -> list:
+    found = []
+    public = os.path.join(ROOT, "Public")
+    for directory, folders, files in os.walk(public):
+        folders[:] = [f for f in folders if f != "vendor"]
+        if len(files) > MAX_FILES:
+            found.append(f"{os.path.relpath(directory, ROOT)}: {len(files)} files directly (at most {MAX_FILES})")
+        for file in files:
+            if file.endswith((".js", ".css")):
+                path = os.path.join(directory, file)
+                with open(path, encoding="utf-8") as handle:
+                    lines = handle.read().count("\n")
+                if lines > MAX_PAGE_LINES:
+                    found.append(f"{os.path.relpath(path, ROOT)}: {lines} lines (at most {MAX_PAGE_LINES})")
+    return found
 
 
 def graph_breaches(manifest) -> list:
