@@ -50,12 +50,23 @@ enum OpenAIChatOptions {
             throw OpenAIError.invalid("'user' must be at most \(maxUserLength) characters.", param: "user")
         }
         var format: ChatOptions.ResponseFormat?
-        if let kind = fields.responseFormat, let json = JSONMemberText.value(of: "response_format", in: body) {
+        if let kind = fields.responseFormat, let json = responseFormatJSON(body) {
             format = ChatOptions.ResponseFormat(kind: kind, json: json)
         }
         return ChatOptions(stop: fields.stop, seed: fields.seed, presencePenalty: fields.presencePenalty,
                            frequencyPenalty: fields.frequencyPenalty, logprobs: fields.logprobs,
                            topLogprobs: fields.topLogprobs, user: fields.user, responseFormat: format)
+    }
+
+    /// `response_format` as JSON text for the upstream, read and written by Foundation's JSON parser
+    /// (never by hand): the same value, its keys sorted (so an object's order is deterministic, not the
+    /// client's). nil only if the body, already accepted by `JSONDecoder`, is not an object with it.
+    static func responseFormatJSON(_ body: [UInt8]) -> String? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
+              let format = object["response_format"],
+              let data = try? JSONSerialization.data(withJSONObject: format, options: [.sortedKeys, .withoutEscapingSlashes])
+        else { return nil }
+        return String(decoding: data, as: UTF8.self)
     }
 
     // MARK: - Decoding

@@ -16,8 +16,8 @@ public struct ChatOptions: Sendable, Equatable {
         }
     }
 
-    /// `response_format`: its `type` (what a provider decides on) and its JSON exactly as the client
-    /// sent it (what an OpenAI-compatible upstream receives, schema and all).
+    /// `response_format`: its `type` (what a provider decides on) and its JSON (what an OpenAI-compatible
+    /// upstream receives, schema and all: the client's value, keys sorted).
     public struct ResponseFormat: Sendable, Equatable {
         public enum Kind: String, Sendable {
             case text

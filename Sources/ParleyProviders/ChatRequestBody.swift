@@ -56,7 +56,7 @@ struct ChatRequestBody: Encodable {
     var topLogprobs: Int?
     var user: String?
     var metadata: Metadata?
-    /// `response_format`'s JSON as the client sent it, appended as the last field (JSONEncoder cannot
+    /// `response_format`'s JSON (the client's value, re-encoded by JSONSerialization), appended as the last field (JSONEncoder cannot
     /// carry raw JSON, and re-encoding a schema would reorder its keys).
     var responseFormatJSON: String?
 
