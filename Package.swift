@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "ParleyOutcome"),
         .target(name: "ParleyUpstream", dependencies: ["CCurl", "ParleyPrimitives"]),
         .target(name: "ParleySSE"),
-        .target(name: "ParleyProviders", dependencies: ["ParleyUpstream", "ParleySSE", "ParleyOutcome"]),
+        .target(name: "ParleyProviders", dependencies: ["ParleyUpstream", "ParleySSE", "ParleyOutcome", "ParleyPrimitives"]),
         .target(name: "ParleyStore", dependencies: ["CSQLite", "ParleyPrimitives", "ParleyOutcome"]),
         .target(name: "ParleyMarkdown", dependencies: ["CCmarkGFM"]),
         .target(name: "ParleyGeneration",
