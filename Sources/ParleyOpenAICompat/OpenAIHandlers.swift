@@ -155,7 +155,7 @@ package struct OpenAIHandlers: Sendable {
         case .failed, .interrupted:
             return OpenAIError(status: 502, message: message.errorMessage ?? "The model's reply failed.",
                                kind: .server, param: nil, code: (message.errorCode ?? .upstreamError).rawValue)
-        case .complete, .stopped, .streaming:
+        case .complete, .stopped, .streaming, .awaitingApproval:
             return nil
         }
     }

@@ -6,6 +6,8 @@ public enum MissingRecord: Sendable, Equatable, CustomStringConvertible {
     case message(id: String)
     /// A message that is not in the given conversation; `assistant` when an assistant message was needed.
     case messageInConversation(id: String, conversationID: String, assistant: Bool)
+    /// A tool call that is not in the given message.
+    case toolCall(id: String, messageID: String)
 
     /// Whether the conversation itself is what is missing (not a message in it).
     public var isConversation: Bool {
@@ -19,6 +21,7 @@ public enum MissingRecord: Sendable, Equatable, CustomStringConvertible {
         case .message(let id): "message \(id)"
         case .messageInConversation(let id, let conversationID, let assistant):
             "\(assistant ? "assistant message" : "message") \(id) in conversation \(conversationID)"
+        case .toolCall(let id, let messageID): "tool call \(id) in message \(messageID)"
         }
     }
 }

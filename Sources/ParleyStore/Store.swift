@@ -120,7 +120,8 @@ public final class Store: Sendable {
     @discardableResult
     public func markInterruptedAtStartup() throws(StoreError) -> Int {
         try write { (writer, now) throws(StoreError) in
-            try writer.database.run(
+            try cancelOpenToolCalls(writer.database)
+            return try writer.database.run(
                 "UPDATE messages SET status = 'interrupted', updated_at = ? WHERE status = 'streaming'",
                 [.integer(now)])
         }

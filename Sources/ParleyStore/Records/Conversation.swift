@@ -1,4 +1,5 @@
 import Foundation
+import ParleyPrimitives
 
 /// A conversation: settings plus a pointer to the leaf of the branch the user is looking at.
 public struct Conversation: Sendable, Equatable {
@@ -21,11 +22,13 @@ public struct Conversation: Sendable, Equatable {
     public var archived: Bool
     /// Made by an import (migration 11): the page marks it. A fork of it is not.
     public var imported: Bool
+    /// The tools its replies may call: tool ids and `<server>/*` (migration 12), checked where a client sets them.
+    public var tools: [String]
 
     public init(
         id: String, ownerID: String = User.localID, title: String, model: String?, systemPrompt: String?,
         currentLeafID: String?, createdAt: Date, updatedAt: Date, settings: GenerationSettings = GenerationSettings(),
-        pinned: Bool = false, archived: Bool = false, imported: Bool = false
+        pinned: Bool = false, archived: Bool = false, imported: Bool = false, tools: [String] = []
     ) {
         self.id = id
         self.ownerID = ownerID
@@ -39,13 +42,14 @@ public struct Conversation: Sendable, Equatable {
         self.pinned = pinned
         self.archived = archived
         self.imported = imported
+        self.tools = tools
     }
 
     // MARK: - Row decoding
 
     /// The column list every conversation query selects, in the order `init(row:)` reads.
     static let columns = "id, title, model, system_prompt, current_leaf_id, created_at, updated_at, owner_id, "
-        + "temperature, top_p, max_tokens, pinned, archived, imported"
+        + "temperature, top_p, max_tokens, pinned, archived, imported, tools"
 
     init(row: Row) {
         self.init(
@@ -55,6 +59,12 @@ public struct Conversation: Sendable, Equatable {
             updatedAt: Date(millisecondsSince1970: row.int64(6)),
             settings: GenerationSettings(temperature: row.optionalDouble(8), topP: row.optionalDouble(9),
                                          maxTokens: row.optionalInt64(10).map { Int($0) }),
-            pinned: row.int64(11) != 0, archived: row.int64(12) != 0, imported: row.int64(13) != 0)
+            pinned: row.int64(11) != 0, archived: row.int64(12) != 0, imported: row.int64(13) != 0,
+            tools: Self.tools(storedText: row.text(14)))
+    }
+
+    /// The stored JSON array of tool ids ([] for anything else).
+    static func tools(storedText text: String) -> [String] {
+        (JSON(parsing: text)?.arrayValue ?? []).compactMap(\.stringValue)
     }
 }

@@ -22,6 +22,9 @@ public struct Message: Sendable, Equatable {
     public var errorMessage: String?
     /// Final rendered HTML; set when a message finishes, cleared when it resumes streaming.
     public var html: String?
+    /// The reply's reasoning, text and tool calls in order (migration 12). `content` is its text parts
+    /// joined, `html` their renders joined. A message stored without parts has the parts its text gives.
+    public var parts: [MessagePart]
     /// Strictly increasing across the store, so it orders siblings in creation order.
     public let createdAt: Date
     public var updatedAt: Date
@@ -29,7 +32,8 @@ public struct Message: Sendable, Equatable {
     public init(
         id: String, conversationID: String, parentID: String?, role: Role, content: String,
         reasoning: String = "", status: MessageStatus, finishReason: FinishReason?, model: String?, usage: ReplyTokens?,
-        errorCode: ReplyErrorCode?, errorMessage: String?, html: String?, createdAt: Date, updatedAt: Date
+        errorCode: ReplyErrorCode?, errorMessage: String?, html: String?, createdAt: Date, updatedAt: Date,
+        parts: [MessagePart]? = nil
     ) {
         self.id = id
         self.conversationID = conversationID
@@ -46,14 +50,26 @@ public struct Message: Sendable, Equatable {
         self.html = html
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+        self.parts = parts ?? Self.textParts(content: content, reasoning: reasoning, html: html)
     }
+
+    /// The parts of a message that has only text: its reasoning (when any) and its text.
+    public static func textParts(content: String, reasoning: String, html: String?) -> [MessagePart] {
+        var parts: [MessagePart] = []
+        if !reasoning.isEmpty { parts.append(.reasoning(reasoning)) }
+        if !content.isEmpty || reasoning.isEmpty { parts.append(.text(content, html: html)) }
+        return parts
+    }
+
+    /// The tool calls among the parts, in order.
+    public var toolCalls: [ToolCallPart] { parts.compactMap(\.toolCall) }
 
     // MARK: - Row decoding
 
     /// The column list every message query selects, in the order `init(row:)` reads.
     static let columns = """
         id, conversation_id, parent_id, role, content, status, finish_reason, model, usage, \
-        error_code, error_message, html, created_at, updated_at, reasoning
+        error_code, error_message, html, created_at, updated_at, reasoning, parts
         """
 
     /// `columns` qualified with a table alias, for joins.
@@ -78,6 +94,7 @@ public struct Message: Sendable, Equatable {
             model: row.optionalText(7), usage: ReplyTokens(stored: row.optionalText(8)), errorCode: row.optionalText(9).map(ReplyErrorCode.init(rawValue:)),
             errorMessage: row.optionalText(10), html: row.optionalText(11),
             createdAt: Date(millisecondsSince1970: row.int64(12)),
-            updatedAt: Date(millisecondsSince1970: row.int64(13)))
+            updatedAt: Date(millisecondsSince1970: row.int64(13)),
+            parts: row.optionalText(15).flatMap(MessagePart.parts(storedText:)))
     }
 }

@@ -9,4 +9,7 @@ public enum MessageStatus: String, Sendable, Equatable, CaseIterable {
     case failed
     /// The process ended while it was streaming; its saved content is kept.
     case interrupted
+    /// Paused until the user approves or denies its tool calls (issue 20); the decision resumes it, like
+    /// a continue. Survives restarts.
+    case awaitingApproval = "awaiting_approval"
 }

@@ -5,9 +5,18 @@
 struct Migration: Sendable {
     let name: String
     let sql: String
+    /// A step SQL text alone cannot take (it reads a value first), run after `sql` in the same transaction.
+    var step: (@Sendable (Database) throws(StoreError) -> Void)?
 
-    /// Every step in order: the message history (v1–v6), then settings, usage, search and preferences (v7–).
-    static let all: [Migration] = history + settingsUsageAndSearch
+    init(name: String, sql: String, step: (@Sendable (Database) throws(StoreError) -> Void)? = nil) {
+        self.name = name
+        self.sql = sql
+        self.step = step
+    }
+
+    /// Every step in order: the message history (v1–v6), settings, usage, search and preferences
+    /// (v7–v11), tools (v12–).
+    static let all: [Migration] = history + settingsUsageAndSearch + tools
 
     /// Applies every migration past the file's `user_version`, each in its own transaction with
     /// its version bump, so a crash mid-way leaves a consistent, resumable schema.
@@ -20,6 +29,7 @@ struct Migration: Sendable {
         for (index, migration) in all.enumerated().dropFirst(applied) {
             try database.transaction(.immediate) { () throws(StoreError) in
                 try database.execute(migration.sql)
+                try migration.step?(database)
                 try database.execute("PRAGMA user_version = \(index + 1)")
             }
         }

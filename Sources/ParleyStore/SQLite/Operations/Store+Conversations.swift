@@ -1,4 +1,5 @@
 import Foundation
+import ParleyPrimitives
 
 extension Store {
     // MARK: - Writing conversations
@@ -6,20 +7,21 @@ extension Store {
     /// Creates an empty conversation (title defaults to `Store.defaultTitle`). Write transaction.
     public func createConversation(
         title: String? = nil, model: String? = nil, systemPrompt: String? = nil, ownedBy owner: String = User.localID,
-        settings: GenerationSettings = GenerationSettings()
+        settings: GenerationSettings = GenerationSettings(), tools: [String] = []
     ) throws(StoreError) -> Conversation {
         try write { (writer, now) throws(StoreError) in
             let stamp = writer.nextConversationMilliseconds(now: now)
             let created = try writer.database.queryFirst(
                 """
                 INSERT INTO conversations (id, title, model, system_prompt, current_leaf_id, created_at, updated_at,
-                                           owner_id, temperature, top_p, max_tokens)
-                VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?)
+                                           owner_id, temperature, top_p, max_tokens, tools)
+                VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?)
                 RETURNING \(Conversation.columns)
                 """,
                 [.text(RecordID.make()), .text(title ?? Store.defaultTitle), .optionalText(model),
                  .optionalText(systemPrompt), .integer(stamp), .integer(stamp), .text(owner),
-                 .optionalReal(settings.temperature), .optionalReal(settings.topP), .optionalInteger(settings.maxTokens)],
+                 .optionalReal(settings.temperature), .optionalReal(settings.topP), .optionalInteger(settings.maxTokens),
+                 .text(JSON.array(tools.map(JSON.string)).text)],
                 Conversation.init(row:))
             guard let created else { throw StoreError.corrupt("INSERT returned no conversation") }
             return created

@@ -117,10 +117,11 @@ extension Store {
             for update in updates {
                 changed += try writer.database.run(
                     """
-                    UPDATE messages SET content = ?, reasoning = ?, updated_at = ?
+                    UPDATE messages SET content = ?, reasoning = ?, updated_at = ?, parts = coalesce(?, parts)
                     WHERE id = ? AND status = 'streaming'
                     """,
-                    [.text(update.content), .text(update.reasoning), .integer(now), .text(update.id)])
+                    [.text(update.content), .text(update.reasoning), .integer(now),
+                     .optionalText(update.parts.map(MessagePart.storedText)), .text(update.id)])
             }
             return changed
         }
@@ -135,7 +136,7 @@ extension Store {
     public func finishMessage(
         id: String, content: String, reasoning: String? = nil, status: MessageStatus, finishReason: FinishReason? = nil,
         usage: ReplyTokens? = nil, model: String? = nil, errorCode: ReplyErrorCode? = nil,
-        errorMessage: String? = nil, html: String? = nil
+        errorMessage: String? = nil, html: String? = nil, parts: [MessagePart]? = nil
     ) throws(StoreError) -> Message {
         guard status != .streaming else {
             throw StoreError.conflict("finishMessage needs a final status, not streaming")
@@ -146,13 +147,14 @@ extension Store {
                 """
                 UPDATE messages SET content = ?, status = ?, finish_reason = ?, model = coalesce(?, model),
                     usage = ?, error_code = ?, error_message = ?, html = ?, updated_at = ?,
-                    reasoning = coalesce(?, reasoning)
+                    reasoning = coalesce(?, reasoning), parts = coalesce(?, parts)
                 WHERE id = ? AND status = 'streaming'
                 RETURNING \(Message.columns)
                 """,
                 [.text(content), .text(status.rawValue), .optionalText(finishReason?.rawValue), .optionalText(model),
                  .optionalText(usage?.json), .optionalText(errorCode?.rawValue), .optionalText(errorMessage),
-                 .optionalText(html), .integer(now), .optionalText(reasoning), .text(id)],
+                 .optionalText(html), .integer(now), .optionalText(reasoning),
+                 .optionalText(parts.map(MessagePart.storedText)), .text(id)],
                 Message.init(row:))
             guard let finished else {
                 let existing = try requireMessage(id, database: database)
