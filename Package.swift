@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "ParleyStore", dependencies: ["CSQLite", "ParleyPrimitives", "ParleyOutcome"]),
         .target(name: "ParleyMarkdown", dependencies: ["CCmarkGFM"]),
         .target(name: "ParleyGeneration",
-                dependencies: ["ParleyProviders", "ParleyStore", "ParleyMarkdown", "ParleyOutcome"]),
+                dependencies: ["ParleyProviders", "ParleyStore", "ParleyMarkdown", "ParleyOutcome", "ParleyPrimitives"]),
         .target(name: "ParleyHTTP", dependencies: ["CMicroHTTPD"]),
         // Team mode's credentials: Argon2id passwords and random tokens (libsodium only here).
         .target(name: "ParleyAuth", dependencies: ["CSodium", "ParleyPrimitives"]),
@@ -47,7 +47,8 @@ let package = Package(
         // What browsers receive as event streams: reply frames (SSE encoding, snapshots) and each user's
         // notifications (GET /api/events).
         .target(name: "ParleyEvents",
-                dependencies: ["ParleyAPI", "ParleyHTTP", "ParleyStore", "ParleyGeneration", "ParleyOutcome"]),
+                dependencies: ["ParleyAPI", "ParleyHTTP", "ParleyStore", "ParleyGeneration", "ParleyOutcome",
+                               "ParleyPrimitives"]),
         // Team mode: sign-in, sessions, API tokens, admin, attempt limits, audit.
         .target(name: "ParleyAccounts",
                 dependencies: ["ParleyAPI", "ParleyAuth", "ParleyHTTP", "ParleyStore", "ParleyGeneration"]),

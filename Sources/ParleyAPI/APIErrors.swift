@@ -69,6 +69,9 @@ package enum APIErrors {
             HTTPError(status: 503, code: "shutting_down", message: "The server is shutting down; try again shortly.",
                       headers: [HTTPError.Header("Retry-After", "5")])
         case .ownerDisabled: unauthenticated
+        case .awaitingApproval:
+            HTTPError(status: 409, code: "awaiting_approval",
+                      message: "The reply waits for a decision on its tool calls (POST /api/messages/{id}/tool_calls/{call_id}).")
         }
     }
 }

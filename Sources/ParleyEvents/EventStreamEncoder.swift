@@ -2,6 +2,8 @@ import Foundation
 import ParleyAPI
 import ParleyGeneration
 import ParleyHTTP
+import ParleyPrimitives
+import ParleyStore
 
 /// Turns generation events into the bytes of a `text/event-stream`, in one of the two modes the
 /// stream endpoint offers: `html` (snapshot, reasoning, block, tail, tail_append, tail_html, error, done: for
@@ -80,6 +82,7 @@ package struct EventStreamEncoder: Sendable {
                 $0.field("content", snapshot.content)
                 $0.field("content_length", snapshot.content.utf8.count)
                 $0.field("reasoning", snapshot.reasoning)
+                $0.rawField("parts", Self.partsJSON(snapshot.parts))
             }
             return ("snapshot", json.text)
         case .block(let index, let html):
@@ -117,6 +120,30 @@ package struct EventStreamEncoder: Sendable {
                 $0.field("message", message)
             }
             return ("error", json.text)
+        case .toolCall(let call):
+            json.object {
+                $0.field("id", call.id)
+                $0.field("tool", call.tool)
+                $0.field("name", call.name)
+                $0.field("provider_id", call.providerID)
+                $0.field("status", call.status.rawValue)
+                if let arguments = call.arguments { $0.rawField("arguments", arguments.text) }
+                if let decision = call.decision { $0.field("decision", decision.rawValue) }
+            }
+            return ("tool_call", json.text)
+        case .toolCallDelta(let id, let fragment):
+            json.object {
+                $0.field("id", id)
+                $0.field("arguments_delta", fragment)
+            }
+            return ("tool_call_delta", json.text)
+        case .toolResult(let call):
+            json.object {
+                $0.field("id", call.id)
+                $0.field("status", call.status.rawValue)
+                $0.rawField("result", call.result?.json.text ?? "null")
+            }
+            return ("tool_result", json.text)
         case .done(let outcome):
             json.object {
                 $0.field("status", outcome.status.rawValue)
@@ -128,5 +155,19 @@ package struct EventStreamEncoder: Sendable {
             }
             return ("done", json.text)
         }
+    }
+
+    /// A snapshot's parts: a text part names its blocks (`first_block`, `block_count`); a tool call is
+    /// the stored part (`MessagePart+JSON`).
+    static func partsJSON(_ parts: [SnapshotPart]) -> String {
+        JSON.array(parts.map { part in
+            switch part {
+            case .text(let text, let first, let count):
+                .object(["type": .string("text"), "text": .string(text), "first_block": .integer(Int64(first)),
+                         "block_count": .integer(Int64(count))])
+            case .reasoning(let text): MessagePart.reasoning(text).json
+            case .toolCall(let call): call.json
+            }
+        }).text
     }
 }

@@ -22,31 +22,40 @@ public actor Generation: TickerTarget {
     private let model: String
     /// Where the final state is written (the store).
     private let recorder: any ReplyRecorder
-    private let limits: GenerationLimits
+    let limits: GenerationLimits
     private let ticker: FrameTicker
 
     // MARK: - Parts
-    /// The answer, the reasoning, the frame being gathered and the byte budget.
-    private var text: ReplyText
+    /// The streaming text part: answer, reasoning, the frame being gathered and the byte budget.
+    var text: ReplyText
+    /// The closed parts (text before a tool call, tool calls) and the rounds so far.
+    var parts: ReplyParts
+    /// The tools this reply may call, and who runs them.
+    let toolbox: Toolbox
+    let runner: (any ToolRunner)?
+    let renderer: MarkdownRenderer
+    /// The parts version the last confirmed flush wrote.
+    private var storedPartsVersion = 0
     private var clock: FrameClock
     /// When the provisional render the budget held back is due (`ProvisionalTail.isOwed`); its timer is armed.
     private var owedTailDue: ContinuousClock.Instant?
     /// Every event since the start, for exact replay.
-    private var log: EventLog
-    private var ids: EventIDClock
-    private var subscribers = Subscribers()
+    var log: EventLog
+    var ids: EventIDClock
+    var subscribers = Subscribers()
 
     // MARK: - Outcome
-    private var finishReason: FinishReason?
-    private var usage: Usage?
-    private var outcome: GenerationOutcome?
+    var finishReason: FinishReason?
+    /// Token counts summed over the rounds.
+    var usage: Usage?
+    var outcome: GenerationOutcome?
     /// The ended reply as late subscribers get it (set with `outcome`).
     private var finished: FinishedReply?
     /// The id of the last event before the final `error`/`done`: the id a finished snapshot carries.
     private var finalStateID: Int64 = 0
     /// The id of the logged `error` event of a failed reply (replayed to late subscribers with it).
     private var errorEventID: Int64 = 0
-    private var upstream: Task<Void, Never>?
+    var upstream: Task<Void, Never>?
     private var onEnd: (@Sendable (String, Int64) async -> Void)?
     /// Callers of `finalOutcome()` waiting for the end.
     private var outcomeWaiters: [CheckedContinuation<GenerationOutcome, Never>] = []
@@ -55,8 +64,10 @@ public actor Generation: TickerTarget {
     ///   - message: the assistant message; its content is non-empty when continuing.
     ///   - onEnd: runs once, after the final state is stored, with the message id and the last event id.
     ///   - after: ids start above this (the previous run's last id, when it is still known).
+    ///   - toolbox, runner: the tools the reply may call and what runs them (none by default).
     init(message: Message, owner: String, model: String, recorder: any ReplyRecorder, limits: GenerationLimits,
          renderer: MarkdownRenderer, ticker: FrameTicker, after previousID: Int64 = 0,
+         toolbox: Toolbox = .none, runner: (any ToolRunner)? = nil,
          onEnd: @escaping @Sendable (String, Int64) async -> Void) {
         self.onEnd = onEnd
         self.messageID = message.id
@@ -66,82 +77,32 @@ public actor Generation: TickerTarget {
         self.recorder = recorder
         self.limits = limits
         self.ticker = ticker
-        self.text = ReplyText(content: message.content, reasoning: message.reasoning, renderer: renderer,
-                              room: limits.maxReplyBytes)
+        self.toolbox = toolbox
+        self.runner = runner
+        self.renderer = renderer
+        let split = ReplyParts.split(message.parts)
+        let parts = ReplyParts(closed: split.closed, renderer: renderer)
+        let text = ReplyText(content: split.text, reasoning: split.reasoning, renderer: renderer,
+                             room: limits.maxReplyBytes)
         self.clock = FrameClock(interval: limits.frameInterval)
         var ids = EventIDClock(after: previousID)
         var log = EventLog(baseID: ids.next())
-        if !message.content.isEmpty || !message.reasoning.isEmpty {
+        if !message.content.isEmpty || !message.reasoning.isEmpty || parts.hasToolCalls {
             // A continued message starts its log with the full state, so a client that saw the earlier
             // `done` replaces what it shows instead of appending to it.
-            let snapshot = GenerationSnapshot(messageID: message.id, status: .streaming,
-                                              blocks: text.markdown.blocks, tail: text.markdown.tail,
-                                              tailHTML: text.provisional.html, content: message.content,
-                                              reasoning: message.reasoning)
+            let snapshot = Self.snapshot(of: message.id, parts: parts, text: text)
             log.append(GenerationEvent(id: ids.next(), payload: .snapshot(snapshot)))
         }
+        self.parts = parts
+        self.text = text
         self.ids = ids
         self.log = log
-    }
-
-    // MARK: - Running
-
-    /// Opens the provider stream and starts consuming it, unless the generation was already
-    /// stopped: the upstream call is only made once nothing can end the generation without
-    /// cancelling it.
-    func run(_ open: @Sendable () -> AsyncThrowingStream<ProviderEvent, Error>) {
-        guard outcome == nil, upstream == nil else { return }
-        let events = open()
-        upstream = Task { await self.consume(events) }
-    }
-
-    private func consume(_ events: AsyncThrowingStream<ProviderEvent, Error>) async {
-        do {
-            for try await event in events {
-                guard outcome == nil else { return }
-                guard handle(event) else { break }
-            }
-            guard outcome == nil else { return }
-            // Cancelled by something other than stop or shutdown (which set the outcome first).
-            if Task.isCancelled {
-                await finish(status: .failed, errorCode: .cancelled,
-                             errorMessage: "The reply was cancelled.")
-            } else {
-                await finish(status: .complete)
-            }
-        } catch let error as ProviderError {
-            guard outcome == nil else { return }
-            let status: MessageStatus = error.code == .upstreamInterrupted ? .interrupted : .failed
-            await finish(status: status, errorCode: error.code, errorMessage: error.message)
-        } catch {
-            guard outcome == nil else { return }
-            await finish(status: .failed, errorCode: .upstreamError,
-                         errorMessage: "The model's stream failed.")
-        }
-    }
-
-    /// Returns false when the reply must end here (it reached `maxReplyBytes`).
-    private func handle(_ event: ProviderEvent) -> Bool {
-        switch event {
-        case .text(let text):
-            return receive(text)
-        case .finish(let reason):
-            finishReason = reason
-        case .usage(let reported):
-            usage = reported
-        case .reasoning(let text):
-            return receive(text, as: .reasoning)
-        case .toolCall:
-            // Not shown or stored: Parley sends no tools, so a tool call is only its finish reason.
-            break
-        }
-        return true
     }
 
     /// Adds received text to the next frame. Returns false when it reached `maxReplyBytes`: the
     /// reply then ends as `length`, and leaving the event loop drops the provider stream, which
     /// aborts the upstream call.
-    private func receive(_ piece: String, as part: ReplyText.Part = .answer) -> Bool {
+    func receive(_ piece: String, as part: ReplyText.Part = .answer) -> Bool {
         guard text.receive(piece, as: part) else {
             finishReason = .length
             return false
@@ -174,7 +135,7 @@ public actor Generation: TickerTarget {
     /// Sends the gathered reasoning and answer as one batch: reasoning, block, tail (or tail_append),
     /// delta and, last, the provisional tail_html (unlogged), so a page swaps a committed block for
     /// the provisional HTML it replaces within one batch.
-    private func emitFrame() {
+    func emitFrame() {
         guard let frame = text.takeFrame() else { return }
         clock.emitted(at: .now)
         var batch: [GenerationEvent] = []
@@ -182,7 +143,7 @@ public actor Generation: TickerTarget {
             batch.append(event(.reasoning(reasoning)))
         }
         for block in frame.blocks {
-            batch.append(event(.block(index: block.index, html: block.html)))
+            batch.append(event(.block(index: parts.closedBlocks.count + block.index, html: block.html)))
         }
         switch frame.tail {
         case .unchanged: break
@@ -204,11 +165,11 @@ public actor Generation: TickerTarget {
     }
 
     /// A `tail_html` event: not logged, and its id (the last logged one) is never sent.
-    private func provisionalEvent(_ html: String?, keep: Int = 0) -> GenerationEvent {
+    func provisionalEvent(_ html: String?, keep: Int = 0) -> GenerationEvent {
         GenerationEvent(id: log.lastID, payload: .tailHTML(html, keep: keep))
     }
 
-    private func event(_ payload: GenerationEvent.Payload) -> GenerationEvent {
+    func event(_ payload: GenerationEvent.Payload) -> GenerationEvent {
         let event = GenerationEvent(id: ids.next(), payload: payload)
         log.append(event)
         return event
@@ -231,17 +192,23 @@ public actor Generation: TickerTarget {
                      errorMessage: Generations.shutdownMessage)
     }
 
-    private func finish(status: MessageStatus, errorCode: ReplyErrorCode? = nil, errorMessage: String? = nil) async {
+    func finish(status: MessageStatus, errorCode: ReplyErrorCode? = nil, errorMessage: String? = nil) async {
         guard outcome == nil else { return }
         emitFrame()
+        var batch: [GenerationEvent] = []
+        // Calls no one will finish end here (a paused reply keeps the ones awaiting approval).
+        for call in parts.cancelOpenCalls(includingAwaiting: status != .awaitingApproval) {
+            batch.append(event(.toolCall(call)))
+        }
         let final = text.finish()
         // After finish, the Markdown's blocks are the whole render: committed blocks patched, then the final ones.
-        let blocks = text.markdown.blocks
-        let content = text.answer
-        var batch: [GenerationEvent] = []
-        let patch = final.patch.map { BlockPatch(index: $0.index, html: $0.html) }
+        let offset = parts.closedBlocks.count
+        let blocks = parts.closedBlocks + text.markdown.blocks
+        let content = parts.content(text: text.answer)
+        let reasoning = parts.reasoning(text.reasoning)
+        let patch = final.patch.map { BlockPatch(index: offset + $0.index, html: $0.html) }
         for block in final.blocks {
-            batch.append(event(.block(index: block.index, html: block.html)))
+            batch.append(event(.block(index: offset + block.index, html: block.html)))
         }
         finalStateID = log.lastID
         if let errorCode {
@@ -249,6 +216,8 @@ public actor Generation: TickerTarget {
             errorEventID = failure.id
             batch.append(failure)
         }
+        let html = blocks.joined()
+        let allParts = parts.all(text: text.answer, reasoning: text.reasoning, html: text.markdown.blocks.joined())
         // The row is written first: its usage, completed by the store (an estimate marked `estimated` when
         // the provider reported none), is what `done` carries, as a late reader's `done` built from the row does.
         // The provider's figures are clamped into `ReplyTokens.range` here, as every stored usage is.
@@ -256,9 +225,10 @@ public actor Generation: TickerTarget {
         var storedUsage = reported
         do {
             let stored = try recorder.recordEnd(
-                of: messageID, ReplyEnd(content: content, reasoning: text.reasoning, status: status,
+                of: messageID, ReplyEnd(content: content, reasoning: reasoning, status: status,
                                         finishReason: finishReason, usage: reported, model: model,
-                                        errorCode: errorCode, errorMessage: errorMessage, html: blocks.joined()))
+                                        errorCode: errorCode, errorMessage: errorMessage, html: html,
+                                        parts: parts.hasToolCalls ? allParts : nil))
             storedUsage = stored.usage ?? storedUsage
         } catch StoreError.notFound {
             // The conversation was deleted during the reply; nothing is left to write to.
@@ -266,10 +236,12 @@ public actor Generation: TickerTarget {
             FileHandle.standardError.write(Data("parley: storing message \(messageID) failed: \(error)\n".utf8))
         }
         let result = GenerationOutcome(status: status, finishReason: finishReason, usage: storedUsage,
-                                       patch: patch, blockCount: final.blockCount,
+                                       patch: patch, blockCount: blocks.count,
                                        errorCode: errorCode, errorMessage: errorMessage)
         outcome = result
-        finished = FinishedReply(messageID: messageID, content: content, reasoning: text.reasoning, blocks: blocks,
+        finished = FinishedReply(messageID: messageID, content: content, reasoning: reasoning, blocks: blocks,
+                                 parts: parts.snapshot(text: text.answer, reasoning: text.reasoning,
+                                                       liveBlocks: text.markdown.blocks.count),
                                  outcome: result)
         batch.append(event(.done(result)))
         subscribers.deliver(batch)
@@ -318,10 +290,20 @@ public actor Generation: TickerTarget {
 
     /// The state of a live reply as of the last logged event.
     private func liveSnapshotEvent() -> GenerationEvent {
-        let snapshot = GenerationSnapshot(messageID: messageID, status: .streaming, blocks: text.markdown.blocks,
-                                          tail: text.markdown.tail, tailHTML: text.provisional.html,
-                                          content: text.answer, reasoning: text.reasoning)
-        return GenerationEvent(id: log.lastID, payload: .snapshot(snapshot))
+        GenerationEvent(id: log.lastID, payload: .snapshot(snapshot()))
+    }
+
+    private func snapshot() -> GenerationSnapshot {
+        Self.snapshot(of: messageID, parts: parts, text: text)
+    }
+
+    /// The live state: every block so far, the streaming tail, the parts.
+    private static func snapshot(of messageID: String, parts: ReplyParts, text: ReplyText) -> GenerationSnapshot {
+        GenerationSnapshot(messageID: messageID, status: .streaming, blocks: parts.closedBlocks + text.markdown.blocks,
+                           tail: text.markdown.tail, tailHTML: text.provisional.html,
+                           content: parts.content(text: text.answer), reasoning: parts.reasoning(text.reasoning),
+                           parts: parts.snapshot(text: text.answer, reasoning: text.reasoning,
+                                                 liveBlocks: text.markdown.blocks.count))
     }
 
     // MARK: - Persistence
@@ -329,15 +311,27 @@ public actor Generation: TickerTarget {
     /// The whole text and reasoning, and their size, when they grew since the last stored flush
     /// (group commit by `Generations.flush`, which confirms the size once the transaction has
     /// committed).
-    func progress() -> (state: MessageProgress, bytes: Int)? {
-        guard outcome == nil, let unstored = text.unstoredProgress() else { return nil }
-        return (MessageProgress(id: messageID, content: unstored.content, reasoning: unstored.reasoning),
-                unstored.bytes)
+    func progress() -> (state: MessageProgress, bytes: Int, partsVersion: Int)? {
+        guard outcome == nil else { return nil }
+        let unstored = text.unstoredProgress()
+        guard parts.hasToolCalls else {
+            guard let unstored else { return nil }
+            return (MessageProgress(id: messageID, content: unstored.content, reasoning: unstored.reasoning),
+                    unstored.bytes, parts.version)
+        }
+        guard unstored != nil || parts.version != storedPartsVersion else { return nil }
+        // With tool calls, the parts are written with the text (their closed text plus what streams now).
+        let current = unstored ?? (text.answer, text.reasoning, text.receivedBytes)
+        return (MessageProgress(id: messageID, content: parts.content(text: current.content),
+                                reasoning: parts.reasoning(current.reasoning),
+                                parts: parts.all(text: current.content, reasoning: current.reasoning, html: nil)),
+                current.bytes, parts.version)
     }
 
-    /// Records that the text and reasoning up to `bytes` are stored.
-    func confirmProgress(_ bytes: Int) {
+    /// Records that the text and reasoning up to `bytes`, and the parts of `partsVersion`, are stored.
+    func confirmProgress(_ bytes: Int, partsVersion: Int) {
         text.confirmStored(bytes)
+        storedPartsVersion = max(storedPartsVersion, partsVersion)
     }
 
     /// The last event id, so a continued reply's clock starts above it even if the wall clock stepped back.

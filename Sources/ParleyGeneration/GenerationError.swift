@@ -20,4 +20,6 @@ public enum GenerationError: Error, Equatable, Sendable {
     case shuttingDown
     /// The account the reply would belong to has just been disabled (401, like its ended session).
     case ownerDisabled
+    /// The reply waits for decisions on its tool calls; it resumes once each is decided (409).
+    case awaitingApproval
 }

@@ -30,7 +30,14 @@ public struct GenerationEvent: Sendable {
         /// Reasoning appended since the previous reasoning event (plain text, both modes).
         case reasoning(String)
         case error(code: ReplyErrorCode, message: String)
-        /// Last event of a generation; the stream ends after it.
+        /// A tool call began, changed status, or its arguments are complete (then `arguments` is set).
+        case toolCall(ToolCallPart)
+        /// A fragment of a streaming call's arguments (`id` is Parley's call id).
+        case toolCallDelta(id: String, argumentsDelta: String)
+        /// A call's result (or why it has none: denied, cancelled), with its final status.
+        case toolResult(ToolCallPart)
+        /// Last event of a run; the stream ends after it. A run paused for approval (`awaiting_approval`)
+        /// or stopped may be resumed or continued: its events then go on above this one's id.
         case done(GenerationOutcome)
     }
 
@@ -64,10 +71,12 @@ public struct GenerationSnapshot: Sendable {
     public let tailHTML: String?
     public let content: String
     public let reasoning: String
+    /// The reply's parts in order; a text part names its blocks in `blocks` (the tail belongs to the last one).
+    public let parts: [SnapshotPart]
 
     /// Every field is required (no default for `reasoning`): a builder that forgets one must not compile.
     public init(messageID: String, status: MessageStatus, blocks: [String], tail: String, tailHTML: String?,
-                content: String, reasoning: String) {
+                content: String, reasoning: String, parts: [SnapshotPart]) {
         self.messageID = messageID
         self.status = status
         self.blocks = blocks
@@ -75,7 +84,16 @@ public struct GenerationSnapshot: Sendable {
         self.tailHTML = tailHTML
         self.content = content
         self.reasoning = reasoning
+        self.parts = parts
     }
+}
+
+/// One part of a reply as a snapshot carries it. A text part's HTML is `blocks[firstBlock..<firstBlock + blockCount]`
+/// (block indices count across the whole reply), so a client places each text part and tool card in order.
+public enum SnapshotPart: Sendable, Equatable {
+    case text(String, firstBlock: Int, blockCount: Int)
+    case reasoning(String)
+    case toolCall(ToolCallPart)
 }
 
 /// How a generation ended: what `done` carries.

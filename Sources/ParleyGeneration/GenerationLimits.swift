@@ -16,10 +16,17 @@ public struct GenerationLimits: Sendable {
     public var contextBudgetCharacters: Int
     /// How long a finished generation stays in memory so reconnecting clients get an exact replay.
     public var retainFinished: Duration
+    /// Rounds of tool calls one reply may make (`PARLEY_MAX_TOOL_ROUNDS`); a model that asks for more
+    /// ends the reply with `finish_reason: tool_rounds`.
+    public var maxToolRounds: Int
+    /// Bytes of one tool result kept and sent to the model (`PARLEY_MAX_TOOL_RESULT_BYTES`); the rest is
+    /// cut, with a marker the model reads.
+    public var maxToolResultBytes: Int
 
     public init(frameInterval: Duration = .milliseconds(25), flushInterval: Duration = .milliseconds(200),
                 maxReplyBytes: Int = 256 * 1024, maxConcurrent: Int = 64, maxConcurrentPerUser: Int = 4,
-                contextBudgetCharacters: Int = 64_000, retainFinished: Duration = .seconds(30)) {
+                contextBudgetCharacters: Int = 64_000, retainFinished: Duration = .seconds(30),
+                maxToolRounds: Int = 8, maxToolResultBytes: Int = 64 * 1024) {
         self.frameInterval = frameInterval
         self.flushInterval = flushInterval
         self.maxReplyBytes = maxReplyBytes
@@ -27,5 +34,7 @@ public struct GenerationLimits: Sendable {
         self.maxConcurrentPerUser = maxConcurrentPerUser
         self.contextBudgetCharacters = contextBudgetCharacters
         self.retainFinished = retainFinished
+        self.maxToolRounds = maxToolRounds
+        self.maxToolResultBytes = maxToolResultBytes
     }
 }

@@ -5,8 +5,8 @@ extension ChatRequest {
     /// A request carrying a conversation's generation settings (temperature, top_p, max_tokens) and
     /// one call's options.
     init(model: String, messages: [ChatMessage], prefill: String? = nil, settings: GenerationSettings,
-         options: ChatOptions = ChatOptions()) {
+         options: ChatOptions = ChatOptions(), tools: [ToolSpec] = []) {
         self.init(model: model, messages: messages, prefill: prefill, maxTokens: settings.maxTokens,
-                  temperature: settings.temperature, topP: settings.topP, options: options)
+                  temperature: settings.temperature, topP: settings.topP, options: options, tools: tools)
     }
 }

@@ -14,9 +14,11 @@ extension Generations {
     /// `options` go to the provider with it (checked first with `refusal(of:model:)`).
     public func send(conversationID: String, placement: TurnPlacement, content: String, model: String?,
                      owner: String, settings: GenerationSettings? = nil,
-                     options: ChatOptions = ChatOptions()) async throws -> (user: Message, assistant: Message) {
+                     options: ChatOptions = ChatOptions(),
+                     clientTools: [ToolSpec] = []) async throws -> (user: Message, assistant: Message) {
         let started = try await start(.send(conversationID: conversationID, placement: placement,
-                                            content: content, model: model, settings: settings, options: options),
+                                            content: content, model: model, settings: settings, options: options,
+                                            clientTools: clientTools),
                                       owner: owner)
         guard let user = started.user else { throw GenerationError.conversationNotFound }
         return (user, started.reply)
@@ -41,7 +43,7 @@ extension Generations {
     /// caps) 3. write the rows and read the branch in one transaction (off the actor; for continue in
     /// step 4's turn) 4. register the generation and open the provider stream.
     public func start(_ plan: StartPlan, owner: String) async throws -> ReplyStart {
-        let prepared = try await prepare(plan)
+        let prepared = try await prepare(plan, owner: owner)
         let continued: String?
         if case .continueReply(let messageID) = plan { continued = messageID } else { continued = nil }
         let reservation = try admit(owner: owner, conversationID: prepared.conversationID, continuing: continued)
@@ -69,16 +71,20 @@ extension Generations {
 
     /// Step 1: everything a start reads before it writes. Off the actor.
     @concurrent
-    private nonisolated func prepare(_ plan: StartPlan) async throws -> PreparedStart {
+    private nonisolated func prepare(_ plan: StartPlan, owner: String) async throws -> PreparedStart {
         switch plan {
-        case .send(let conversationID, _, _, let model, let settings, let options):
+        case .send(let conversationID, _, _, let model, let settings, let options, let clientTools):
             guard let conversation = try store.conversation(id: conversationID) else {
                 throw GenerationError.conversationNotFound
             }
             let resolved = try await resolve(model ?? conversation.model)
+            let toolbox = clientTools.isEmpty
+                ? await toolbox(for: conversation, owner: owner)
+                : Toolbox(tools: clientTools.map { Toolbox.Tool(id: $0.name, spec: $0, needsApproval: false) },
+                          runner: .client)
             return PreparedStart(plan: plan, conversationID: conversationID, systemPrompt: conversation.systemPrompt,
                                  settings: conversation.settings.overridden(by: settings), options: options,
-                                 model: resolved, message: nil)
+                                 model: resolved, message: nil, toolbox: toolbox)
         case .regenerate(let messageID, let model):
             let message = try assistantMessage(messageID)
             guard message.parentID != nil, let conversation = try store.conversation(id: message.conversationID) else {
@@ -86,16 +92,21 @@ extension Generations {
             }
             let resolved = try await resolve(model ?? message.model ?? conversation.model)
             return PreparedStart(plan: plan, conversationID: conversation.id, systemPrompt: conversation.systemPrompt,
-                                 settings: conversation.settings, model: resolved, message: message)
+                                 settings: conversation.settings, model: resolved, message: message,
+                                 toolbox: await toolbox(for: conversation, owner: owner))
         case .continueReply(let messageID):
             let message = try assistantMessage(messageID)
             guard message.status != .streaming else { throw GenerationError.alreadyStreaming }
+            guard message.status != .awaitingApproval || message.toolCalls.allSatisfy({ $0.decision != nil || $0.status.isFinal }) else {
+                throw GenerationError.awaitingApproval
+            }
             guard message.parentID != nil, let conversation = try store.conversation(id: message.conversationID) else {
                 throw GenerationError.invalidParent("the message has no user message to answer")
             }
             let resolved = try await resolve(message.model ?? conversation.model)
             return PreparedStart(plan: plan, conversationID: conversation.id, systemPrompt: conversation.systemPrompt,
-                                 settings: conversation.settings, model: resolved, message: message)
+                                 settings: conversation.settings, model: resolved, message: message,
+                                 toolbox: await toolbox(for: conversation, owner: owner))
         }
     }
 
@@ -130,7 +141,7 @@ extension Generations {
     private static func write(_ prepared: PreparedStart, store: Store) throws -> ReplyStart {
         do {
             switch prepared.plan {
-            case .send(let conversationID, let placement, let content, _, _, _):
+            case .send(let conversationID, let placement, let content, _, _, _, _):
                 return try store.beginTurn(conversationID: conversationID, placement: placement, userContent: content,
                                            model: prepared.model.id)
             case .regenerate(let messageID, _):
@@ -169,7 +180,9 @@ extension Generations {
         var prefill: String?
         var previousID: Int64 = 0
         if case .continueReply = prepared.plan {
-            if prepared.model.provider.supportsPrefill {
+            if !reply.toolCalls.isEmpty {
+                // A reply with tool calls is continued from its parts: the generation sends its rounds.
+            } else if prepared.model.provider.supportsPrefill {
                 prefill = reply.content
             } else {
                 messages.append(ChatMessage(role: .assistant, content: reply.content))
@@ -182,15 +195,22 @@ extension Generations {
             retained.remove(reply.id)
         }
         let request = ChatRequest(model: prepared.model.upstream, messages: messages, prefill: prefill,
-                                  settings: prepared.settings, options: prepared.options)
+                                  settings: prepared.settings, options: prepared.options,
+                                  tools: prepared.toolbox.tools.map(\.spec))
         let provider = prepared.model.provider
         let generation = Generation(message: reply, owner: owner, model: prepared.model.id, recorder: store,
                                     limits: limits, renderer: renderer, ticker: ticker,
-                                    after: previousID) { [weak self] id, lastID in
+                                    after: previousID, toolbox: prepared.toolbox, runner: tools) { [weak self] id, lastID in
             await self?.ended(id, lastEventID: lastID)
         }
         addLive(generation)
-        Task { await generation.run { provider.stream(request) } }
+        Task {
+            await generation.run { turns in
+                var round = request
+                round.messages += turns
+                return provider.stream(round)
+            }
+        }
         return written
     }
 
@@ -206,6 +226,12 @@ extension Generations {
         guard let message = try store.message(id: id) else { throw GenerationError.messageNotFound }
         guard message.role == .assistant else { throw GenerationError.notAnAssistantMessage }
         return message
+    }
+
+    /// The tools a conversation enables that the owner may use now (none without a runner).
+    private nonisolated func toolbox(for conversation: Conversation, owner: String) async -> Toolbox {
+        guard let tools, !conversation.tools.isEmpty else { return .none }
+        return await tools.toolbox(enabled: conversation.tools, owner: owner)
     }
 
     private nonisolated func resolve(_ requested: String?) async throws -> ResolvedModel {
@@ -242,4 +268,6 @@ struct PreparedStart: Sendable {
     var options = ChatOptions()
     let model: ResolvedModel
     let message: Message?
+    /// The tools offered to the model.
+    var toolbox = Toolbox.none
 }

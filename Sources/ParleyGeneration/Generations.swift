@@ -19,6 +19,8 @@ public actor Generations: TickerTarget {
     let limits: GenerationLimits
     let renderer: MarkdownRenderer
     let context: ContextBuilder
+    /// What runs a conversation's tools (nil: no tools are offered).
+    let tools: (any ToolRunner)?
     /// Live generations by message id.
     var live: [String: Generation] = [:]
     /// Recently finished generations kept for exact replay, by message id, with their last event id.
@@ -44,8 +46,11 @@ public actor Generations: TickerTarget {
     }
 
     /// - Parameter clock: when finished replies are released (`limits.retainFinished` after their end).
+    /// - Parameter tools: runs the tools conversations enable (nil: replies are offered none).
     public init(store: Store, providers: ProviderRegistry, limits: GenerationLimits,
-                renderer: MarkdownRenderer = MarkdownRenderer(), clock: RetentionClock = .continuous) {
+                renderer: MarkdownRenderer = MarkdownRenderer(), clock: RetentionClock = .continuous,
+                tools: (any ToolRunner)? = nil) {
+        self.tools = tools
         self.store = store
         self.providers = providers
         self.limits = limits
@@ -164,7 +169,7 @@ public actor Generations: TickerTarget {
     /// other subscriptions go on meanwhile).
     private nonisolated func finishedEvents(_ message: Message) async -> [GenerationEvent] {
         var ids = EventIDClock(after: EventIDClock.ceiling(writtenAt: message.updatedAt))
-        let reply = FinishedReply(stored: message, blocks: renderer.renderBlocks(message.content))
+        let reply = FinishedReply(stored: message, renderer: renderer)
         return reply.events(snapshotID: ids.next(), errorID: ids.next(), doneID: ids.next())
     }
 
@@ -184,7 +189,7 @@ public actor Generations: TickerTarget {
 
     /// A stored reply's outcome; rendered off the actor to count its blocks.
     private nonisolated func storedOutcome(_ message: Message) async -> GenerationOutcome {
-        FinishedReply(stored: message, blocks: renderer.renderBlocks(message.content)).outcome
+        FinishedReply(stored: message, renderer: renderer).outcome
     }
 
     // MARK: - Persistence (group commit)

@@ -16,7 +16,7 @@ struct ProgressFlusher: Sendable {
         for generation in generations {
             if let progress = await generation.progress() {
                 updates.append(MessageProgressUpdate(generation: generation, state: progress.state,
-                                                     bytes: progress.bytes))
+                                                     bytes: progress.bytes, partsVersion: progress.partsVersion))
             }
         }
         guard !updates.isEmpty else { return }
@@ -27,7 +27,7 @@ struct ProgressFlusher: Sendable {
             return
         }
         for update in updates {
-            await update.generation.confirmProgress(update.bytes)
+            await update.generation.confirmProgress(update.bytes, partsVersion: update.partsVersion)
         }
     }
 
@@ -49,4 +49,5 @@ private struct MessageProgressUpdate {
     let generation: Generation
     let state: MessageProgress
     let bytes: Int
+    let partsVersion: Int
 }

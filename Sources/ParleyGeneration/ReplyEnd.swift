@@ -11,11 +11,14 @@ public struct ReplyEnd: Sendable {
     public var model: String
     public var errorCode: ReplyErrorCode?
     public var errorMessage: String?
-    /// The final render of `content`.
+    /// The final render of `content` (of each text part, joined).
     public var html: String
+    /// The parts, for a reply with tool calls (nil: its parts are its text's).
+    public var parts: [MessagePart]?
 
     public init(content: String, reasoning: String, status: MessageStatus, finishReason: FinishReason?,
-                usage: ReplyTokens?, model: String, errorCode: ReplyErrorCode?, errorMessage: String?, html: String) {
+                usage: ReplyTokens?, model: String, errorCode: ReplyErrorCode?, errorMessage: String?, html: String,
+                parts: [MessagePart]? = nil) {
         self.content = content
         self.reasoning = reasoning
         self.status = status
@@ -25,5 +28,6 @@ public struct ReplyEnd: Sendable {
         self.errorCode = errorCode
         self.errorMessage = errorMessage
         self.html = html
+        self.parts = parts
     }
 }

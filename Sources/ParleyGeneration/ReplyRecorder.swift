@@ -19,7 +19,7 @@ extension Store: ReplyRecorder {
     public func recordEnd(of messageID: String, _ end: ReplyEnd) throws(StoreError) -> Message {
         try finishMessage(id: messageID, content: end.content, reasoning: end.reasoning, status: end.status,
                           finishReason: end.finishReason, usage: end.usage, model: end.model,
-                          errorCode: end.errorCode, errorMessage: end.errorMessage, html: end.html)
+                          errorCode: end.errorCode, errorMessage: end.errorMessage, html: end.html, parts: end.parts)
     }
 
     public func recordProgress(_ updates: [MessageProgress]) throws(StoreError) {

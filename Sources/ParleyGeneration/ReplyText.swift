@@ -37,6 +37,7 @@ struct ReplyText: Sendable {
     /// Bytes of answer and reasoning over the message's life: what progress flushes track.
     private(set) var receivedBytes: Int
     private var storedBytes: Int
+    private let renderer: MarkdownRenderer
 
     /// - Parameters:
     ///   - content, reasoning: what the message already holds (non-empty when continuing).
@@ -47,6 +48,7 @@ struct ReplyText: Sendable {
         _ = provisional.update(markdown, tailMoved: true)
         self.markdown = markdown
         self.reasoning = reasoning
+        self.renderer = renderer
         self.room = room
         receivedBytes = content.utf8.count + reasoning.utf8.count
         storedBytes = receivedBytes
@@ -54,6 +56,17 @@ struct ReplyText: Sendable {
 
     /// The answer sent so far.
     var answer: String { markdown.text }
+
+    /// Bytes this run may still add (what the next text part of the reply starts with).
+    var remainingRoom: Int { room }
+
+    /// Spends `bytes` of the run's budget on something other than text (a tool call's arguments);
+    /// false when they do not fit.
+    mutating func spend(_ bytes: Int) -> Bool {
+        guard bytes <= room else { return false }
+        room -= bytes
+        return true
+    }
 
     /// Whether a frame has anything to send.
     var hasPending: Bool { !pending.isEmpty || !pendingReasoning.isEmpty }
@@ -108,6 +121,19 @@ struct ReplyText: Sendable {
         let final = markdown.finish()
         _ = provisional.update(markdown, tailMoved: true)
         return final
+    }
+
+    /// Closes this text part (a tool call follows it): its final render, text and reasoning. The next part
+    /// starts empty with what is left of the budget; byte counts go on, so progress tracking is unbroken.
+    /// Call after the last `takeFrame`.
+    mutating func closePart() -> (final: MarkdownFinal, text: String, reasoning: String, blocks: [String]) {
+        let final = markdown.finish()
+        let closed = (final, markdown.text, reasoning, markdown.blocks)
+        markdown = StableMarkdown(renderer: renderer)
+        provisional = ProvisionalTail()
+        _ = provisional.update(markdown, tailMoved: true)
+        reasoning = ""
+        return closed
     }
 
     // MARK: - Persistence

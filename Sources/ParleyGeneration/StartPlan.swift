@@ -6,8 +6,9 @@ import ParleyStore
 public enum StartPlan: Sendable {
     /// A new user message where `placement` says, and its answer; `model` nil keeps the conversation's,
     /// `settings` (one call's own) go over the conversation's for this reply only, `options` to the provider.
+    /// `clientTools`: an API client's own tools (`/v1`), offered to the model and relayed, never run.
     case send(conversationID: String, placement: TurnPlacement, content: String, model: String?,
-              settings: GenerationSettings? = nil, options: ChatOptions = ChatOptions())
+              settings: GenerationSettings? = nil, options: ChatOptions = ChatOptions(), clientTools: [ToolSpec] = [])
     /// A new answer beside the assistant message `messageID`; `model` nil keeps that message's.
     case regenerate(messageID: String, model: String?)
     /// More text for a stopped, truncated, failed or interrupted answer, appended to it.

@@ -63,7 +63,7 @@ struct OpenAIChunkEncoder: Sendable {
     static func finishReason(_ stored: FinishReason?) -> String {
         switch stored {
         case .length, .toolCalls, .contentFilter: stored?.rawValue ?? "stop"
-        case .stop, .other, nil: "stop"
+        case .stop, .toolRounds, .other, nil: "stop"
         }
     }
 

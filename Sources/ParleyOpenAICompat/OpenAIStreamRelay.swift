@@ -105,6 +105,9 @@ final class OpenAIStreamRelay: Sendable {
                     finished = true
                 case .block, .tail, .tailAppend, .tailHTML, .error:
                     break
+                case .toolCall, .toolCallDelta, .toolResult:
+                    // /v1 offers no tools yet (refused with 400), so its replies make no calls.
+                    break
                 }
             }
             if !pieces.isEmpty { state.lastWrite = ContinuousClock.now }

@@ -12,6 +12,8 @@ public enum FinishReason: Sendable, Equatable, Hashable, RawRepresentable, Expre
     case length
     case toolCalls
     case contentFilter
+    /// The reply reached Parley's limit of tool rounds (`PARLEY_MAX_TOOL_ROUNDS`) with the model asking for more.
+    case toolRounds
     /// A reason this version has no case for, kept as given (a provider's own, an imported file's).
     case other(String)
 
@@ -22,6 +24,7 @@ public enum FinishReason: Sendable, Equatable, Hashable, RawRepresentable, Expre
         case .length: "length"
         case .toolCalls: "tool_calls"
         case .contentFilter: "content_filter"
+        case .toolRounds: "tool_rounds"
         case .other(let value): value
         }
     }
@@ -33,6 +36,7 @@ public enum FinishReason: Sendable, Equatable, Hashable, RawRepresentable, Expre
         case "length": self = .length
         case "tool_calls": self = .toolCalls
         case "content_filter": self = .contentFilter
+        case "tool_rounds": self = .toolRounds
         default: self = .other(rawValue)
         }
     }

@@ -22,6 +22,9 @@ final class EventLogTests: XCTestCase {
             case .delta(let text): "delta:\(text)"
             case .reasoning(let text): "reasoning:\(text)"
             case .error: "error"
+            case .toolCall(let call): "tool_call:\(call.id):\(call.status.rawValue)"
+            case .toolCallDelta(let id, let fragment): "tool_call_delta:\(id):\(fragment)"
+            case .toolResult(let call): "tool_result:\(call.id):\(call.status.rawValue)"
             case .done: "done"
             }
         }

@@ -8,7 +8,7 @@ final class EventStreamEncoderPiecesTests: XCTestCase {
     private let events: [GenerationEvent] = [
         GenerationEvent(id: 10, payload: .snapshot(GenerationSnapshot(
             messageID: "m", status: .streaming, blocks: ["<h1>T</h1>"], tail: "par", tailHTML: "<p>par</p>\n",
-            content: "# T\n\npar", reasoning: ""))),
+            content: "# T\n\npar", reasoning: "", parts: [.text("# T\n\npar", firstBlock: 0, blockCount: 1)]))),
         GenerationEvent(id: 11, payload: .block(index: 1, html: "<p>para</p>")),
         GenerationEvent(id: 11, payload: .tailHTML("", keep: 0)),
         GenerationEvent(id: 12, payload: .delta("a")),

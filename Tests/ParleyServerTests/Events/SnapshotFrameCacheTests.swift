@@ -9,7 +9,7 @@ import XCTest
 final class SnapshotFrameCacheTests: XCTestCase {
     private func snapshot(_ content: String, id: String = "m1", blocks: [String]? = nil) -> GenerationSnapshot {
         GenerationSnapshot(messageID: id, status: .complete, blocks: blocks ?? ["<p>\(content)</p>"], tail: "",
-                           tailHTML: nil, content: content, reasoning: "")
+                           tailHTML: nil, content: content, reasoning: "", parts: [])
     }
 
     private func address(_ bytes: [UInt8]) -> UnsafeRawPointer? {
