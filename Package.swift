@@ -90,7 +90,7 @@ let package = Package(
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyPrimitives", "ParleyOutcome"]),
         .testTarget(name: "ParleyMarkdownTests", dependencies: ["ParleyMarkdown", "ParleyTestSupport"]),
         .testTarget(name: "ParleyProvidersTests",
-                    dependencies: ["ParleyProviders", "ParleySSE", "ParleyUpstream", "ParleyTestSupport"],
+                    dependencies: ["ParleyProviders", "ParleySSE", "ParleyUpstream", "ParleyPrimitives", "ParleyTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "ParleyGenerationTests",
                     dependencies: ["ParleyGeneration", "ParleyProviders", "ParleyStore", "ParleyMarkdown"]),

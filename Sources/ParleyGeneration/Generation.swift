@@ -134,6 +134,9 @@ public actor Generation: TickerTarget {
         case .toolCall:
             // Not shown or stored: Parley sends no tools, so a tool call is only its finish reason.
             break
+        case .logprobs:
+            // Not kept yet: /v1 refuses `logprobs: true` until a reply carries them to its stream.
+            break
         }
         return true
     }
