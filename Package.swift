@@ -65,7 +65,8 @@ let package = Package(
         // The OpenAI-compatible endpoint (/v1).
         .target(name: "ParleyOpenAICompat",
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyQuotas", "ParleyHTTP", "ParleyStore",
-                               "ParleyGeneration", "ParleyMarkdown", "ParleyOutcome", "ParleyProviders"]),
+                               "ParleyGeneration", "ParleyMarkdown", "ParleyOutcome", "ParleyProviders",
+                               "ParleyPrimitives"]),
         // The running server: configuration, the routes in one place, every part wired together.
         // openapi.json links to docs/openapi.json, whose bytes are compiled in (GET /api/openapi.json).
         .target(name: "ParleyServer",
@@ -99,7 +100,7 @@ let package = Package(
                     dependencies: ["ParleyServer", "ParleyCLI", "ParleyAPI", "ParleyEvents", "ParleyAccounts",
                                    "ParleyQuotas", "ParleyConversations", "ParleyTransfer", "ParleyOpenAICompat",
                                    "ParleyHTTP", "ParleyAuth", "ParleyGeneration", "ParleyProviders",
-                                   "ParleySSE", "ParleyStore", "ParleyTestSupport"]),
+                                   "ParleySSE", "ParleyStore", "ParleyPrimitives", "ParleyTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
