@@ -54,8 +54,9 @@ PARLEY_TEST_TIME_LIMIT ?= 120
 PARLEY_SUITE_TIME_LIMIT ?= 900
 BROWSER_TIME_LIMIT ?= 900
 OPENAI_TIME_LIMIT ?= 300
-# The OpenAI-compatible endpoint is tested with the official `openai` package (PyPI) as the client,
-# from a venv made here.
+# The OpenAI-compatible endpoint is tested with the official `openai` package (PyPI) as the client, its
+# answers checked against OpenAI's schemas with `jsonschema`, and LangChain's `langchain-openai` as a
+# second client, from a venv made here.
 OPENAI_VENV = .build/openai-venv
 # docs/openapi.json is checked against a live server: real answers validated with `jsonschema`, then
 # schemathesis (PyPI) fuzzes it for OPENAPI_FUZZ_SECONDS in local and in team mode (no 5xx, no schema violation, no hang), from a
@@ -80,8 +81,8 @@ test: test-deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	PARLEY_TEST_TIME_LIMIT=$(PARLEY_TEST_TIME_LIMIT) PARLEY_SUITE_TIME_LIMIT=$(PARLEY_SUITE_TIME_LIMIT) \
 	  SWIFT=$(SWIFT) Tests/run-swift-tests.sh $(BUILD_FLAGS)
-	@if ! $(OPENAI_VENV)/bin/python -c 'import openai, pytest' 2>/dev/null; then \
-	  python3 -m venv $(OPENAI_VENV) && $(OPENAI_VENV)/bin/pip install -q openai pytest; \
+	@if ! $(OPENAI_VENV)/bin/python -c 'import openai, pytest, jsonschema, langchain_openai' 2>/dev/null; then \
+	  python3 -m venv $(OPENAI_VENV) && $(OPENAI_VENV)/bin/pip install -q openai pytest jsonschema langchain-openai; \
 	fi
 	PARLEY_BIN=.build/debug/parley PYTHON=$(OPENAI_VENV)/bin/python timeout --kill-after=10 $(OPENAI_TIME_LIMIT) \
 	  Tests/openai/run.sh \

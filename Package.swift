@@ -66,7 +66,8 @@ let package = Package(
         // The OpenAI-compatible endpoint (/v1).
         .target(name: "ParleyOpenAICompat",
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyQuotas", "ParleyHTTP", "ParleyStore",
-                               "ParleyGeneration", "ParleyMarkdown", "ParleyOutcome", "ParleyProviders"]),
+                               "ParleyGeneration", "ParleyMarkdown", "ParleyOutcome", "ParleyProviders",
+                               "ParleyPrimitives"]),
         // The running server: configuration, the routes in one place, every part wired together.
         // openapi.json links to docs/openapi.json, whose bytes are compiled in (GET /api/openapi.json).
         .target(name: "ParleyServer",
@@ -91,7 +92,7 @@ let package = Package(
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyPrimitives", "ParleyOutcome"]),
         .testTarget(name: "ParleyMarkdownTests", dependencies: ["ParleyMarkdown", "ParleyTestSupport"]),
         .testTarget(name: "ParleyProvidersTests",
-                    dependencies: ["ParleyProviders", "ParleySSE", "ParleyUpstream", "ParleyTestSupport"],
+                    dependencies: ["ParleyProviders", "ParleySSE", "ParleyUpstream", "ParleyPrimitives", "ParleyTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "ParleyGenerationTests",
                     dependencies: ["ParleyGeneration", "ParleyProviders", "ParleyStore", "ParleyMarkdown"]),
@@ -100,7 +101,7 @@ let package = Package(
                     dependencies: ["ParleyServer", "ParleyCLI", "ParleyAPI", "ParleyEvents", "ParleyAccounts",
                                    "ParleyQuotas", "ParleyConversations", "ParleyTransfer", "ParleyOpenAICompat",
                                    "ParleyHTTP", "ParleyAuth", "ParleyGeneration", "ParleyProviders",
-                                   "ParleySSE", "ParleyStore", "ParleyTestSupport"]),
+                                   "ParleySSE", "ParleyStore", "ParleyPrimitives", "ParleyTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -4,8 +4,9 @@ import ParleyProviders
 /// The options of a `POST /v1/chat/completions` body beyond its messages and sampling settings,
 /// read and range-checked here (each failure a 400 naming the parameter, as OpenAI does) and passed
 /// on to the provider as given; whether the chosen provider can honour them is its own answer
-/// (`ChatProvider.refusal`). Tool calling is not relayed yet, so its parameters are refused rather
-/// than dropped; any other unknown key is ignored, as before.
+/// (`ChatProvider.refusal`). The tool-calling parameters are read by `OpenAIChatTools`; the
+/// deprecated `functions` and `function_call` are refused rather than dropped; any other unknown key is
+/// ignored, as before.
 enum OpenAIChatOptions {
     /// `stop`: at most this many sequences (OpenAI's limit).
     static let maxStopSequences = 4
@@ -13,8 +14,9 @@ enum OpenAIChatOptions {
     static let maxUserLength = 256
     /// `top_logprobs`: 0 through this (OpenAI's limit).
     static let maxTopLogprobs = 20
-    /// Parameters Parley cannot relay yet: refused by name, never silently dropped.
-    static let notSupported = ["tools", "tool_choice", "parallel_tool_calls", "functions", "function_call"]
+    /// Parameters Parley does not relay (OpenAI's deprecated forms of `tools` and `tool_choice`):
+    /// refused by name, never silently dropped.
+    static let notSupported = ["functions", "function_call"]
 
     static func parse(_ body: [UInt8]) throws(OpenAIError) -> ChatOptions {
         let fields: Fields
@@ -93,8 +95,8 @@ enum OpenAIChatOptions {
             for name in OpenAIChatOptions.notSupported {
                 let key = Key(stringValue: name)
                 if container.contains(key), try !container.decodeNil(forKey: key) {
-                    throw OpenAIChatRequest.FieldError(field: name, message: "'\(name)' is not supported yet: Parley does not relay "
-                                        + "tool or function calls through /v1.")
+                    throw OpenAIChatRequest.FieldError(field: name, message: "'\(name)' is not supported: OpenAI deprecated "
+                                        + "it; use 'tools' and 'tool_choice'.")
                 }
             }
             func optional<T: Decodable>(_ name: String, _ expected: String) throws -> T? {

@@ -1,22 +1,44 @@
 import Foundation
 import ParleyAPI
 import ParleyHTTP
+import ParleyPrimitives
 import ParleyProviders
 import ParleyStore
 
 /// A `POST /v1/chat/completions` body as Parley uses it. Read with `JSONDecoder` (every character kept,
 /// as `JSONBody` does). `stop`, `seed`, the penalties, `logprobs`, `user` and `response_format` are
-/// read by `OpenAIChatOptions`; the tool-calling parameters are refused; other unknown keys are ignored.
+/// read by `OpenAIChatOptions`; `tools`, `tool_choice` and `parallel_tool_calls` by `OpenAIChatTools`
+/// (parsed, but refused by the handler until tool calls are relayed: `toolParameter`); other unknown
+/// keys are ignored.
 ///
 /// How the messages map onto a conversation: every `system` (or `developer`) message, in order,
 /// joined by a blank line, is the system prompt; the other messages, consecutive ones of the same
 /// role joined by a blank line, must alternate user and assistant and end with a user turn. That last
 /// user turn is the one sent; the turns before it are the stored history (see `OpenAIHandlers`).
+///
+/// Tool calls: an assistant message's `tool_calls` belong to its turn, and the `role: tool` messages
+/// after it are that turn's `toolResults` (each naming one of its calls, every call answered before
+/// the next user or assistant message). An assistant message after tool results starts a new turn
+/// (the model's answer once it has the results). A request may also end with tool results: the model
+/// is then to go on from them (`continuesAfterToolResults`, `content` empty).
 struct OpenAIChatRequest {
     /// One user or assistant turn.
     struct Turn: Equatable {
         let role: Role
         var content: String
+        /// An assistant turn's tool calls, in order.
+        var toolCalls: [ChatToolCall] = []
+        /// The results the request gives for them (`role: tool` messages), in the request's order.
+        var toolResults: [ToolResult] = []
+
+        /// True when every call has its result.
+        var isAnswered: Bool { toolResults.count == toolCalls.count }
+    }
+
+    /// A `role: tool` message: the result of the call `toolCallID`.
+    struct ToolResult: Equatable {
+        let toolCallID: String
+        let content: String
     }
 
     let model: String
@@ -31,14 +53,32 @@ struct OpenAIChatRequest {
     let includeUsage: Bool
     /// `temperature`, `top_p`, `max_tokens` (or `max_completion_tokens`) for this call.
     let settings: GenerationSettings
-    /// The options passed on to the provider (`stop`, `seed`, …), if it can honour them.
+    /// The options passed on to the provider (`stop`, `seed`, `tool_choice`, …), if it can honour them.
     let options: ChatOptions
+    /// `tools`: the functions the model may call.
+    let tools: [ToolSpec]
+    /// The request ends with tool results rather than a user message: the model goes on from them.
+    let continuesAfterToolResults: Bool
+
+    /// The first tool-calling parameter the request uses (`tools`, `tool_choice`,
+    /// `parallel_tool_calls`, or `messages` holding tool calls or results), or nil.
+    var toolParameter: String? {
+        if !tools.isEmpty { return "tools" }
+        if options.toolChoice != nil { return "tool_choice" }
+        if options.parallelToolCalls != nil { return "parallel_tool_calls" }
+        if continuesAfterToolResults || history.contains(where: { !$0.toolCalls.isEmpty }) { return "messages" }
+        return nil
+    }
 
     /// Parses and checks the body; each failure is a 400 naming the field (`param` in OpenAI's shape).
     init(_ request: HTTPRequest, fields: SettingsFields) throws(OpenAIError) {
+        try self.init(body: request.body, fields: fields)
+    }
+
+    init(body bytes: [UInt8], fields: SettingsFields) throws(OpenAIError) {
         let body: Body
         do {
-            body = try JSONDecoder().decode(Body.self, from: Data(request.body))
+            body = try JSONDecoder().decode(Body.self, from: Data(bytes))
         } catch let error as FieldError {
             throw OpenAIError.invalid(error.message, param: error.field)
         } catch {
@@ -54,43 +94,63 @@ struct OpenAIChatRequest {
         var system: [String] = []
         var turns: [Turn] = []
         for message in body.messages {
+            if message.role != "tool", let last = turns.last, !last.isAnswered {
+                throw OpenAIError.invalid("An assistant message with 'tool_calls' must be followed by a 'tool' message "
+                                          + "for each of its calls.", param: "messages")
+            }
             switch message.role {
             case "system", "developer":
                 system.append(message.content)
             case "user", "assistant":
                 let role: Role = message.role == "user" ? .user : .assistant
-                if let last = turns.last, last.role == role {
-                    turns[turns.count - 1].content += "\n\n" + message.content
+                if let last = turns.last, last.role == role, last.toolCalls.isEmpty {
+                    if !(message.content.isEmpty && !message.toolCalls.isEmpty) {
+                        turns[turns.count - 1].content += "\n\n" + message.content
+                    }
+                    turns[turns.count - 1].toolCalls = message.toolCalls
                 } else {
-                    turns.append(Turn(role: role, content: message.content))
+                    turns.append(Turn(role: role, content: message.content, toolCalls: message.toolCalls))
                 }
+            case "tool":
+                let id = message.toolCallID ?? ""
+                guard let last = turns.last, last.toolCalls.contains(where: { $0.id == id }),
+                      !last.toolResults.contains(where: { $0.toolCallID == id }) else {
+                    throw OpenAIError.invalid("A 'tool' message must answer a call of the assistant message before it "
+                                              + "('tool_call_id' naming one of its 'tool_calls', once).", param: "messages")
+                }
+                turns[turns.count - 1].toolResults.append(ToolResult(toolCallID: id, content: message.content))
             default:
                 throw OpenAIError.invalid("Message role '\(message.role)' is not supported: use system, developer, "
-                                          + "user or assistant.", param: "messages")
+                                          + "user, assistant or tool.", param: "messages")
             }
         }
-        guard let last = turns.last, last.role == .user else {
-            throw OpenAIError.invalid("The last message (after system messages) must be a user message.",
-                                      param: "messages")
+        guard let last = turns.last, last.role == .user || !last.toolResults.isEmpty else {
+            throw OpenAIError.invalid("The last message (after system messages) must be a user message "
+                                      + "(or the results of the assistant's tool calls).", param: "messages")
         }
         guard turns[0].role == .user else {
             throw OpenAIError.invalid("The first message after the system messages must be a user message.",
                                       param: "messages")
         }
-        guard !last.content.isEmpty else {
+        guard last.role != .user || !last.content.isEmpty else {
             throw OpenAIError.invalid("The last user message must not be empty.", param: "messages")
         }
         model = body.model
         systemPrompt = system.isEmpty ? nil : system.joined(separator: "\n\n")
-        history = Array(turns.dropLast())
-        content = last.content
+        continuesAfterToolResults = last.role == .assistant
+        history = continuesAfterToolResults ? turns : Array(turns.dropLast())
+        content = continuesAfterToolResults ? "" : last.content
         stream = body.stream ?? false
         includeUsage = body.streamOptions?.includeUsage ?? false
         settings = GenerationSettings(
             temperature: try Self.checked(body.temperature, "temperature", fields.temperature),
             topP: try Self.checked(body.topP, "top_p", fields.topP),
             maxTokens: try Self.checked(body.maxTokens ?? body.maxCompletionTokens, "max_tokens", fields.maxTokens))
-        options = try OpenAIChatOptions.parse(request.body)
+        tools = try OpenAIChatTools.tools(body.tools)
+        var options = try OpenAIChatOptions.parse(bytes)
+        options.toolChoice = try OpenAIChatTools.toolChoice(body.toolChoice, tools: tools)
+        options.parallelToolCalls = try OpenAIChatTools.parallelToolCalls(body.parallelToolCalls)
+        self.options = options
     }
 
     /// `value` through the conversation settings' range check, its failure named as `param`.
@@ -122,9 +182,14 @@ struct OpenAIChatRequest {
         let maxTokens: Int?
         let maxCompletionTokens: Int?
         let n: Int?
+        let tools: JSON?
+        let toolChoice: JSON?
+        let parallelToolCalls: JSON?
 
         enum CodingKeys: String, CodingKey {
-            case model, messages, stream, temperature, n
+            case model, messages, stream, temperature, n, tools
+            case toolChoice = "tool_choice"
+            case parallelToolCalls = "parallel_tool_calls"
             case streamOptions = "stream_options"
             case topP = "top_p"
             case maxTokens = "max_tokens"
@@ -146,6 +211,9 @@ struct OpenAIChatRequest {
             maxTokens = try Self.optional(container, .maxTokens, "an integer")
             maxCompletionTokens = try Self.optional(container, .maxCompletionTokens, "an integer")
             n = try Self.optional(container, .n, "an integer")
+            tools = try container.decodeIfPresent(JSON.self, forKey: .tools)
+            toolChoice = try container.decodeIfPresent(JSON.self, forKey: .toolChoice)
+            parallelToolCalls = try container.decodeIfPresent(JSON.self, forKey: .parallelToolCalls)
         }
 
         private static func field<T: Decodable>(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys,
@@ -174,18 +242,35 @@ struct OpenAIChatRequest {
         }
     }
 
-    /// A message: `content` is a string, or an array of `{"type":"text","text":…}` parts (joined).
+    /// A message: `content` is a string, or an array of `{"type":"text","text":…}` parts (joined), or null
+    /// in an assistant message with `tool_calls`; a `tool` message names its call (`tool_call_id`).
     private struct Message: Decodable {
         let role: String
         let content: String
+        let toolCalls: [ChatToolCall]
+        let toolCallID: String?
 
         enum CodingKeys: String, CodingKey {
             case role, content
+            case toolCalls = "tool_calls"
+            case toolCallID = "tool_call_id"
         }
 
         private struct Part: Decodable {
             let type: String
             let text: String?
+        }
+
+        /// One of `tool_calls`: `{"id","type":"function","function":{"name","arguments"}}`.
+        private struct ToolCall: Decodable {
+            struct Function: Decodable {
+                let name: String
+                let arguments: String
+            }
+
+            let id: String
+            let type: String
+            let function: Function
         }
 
         init(from decoder: Decoder) throws {
@@ -194,7 +279,25 @@ struct OpenAIChatRequest {
                 throw FieldError(field: "messages", message: "Every message needs a 'role' string.")
             }
             self.role = role
-            if let text = try? container.decode(String.self, forKey: .content) {
+            var calls: [ToolCall] = []
+            if role == "assistant", container.contains(.toolCalls), try !container.decodeNil(forKey: .toolCalls) {
+                guard let decoded = try? container.decode([ToolCall].self, forKey: .toolCalls),
+                      decoded.allSatisfy({ $0.type == "function" && !$0.id.isEmpty && !$0.function.name.isEmpty }),
+                      Set(decoded.map(\.id)).count == decoded.count else {
+                    throw FieldError(field: "messages", message: "An assistant message's 'tool_calls' must be "
+                                     + "{\"id\",\"type\":\"function\",\"function\":{\"name\",\"arguments\"}} items "
+                                     + "with distinct ids.")
+                }
+                calls = decoded
+            }
+            toolCalls = calls.map { ChatToolCall(id: $0.id, name: $0.function.name, arguments: $0.function.arguments) }
+            toolCallID = role == "tool" ? try? container.decode(String.self, forKey: .toolCallID) : nil
+            if role == "tool", toolCallID == nil {
+                throw FieldError(field: "messages", message: "A 'tool' message needs a 'tool_call_id' string.")
+            }
+            if !calls.isEmpty, (try? container.decodeNil(forKey: .content)) ?? true {
+                content = ""
+            } else if let text = try? container.decode(String.self, forKey: .content) {
                 content = text
             } else if let parts = try? container.decode([Part].self, forKey: .content) {
                 guard parts.allSatisfy({ $0.type == "text" && $0.text != nil }) else {

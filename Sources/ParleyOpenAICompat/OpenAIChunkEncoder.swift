@@ -1,7 +1,9 @@
 import ParleyAPI
 import ParleyHTTP
-import ParleyStore
 import ParleyOutcome
+import ParleyPrimitives
+import ParleyProviders
+import ParleyStore
 
 /// The JSON of the OpenAI-compatible endpoint's answers, byte for byte what OpenAI sends: the
 /// `chat.completion.chunk` frames of a stream (`data: {…}\n\n`, then `data: [DONE]\n\n`) and the
@@ -23,8 +25,22 @@ struct OpenAIChunkEncoder: Sendable {
     /// The first chunk: the role, with empty content (as OpenAI sends it).
     var roleChunk: [UInt8] { chunk(delta: "{\"role\":\"assistant\",\"content\":\"\"}", finishReason: nil) }
 
-    func content(_ text: String) -> [UInt8] {
-        chunk(delta: "{\"content\":\(JSONString.literal(text))}", finishReason: nil)
+    /// A piece of the answer, with the log probabilities of its tokens when the client asked for them
+    /// (`choices[0].logprobs.content`, the upstream's items as they came).
+    func content(_ text: String, logprobs: [JSON]? = nil) -> [UInt8] {
+        chunk(delta: "{\"content\":\(JSONString.literal(text))}", finishReason: nil, logprobs: logprobs)
+    }
+
+    /// The first chunk of tool call `index`: its id and function name, arguments empty (as OpenAI sends it).
+    func toolCallStart(index: Int, id: String, name: String) -> [UInt8] {
+        chunk(delta: "{\"tool_calls\":[{\"index\":\(index),\"id\":\(JSONString.literal(id)),\"type\":\"function\","
+                  + "\"function\":{\"name\":\(JSONString.literal(name)),\"arguments\":\"\"}}]}", finishReason: nil)
+    }
+
+    /// A later chunk of tool call `index`: a fragment of its arguments, to be concatenated.
+    func toolCallArguments(index: Int, fragment: String) -> [UInt8] {
+        chunk(delta: "{\"tool_calls\":[{\"index\":\(index),\"function\":{\"arguments\":\(JSONString.literal(fragment))}}]}",
+              finishReason: nil)
     }
 
     /// Reasoning ("thinking") as DeepSeek-style servers stream it: `reasoning_content` in the delta.
@@ -47,13 +63,21 @@ struct OpenAIChunkEncoder: Sendable {
         Array("data: \(error.json)\n\n".utf8)
     }
 
-    /// The whole answer of a call without `stream`.
-    func completion(content: String, reasoning: String, finishReason: String, usage: ReplyUsage?) -> [UInt8] {
+    /// The whole answer of a call without `stream`: `message.tool_calls` when the model called tools
+    /// (`content` then null if it wrote no text), `logprobs.content` when the client asked for them.
+    func completion(content: String, reasoning: String, toolCalls: [ChatToolCall] = [], logprobs: [JSON]? = nil,
+                    finishReason: String, usage: ReplyUsage?) -> [UInt8] {
         let reasoningField = reasoning.isEmpty ? "" : ",\"reasoning_content\":\(JSONString.literal(reasoning))"
+        let contentValue = content.isEmpty && !toolCalls.isEmpty ? "null" : JSONString.literal(content)
+        let callsField = toolCalls.isEmpty ? "" : ",\"tool_calls\":[" + toolCalls.map { call in
+            "{\"id\":\(JSONString.literal(call.id)),\"type\":\"function\",\"function\":{\"name\":\(JSONString.literal(call.name)),"
+                + "\"arguments\":\(JSONString.literal(call.arguments))}}"
+        }.joined(separator: ",") + "]"
         let json = "{\"id\":\(JSONString.literal(id)),\"object\":\"chat.completion\",\"created\":\(created),"
             + "\"model\":\(JSONString.literal(model)),\"choices\":[{\"index\":0,"
-            + "\"message\":{\"role\":\"assistant\",\"content\":\(JSONString.literal(content)),\"refusal\":null"
-            + reasoningField + "},\"logprobs\":null,\"finish_reason\":\(JSONString.literal(finishReason))}],"
+            + "\"message\":{\"role\":\"assistant\",\"content\":\(contentValue),\"refusal\":null"
+            + reasoningField + callsField + "},\"logprobs\":\(Self.logprobsObject(logprobs)),"
+            + "\"finish_reason\":\(JSONString.literal(finishReason))}],"
             + "\"usage\":\(Self.usageObject(usage))}"
         return Array(json.utf8)
     }
@@ -74,10 +98,16 @@ struct OpenAIChunkEncoder: Sendable {
             + "\"model\":\(JSONString.literal(model)),"
     }
 
-    private func chunk(delta: String, finishReason: String?) -> [UInt8] {
+    private func chunk(delta: String, finishReason: String?, logprobs: [JSON]? = nil) -> [UInt8] {
         let reason = finishReason.map(JSONString.literal) ?? "null"
-        return frame(head + "\"choices\":[{\"index\":0,\"delta\":\(delta),\"logprobs\":null,\"finish_reason\":\(reason)}]"
-                     + (includeUsage ? ",\"usage\":null}" : "}"))
+        return frame(head + "\"choices\":[{\"index\":0,\"delta\":\(delta),\"logprobs\":\(Self.logprobsObject(logprobs)),"
+                     + "\"finish_reason\":\(reason)}]" + (includeUsage ? ",\"usage\":null}" : "}"))
+    }
+
+    /// `{"content":[…],"refusal":null}` (OpenAI requires both keys), or `null` when none were asked for.
+    private static func logprobsObject(_ items: [JSON]?) -> String {
+        guard let items else { return "null" }
+        return "{\"content\":\(JSON.array(items).text),\"refusal\":null}"
     }
 
     private func frame(_ json: String) -> [UInt8] {

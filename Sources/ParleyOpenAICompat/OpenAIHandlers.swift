@@ -68,6 +68,11 @@ package struct OpenAIHandlers: Sendable {
     /// `POST /v1/chat/completions`.
     package func chatCompletions(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         let chat = try OpenAIChatRequest(request, fields: SettingsFields(maxTokensLimit: rules.limits.maxTokensLimit))
+        if let param = chat.toolParameter {
+            throw OpenAIError.invalid("'\(param)' is not supported yet: Parley does not relay tool or function calls "
+                                      + "through /v1 (the request's tools and tool messages are read, not sent).",
+                                      param: param)
+        }
         let model: String
         do {
             model = try await rules.model(chat.model)

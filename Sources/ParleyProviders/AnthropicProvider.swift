@@ -12,6 +12,7 @@ public struct AnthropicProvider: ChatProvider {
 
     public let name: String
     public var supportsPrefill: Bool { true }
+    public var supportsTools: Bool { true }
     public let baseURL: String
     public let maxTokens: Int
     private let apiKey: String
@@ -66,8 +67,7 @@ public struct AnthropicProvider: ChatProvider {
     /// The JSON body, and whether trailing whitespace was trimmed from the prefill.
     static func body(for request: ChatRequest, defaultMaxTokens: Int) -> (body: [UInt8], prefillTrimmed: Bool) {
         let system = request.messages.filter { $0.role == .system }.map(\.content).joined(separator: "\n\n")
-        var messages = request.messages.filter { $0.role != .system }
-            .map { ChatRequestBody.Message(role: $0.role.rawValue, content: $0.content) }
+        var messages = Self.messages(request.messages)
         var trimmed = false
         if let prefill = request.prefill {
             var kept = prefill
@@ -83,12 +83,18 @@ public struct AnthropicProvider: ChatProvider {
         body.topP = request.topP
         body.stopSequences = request.options.stop?.sequences
         body.metadata = request.options.user.map(ChatRequestBody.Metadata.init)
+        if !request.tools.isEmpty { body.tools = .anthropic(request.tools.map(ChatRequestBody.AnthropicTool.init)) }
+        body.toolChoice = Self.toolChoice(request.options)
         return (body.bytes, trimmed)
     }
 
-    /// `stop` is sent as `stop_sequences` and `user` as `metadata.user_id`; the Messages API has no
-    /// seed, penalties, log probabilities or JSON response format, so those are refused.
+    /// The options sent in Anthropic's own words: `stop` as `stop_sequences`, `user` as
+    /// `metadata.user_id`, `tool_choice` and `parallel_tool_calls` as `tool_choice` (see `toolChoice`).
+    /// The Messages API (2023-06-01) has no seed, penalties, log probabilities or JSON response format
+    /// (`json_object` or `json_schema`; no request field asks for either), so those are refused.
+    static let honoured: Set<String> = ["stop", "tool_choice", "parallel_tool_calls"]
+
     public func refusal(_ options: ChatOptions) -> String? {
-        options.demands.first { $0 != "stop" }
+        options.demands.first { !Self.honoured.contains($0) }
     }
 }

@@ -12,10 +12,13 @@ public protocol ChatProvider: Sendable {
     var name: String { get }
     /// True when a final assistant message is continued natively (a real prefill).
     var supportsPrefill: Bool { get }
+    /// True when the provider sends `ChatRequest.tools` and streams the model's tool calls back.
+    var supportsTools: Bool { get }
     func models() async -> [ModelInfo]
     func stream(_ request: ChatRequest) -> AsyncThrowingStream<ProviderEvent, Error>
     /// The first of a call's options this provider cannot honour (its OpenAI parameter name), or nil;
-    /// asked before anything is stored or sent (see `ChatOptions`).
+    /// asked before anything is stored or sent (see `ChatOptions`; `refusal(_: ChatRequest)` also asks
+    /// about the tools).
     func refusal(_ options: ChatOptions) -> String?
 }
 

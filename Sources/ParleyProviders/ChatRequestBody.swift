@@ -1,12 +1,50 @@
 import Foundation
+import ParleyPrimitives
 
 /// The JSON body of a streaming chat request, for both provider dialects: encoded with `JSONEncoder`
-/// from a typed value (fields in a fixed order, absent ones left out) rather than through
-/// `JSONSerialization` and `[String: Any]`, which cost 4% of a reply's start.
+/// from a typed value (keys sorted, so a tool's schema is written the same way every time; absent
+/// fields left out) rather than through `JSONSerialization` and `[String: Any]`, which cost 4% of a
+/// reply's start. The tool-calling pieces of each dialect are in `ChatRequestBody+Tools.swift`.
 struct ChatRequestBody: Encodable {
+    /// One message. `content` is text, null (an OpenAI assistant turn that only calls tools) or
+    /// Anthropic content blocks; `tool_calls` and `tool_call_id` are OpenAI's.
     struct Message: Encodable {
+        enum Content: Encodable {
+            case text(String)
+            case null
+            case blocks([Block])
+
+            func encode(to encoder: Encoder) throws {
+                var container = encoder.singleValueContainer()
+                switch self {
+                case .text(let text): try container.encode(text)
+                case .null: try container.encodeNil()
+                case .blocks(let blocks): try container.encode(blocks)
+                }
+            }
+        }
+
         let role: String
-        let content: String
+        let content: Content
+        var toolCalls: [ToolCall]?
+        var toolCallID: String?
+
+        private enum CodingKeys: String, CodingKey {
+            case role, content
+            case toolCalls = "tool_calls"
+            case toolCallID = "tool_call_id"
+        }
+
+        init(role: String, content: String) {
+            self.init(role: role, content: .text(content))
+        }
+
+        init(role: String, content: Content, toolCalls: [ToolCall]? = nil, toolCallID: String? = nil) {
+            self.role = role
+            self.content = content
+            self.toolCalls = toolCalls
+            self.toolCallID = toolCallID
+        }
     }
 
     struct StreamOptions: Encodable {
@@ -56,6 +94,10 @@ struct ChatRequestBody: Encodable {
     var topLogprobs: Int?
     var user: String?
     var metadata: Metadata?
+    var tools: Tools?
+    /// `tool_choice` in the dialect's JSON form.
+    var toolChoice: JSON?
+    var parallelToolCalls: Bool?
     /// `response_format`'s JSON (the client's value, re-encoded by JSONSerialization), appended as the last field (JSONEncoder cannot
     /// carry raw JSON, and re-encoding a schema would reorder its keys).
     var responseFormatJSON: String?
@@ -69,6 +111,9 @@ struct ChatRequestBody: Encodable {
         case presencePenalty = "presence_penalty"
         case frequencyPenalty = "frequency_penalty"
         case topLogprobs = "top_logprobs"
+        case tools
+        case toolChoice = "tool_choice"
+        case parallelToolCalls = "parallel_tool_calls"
     }
 
     init(model: String, messages: [Message]) {
@@ -76,7 +121,11 @@ struct ChatRequestBody: Encodable {
         self.messages = messages
     }
 
-    private static let encoder = JSONEncoder()
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
 
     /// The encoded body (empty only if encoding failed, which a value of these types cannot).
     var bytes: [UInt8] {

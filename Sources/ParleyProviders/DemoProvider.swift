@@ -9,6 +9,8 @@ public struct DemoProvider: ChatProvider {
 
     public var name: String { "demo" }
     public var supportsPrefill: Bool { true }
+    /// The demo never calls a tool: a request with tools is refused (`refusal(_: ChatRequest)` names `tools`).
+    public var supportsTools: Bool { false }
     public let tokensPerSecond: Double
 
     public init(tokensPerSecond: Double = DemoProvider.defaultTokensPerSecond) {
@@ -19,8 +21,8 @@ public struct DemoProvider: ChatProvider {
         [ModelInfo(id: Self.modelID, provider: name, label: Self.label)]
     }
 
-    /// The demo's answer is fixed: it honours no option that asks a model for something (`user`,
-    /// metadata, is accepted and kept to Parley).
+    /// The demo's answer is fixed: it honours no option that asks a model for something (`tool_choice`
+    /// and `parallel_tool_calls` included; `user`, metadata, is accepted and kept to Parley).
     public func refusal(_ options: ChatOptions) -> String? {
         options.demands.first
     }

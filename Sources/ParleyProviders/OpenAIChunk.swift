@@ -1,3 +1,5 @@
+import ParleyPrimitives
+
 /// One frame of an OpenAI Chat Completions stream (`chat.completion.chunk`), as far as Parley reads
 /// it. Decoded with `JSONDecoder` so text keeps every character (see `LenientDecoding`); every field
 /// is optional and a field of an unexpected type reads as absent.
@@ -26,10 +28,16 @@ struct OpenAIChunk: Decodable {
         var index: Int?
         var delta: Delta?
         var finishReason: String?
+        /// `logprobs.content`: the streamed tokens' log probabilities, kept as raw JSON items.
+        var logprobs: [JSON]?
 
         private enum CodingKeys: String, CodingKey {
-            case index, delta
+            case index, delta, logprobs
             case finishReason = "finish_reason"
+        }
+
+        private enum LogprobsKeys: String, CodingKey {
+            case content
         }
 
         init(from decoder: Decoder) throws {
@@ -37,6 +45,8 @@ struct OpenAIChunk: Decodable {
             index = container.integer(.index)
             delta = container.lenient(Delta.self, .delta)
             finishReason = container.text(.finishReason)
+            let logprobs = try? container.nestedContainer(keyedBy: LogprobsKeys.self, forKey: .logprobs)
+            self.logprobs = logprobs?.lenient([JSON].self, .content)
         }
     }
 

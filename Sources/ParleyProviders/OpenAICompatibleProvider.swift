@@ -9,6 +9,7 @@ import ParleyUpstream
 public struct OpenAICompatibleProvider: ChatProvider {
     public let name: String
     public let supportsPrefill: Bool
+    public var supportsTools: Bool { true }
     public let baseURL: String
     private let apiKey: String?
     private let configuredModels: [String]
@@ -58,7 +59,7 @@ public struct OpenAICompatibleProvider: ChatProvider {
     }
 
     static func body(for request: ChatRequest) -> [UInt8] {
-        var messages = request.messages.map { ChatRequestBody.Message(role: $0.role.rawValue, content: $0.content) }
+        var messages = request.messages.map(message)
         if let prefill = request.prefill, !prefill.isEmpty {
             messages.append(ChatRequestBody.Message(role: "assistant", content: prefill))
         }
@@ -76,11 +77,29 @@ public struct OpenAICompatibleProvider: ChatProvider {
         body.topLogprobs = options.topLogprobs
         body.user = options.user
         body.responseFormatJSON = options.responseFormat?.json
+        if !request.tools.isEmpty { body.tools = .openAI(request.tools.map(ChatRequestBody.OpenAITool.init)) }
+        body.toolChoice = options.toolChoice?.openAIJSON
+        body.parallelToolCalls = options.parallelToolCalls
         return body.bytes
     }
 
-    /// Every option is sent on as given; only `logprobs: true` is refused, as the log probabilities
-    /// are not relayed back yet.
+    /// OpenAI's form of a message: an assistant turn's calls as `tool_calls` (its content null when it
+    /// has no text), a tool's result as `role: tool` naming the call.
+    private static func message(_ message: ChatMessage) -> ChatRequestBody.Message {
+        switch message.role {
+        case .assistant where !message.toolCalls.isEmpty:
+            ChatRequestBody.Message(role: "assistant", content: message.content.isEmpty ? .null : .text(message.content),
+                                    toolCalls: message.toolCalls.map(ChatRequestBody.ToolCall.init))
+        case .tool:
+            ChatRequestBody.Message(role: "tool", content: .text(message.content), toolCallID: message.toolCallID ?? "")
+        case .system, .user, .assistant:
+            ChatRequestBody.Message(role: message.role.rawValue, content: message.content)
+        }
+    }
+
+    /// Every option is sent on as given (`tool_choice` and `parallel_tool_calls` too); only
+    /// `logprobs: true` is refused: the stream's log probabilities are parsed (`ProviderEvent.logprobs`)
+    /// but a reply does not carry them to its client yet.
     public func refusal(_ options: ChatOptions) -> String? {
         options.logprobs == true ? "logprobs" : nil
     }

@@ -39,6 +39,9 @@ struct OpenAIStreamParser: EventStreamParser {
                 if let delta = toolCallDelta(call) { events.append(.toolCall(delta)) }
             }
         }
+        if let logprobs = choice.logprobs, !logprobs.isEmpty {
+            events.append(.logprobs(logprobs))
+        }
         if let reason = choice.finishReason {
             finishReason = Self.finishReason(reason)
         }

@@ -1,4 +1,5 @@
 import ParleyOutcome
+import ParleyPrimitives
 
 /// One step of a model's answer, in the order the provider produced it. A successful stream ends
 /// with exactly one `.finish`, preceded by at most one `.usage`.
@@ -6,6 +7,9 @@ public enum ProviderEvent: Sendable, Equatable {
     case text(String)
     case reasoning(String)
     case toolCall(ToolCallDelta)
+    /// Log probabilities of the tokens just streamed: OpenAI's `choices[0].logprobs.content` items as
+    /// the upstream wrote them (`token`, `logprob`, `bytes`, `top_logprobs`), in order.
+    case logprobs([JSON])
     case usage(Usage)
     case finish(FinishReason)
 }

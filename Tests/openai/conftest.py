@@ -1,6 +1,7 @@
 """Fixtures for the OpenAI client tests: real `parley` processes (PARLEY_BIN) in local and team mode,
 in front of the fake OpenAI-compatible upstream (Tests/pytools/fake_upstream.py), which records what it
-was sent and when a client hung up on it."""
+was sent and when a client hung up on it. Every chat completion answer a test receives through
+`openai_schema.http_client` is checked against OpenAI's own schemas after the test."""
 import sys
 from pathlib import Path
 
@@ -10,10 +11,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pytools"))
 from fake_upstream import FakeUpstream  # noqa: E402
 from parley_process import ParleyProcess  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from openai_schema import ANSWERS, problems  # noqa: E402
+
 TEAM_ADMIN = ("ada", "correct horse battery")
 # What the upstream answers, and the usage it reports for it.
 ANSWER = ["Hello ", "from ", "the ", "fake."]
 USAGE = {"prompt_tokens": 11, "completion_tokens": 4, "total_tokens": 15}
+
+
+@pytest.fixture(autouse=True)
+def answers_match_openais_schema():
+    """Fails the test if an answer it received breaks OpenAI's CreateChatCompletion(Stream)Response."""
+    start = len(ANSWERS)
+    yield
+    found = [problem for answer in ANSWERS[start:] for problem in problems(answer)]
+    assert not found, "answers outside OpenAI's schema:\n" + "\n".join(found)
 
 
 @pytest.fixture(scope="session")

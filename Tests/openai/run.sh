@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Parley's OpenAI-compatible endpoint tested with the official `openai` Python package as the client,
 # against a real parley binary (PARLEY_BIN, default .build/debug/parley). PYTHON is the venv's python
-# that `make test` makes under .build/openai-venv (pip: openai, pytest).
+# that `make test` makes under .build/openai-venv (pip: openai, pytest, jsonschema, langchain-openai).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"

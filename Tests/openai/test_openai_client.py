@@ -2,13 +2,16 @@
 scripts already use, against a real parley process (see conftest.py)."""
 import openai
 import pytest
+from openai_schema import http_client
 
 DEMO_PREFIX = "## Demo answer"
 
 
 def client(server, key="anything"):
     # No retries: a refusal must surface as the exception the status maps to.
-    return openai.OpenAI(base_url=server.base + "/v1", api_key=key, max_retries=0, timeout=30)
+    # Every answer is recorded and checked against OpenAI's schemas (conftest.py).
+    return openai.OpenAI(base_url=server.base + "/v1", api_key=key, max_retries=0, timeout=30,
+                         http_client=http_client())
 
 
 def test_model_list(parley):

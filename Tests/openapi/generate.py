@@ -172,7 +172,8 @@ SCHEMAS = {
         "description": "stop, seed, the penalties, logprobs, user and response_format go to the provider as "
                        "given; one the chosen model's provider cannot honour is a 400 naming it "
                        "(`unsupported_parameter`), never ignored (docs/api.md). tools, tool_choice, "
-                       "parallel_tool_calls, functions and function_call are refused (400, not supported yet); "
+                       "parallel_tool_calls and messages with tool_calls or role tool are checked, then refused "
+                       "(400 naming the parameter, not supported yet); functions and function_call are refused; "
                        "other fields are ignored.",
         "examples": [{"model": "demo", "messages": [{"role": "user", "content": "Hello"}]},
                      {"model": "demo", "stream": True, "stream_options": {"include_usage": True},

@@ -11,6 +11,11 @@ What POST /v1/chat/completions answers:
   between the two, so a test can look at the page while the model is still thinking.
 - A last user message containing `slow_word` (when set): one chunk every SLOW_CHUNK_S for up to
   SLOW_CHUNKS chunks, the time for a client to hang up.
+- Structured output, as a model that honours it: a request whose `response_format` is `json_schema`
+  is answered with an instance of its schema (`example`), one that is `json_object` with
+  `json_object_answer` (JSON); a request with `tools` whose `tool_choice` is `required` or names a
+  function is answered with one call of it (the first tool for `required`), its arguments an instance
+  of the function's parameters sent in two fragments, and `finish_reason: "tool_calls"`.
 Per answer: `chunk_delay` (seconds) spaces the chunks, `first_delay` holds the first chunk back after
 the headers (a model slow to start), and with `answer_gate` set the answer waits for it before chunk
 `answer_gate_index` (a code block's closing fence, say). `reset()` puts these back.
@@ -63,6 +68,7 @@ class FakeUpstream:
         self.first_delay = 0
         self.answer_gate = None
         self.answer_gate_index = None
+        self.json_object_answer = {}
 
     def stop(self):
         self.server.shutdown()
@@ -88,13 +94,44 @@ class FakeUpstream:
             gate = self.reasoning_gate
             if gate is not None:
                 gate.wait(GATE_TIMEOUT_S)
-        for index, piece in enumerate(self.answer or self.default_answer):
+        call = self._forced_call(request)
+        if call is not None:
+            name, arguments = call
+            half = len(arguments) // 2
+            yield {"tool_calls": [{"index": 0, "id": "call_fake0", "type": "function",
+                                   "function": {"name": name, "arguments": ""}}]}, None
+            for fragment in (arguments[:half], arguments[half:]):
+                yield {"tool_calls": [{"index": 0, "function": {"arguments": fragment}}]}, None
+            yield {}, "tool_calls"
+            return
+        structured = self._structured_answer(request)
+        answer = [structured[:len(structured) // 2], structured[len(structured) // 2:]] if structured else None
+        for index, piece in enumerate(answer or self.answer or self.default_answer):
             if self.answer_gate is not None and index == self.answer_gate_index:
                 self.answer_gate.wait(GATE_TIMEOUT_S)
             if self.chunk_delay and index > 0:
                 time.sleep(self.chunk_delay)
             yield {"content": piece}, None
         yield {}, "stop"
+
+    def _structured_answer(self, request):
+        """The JSON text asked for by `response_format`, or None when it asks for none."""
+        response_format = request.get("response_format") or {}
+        if response_format.get("type") == "json_schema":
+            return json.dumps(example((response_format.get("json_schema") or {}).get("schema") or {}))
+        if response_format.get("type") == "json_object":
+            return json.dumps(self.json_object_answer)
+        return None
+
+    def _forced_call(self, request):
+        """(name, arguments JSON) of the call a request's `tool_choice` forces, or None."""
+        tools = [tool.get("function") or {} for tool in request.get("tools") or []]
+        choice = request.get("tool_choice")
+        if not tools or choice in (None, "auto", "none"):
+            return None
+        name = choice["function"]["name"] if isinstance(choice, dict) else tools[0].get("name")
+        function = next((tool for tool in tools if tool.get("name") == name), tools[0])
+        return name, json.dumps(example(function.get("parameters") or {}))
 
     def _handler(self):
         upstream = self
@@ -153,3 +190,27 @@ class FakeUpstream:
                     upstream.aborted.set()
 
         return Handler
+
+
+def example(schema, defs=None):
+    """A value that satisfies a JSON Schema of the simple kind tools and structured output use (objects
+    with properties, arrays, enums, anyOf, `$ref` into `$defs`), as a model that honours it would write."""
+    defs = schema.get("$defs", defs or {})
+    if "$ref" in schema:
+        return example(defs[schema["$ref"].split("/")[-1]], defs)
+    if "const" in schema:
+        return schema["const"]
+    if schema.get("enum"):
+        return schema["enum"][0]
+    for key in ("anyOf", "oneOf", "allOf"):
+        if schema.get(key):
+            choices = [s for s in schema[key] if s.get("type") != "null"] or schema[key]
+            return example(choices[0], defs)
+    kind = schema.get("type", "object")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "null")
+    if kind == "object":
+        return {name: example(sub, defs) for name, sub in (schema.get("properties") or {}).items()}
+    if kind == "array":
+        return [example(schema.get("items") or {}, defs)]
+    return {"string": "example", "integer": 1, "number": 1.5, "boolean": True, "null": None}.get(kind)
