@@ -67,7 +67,7 @@ let package = Package(
         // Export and import (JSON and Markdown).
         .target(name: "ParleyTransfer",
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyQuotas", "ParleyHTTP", "ParleyStore",
-                               "ParleyMarkdown", "ParleyOutcome"]),
+                               "ParleyMarkdown", "ParleyOutcome", "ParleyPrimitives"]),
         // The OpenAI-compatible endpoint (/v1).
         .target(name: "ParleyOpenAICompat",
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyQuotas", "ParleyHTTP", "ParleyStore",
