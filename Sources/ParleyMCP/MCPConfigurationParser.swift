@@ -101,7 +101,7 @@ struct MCPConfigurationParser {
                     }
                     guard let text = object[name]?.stringValue else { throw fault(field, "must be a string") }
                     let expanded = try expand(text, field: field, fault: fault)
-                    guard !expanded.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+                    guard !expanded.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
                         throw fault(field, "must not contain line breaks")
                     }
                     headers[name] = expanded

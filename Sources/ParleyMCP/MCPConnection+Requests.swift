@@ -146,7 +146,8 @@ extension MCPConnection {
         entry.exchange?.cancel()
         guard entry.method != "initialize", let current = session, current.number == entry.session, !current.stateless else { return }
         let reason = kind == .timeout ? "timed out" : "cancelled by Parley"
-        await notify("notifications/cancelled", .object(["requestId": .integer(id), "reason": .string(reason)]))
+        // A task of its own: a timeout runs here on the watchdog's task, which `finish` just cancelled.
+        Task { await self.notify("notifications/cancelled", .object(["requestId": .integer(id), "reason": .string(reason)])) }
     }
 
     func finish(_ id: Int64, _ result: Result<JSON, MCPCallError>) {

@@ -55,7 +55,7 @@ public actor MCPServers {
 
     /// Per server, sorted by name: whether it is connected now, and its last known tools (filtered
     /// by its allow-list; an unavailable server keeps its last list, or an empty one).
-    public func tools() -> [MCPServerTools] { board.all }
+    public nonisolated func tools() -> [MCPServerTools] { board.all }
 
     /// The number `toolChanges` last told.
     public nonisolated var toolsVersion: Int { board.version }
