@@ -188,10 +188,12 @@ extension Generations {
                 messages.append(ChatMessage(role: .assistant, content: reply.content))
                 messages.append(ChatMessage(role: .user, content: Self.continueInstruction))
             }
-            // Ids continue above the previous run's: its last id when still in memory, and in any case
-            // above the last time the message was written (a wall clock stepped back cannot reuse ids).
-            previousID = max(retained.lastEventID(for: reply.id) ?? 0,
-                             EventIDClock.ceiling(writtenAt: prepared.message?.updatedAt ?? reply.updatedAt))
+            // Ids continue above the previous run's: its last id when still in memory (clients that saw it are
+            // then replayed this run exactly; a decision on a paused reply writes the row, so the row's newer
+            // time must not replace it), else above the last time the message was written (a wall clock
+            // stepped back cannot reuse ids).
+            previousID = retained.lastEventID(for: reply.id)
+                ?? EventIDClock.ceiling(writtenAt: prepared.message?.updatedAt ?? reply.updatedAt)
             retained.remove(reply.id)
         }
         let request = ChatRequest(model: prepared.model.upstream, messages: messages, prefill: prefill,
