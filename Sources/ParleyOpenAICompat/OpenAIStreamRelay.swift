@@ -5,7 +5,8 @@ import ParleyStore
 import Synchronization
 
 /// Relays one reply's generation events to an OpenAI-style stream: the role chunk first, then a
-/// content (or reasoning) chunk per delta, and at `done` the finish chunk, the usage chunk (with
+/// content (or reasoning) chunk per delta, a tool call's first chunk (id, name) when the model begins
+/// it and an arguments chunk per fragment (calls indexed in this response's order), and at `done` the finish chunk, the usage chunk (with
 /// `include_usage`) and `[DONE]`, read from the stored message so the usage is the one stored
 /// (provider's, or the estimate). A client that leaves before the end stops the reply: the
 /// upstream call is aborted and the message stored `stopped`.
@@ -14,9 +15,12 @@ import Synchronization
 /// little state they share is behind a mutex.
 final class OpenAIStreamRelay: Sendable {
     private struct State {
-        /// UTF-8 bytes of the answer already sent (a snapshot sends only what lies beyond).
+        /// UTF-8 bytes of the answer already sent (a snapshot sends only what lies beyond); a continued
+        /// reply starts at what it held before this call (the client has it).
         var sentContent = 0
         var sentReasoning = 0
+        /// This response's tool calls: Parley's call id to the call's `index` in the chunks.
+        var calls: [String: Int] = [:]
         /// Set at `done`: the stream ends by itself, its close must not stop anything.
         var ended = false
         /// When a chunk was last written: keep-alives are only written after a quiet interval.
@@ -31,12 +35,15 @@ final class OpenAIStreamRelay: Sendable {
     /// `: keep-alive` after each interval without a chunk (nil: never). libmicrohttpd does not watch a suspended
     /// connection's socket, so a client that left is only noticed when a write to it fails.
     private let keepAlive: Duration?
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     static let keepAliveComment: [UInt8] = Array(": keep-alive\n\n".utf8)
 
+    /// - Parameter before: the reply's text and reasoning when this call started (empty for a new reply;
+    ///   a continued one's earlier rounds, which its first snapshot repeats), never sent again.
     init(messageID: String, encoder: OpenAIChunkEncoder, writer: EventStreamWriter, store: Store,
-         generations: Generations, keepAlive: Duration?) {
+         generations: Generations, keepAlive: Duration?, before: (content: String, reasoning: String) = ("", "")) {
+        state = Mutex(State(sentContent: before.content.utf8.count, sentReasoning: before.reasoning.utf8.count))
         self.keepAlive = keepAlive
         self.messageID = messageID
         self.encoder = encoder
@@ -103,10 +110,19 @@ final class OpenAIStreamRelay: Sendable {
                 case .done:
                     state.ended = true
                     finished = true
-                case .block, .tail, .tailAppend, .tailHTML, .error:
-                    break
-                case .toolCall, .toolCallDelta, .toolResult:
-                    // /v1 offers no tools yet (refused with 400), so its replies make no calls.
+                case .toolCall(let call):
+                    // The first event of a call announces it; later ones (complete, with parsed arguments) add nothing.
+                    guard state.calls[call.id] == nil else { break }
+                    let index = state.calls.count
+                    state.calls[call.id] = index
+                    pieces.append(encoder.toolCallStart(index: index, id: OpenAIToolHistory.clientID(call),
+                                                        name: call.name))
+                case .toolCallDelta(let id, let fragment):
+                    if let index = state.calls[id] {
+                        pieces.append(encoder.toolCallArguments(index: index, fragment: fragment))
+                    }
+                case .block, .tail, .tailAppend, .tailHTML, .error, .toolResult:
+                    // A client tool's result comes from the client; an error result (arguments not JSON) is its to see.
                     break
                 }
             }
