@@ -143,7 +143,7 @@ struct OpenAIChatRequest {
         tools = try OpenAIChatTools.tools(body.tools)
         var options = try OpenAIChatOptions.parse(bytes)
         options.toolChoice = try OpenAIChatTools.toolChoice(body.toolChoice, tools: tools)
-        options.parallelToolCalls = try OpenAIChatTools.parallelToolCalls(body.parallelToolCalls)
+        options.parallelToolCalls = try OpenAIChatTools.parallelToolCalls(body.parallelToolCalls, tools: tools)
         self.options = options
     }
 

@@ -98,11 +98,16 @@ enum OpenAIChatTools {
         return choice
     }
 
-    /// `parallel_tool_calls`: true or false.
-    static func parallelToolCalls(_ value: JSON?) throws(OpenAIError) -> Bool? {
+    /// `parallel_tool_calls`: true or false; only with tools, as OpenAI requires (no provider is sent
+    /// a choice about calls it cannot make).
+    static func parallelToolCalls(_ value: JSON?, tools: [ToolSpec]) throws(OpenAIError) -> Bool? {
         guard let value, value != .null else { return nil }
         guard let flag = value.boolValue else {
             throw OpenAIError.invalid("'parallel_tool_calls' must be true or false.", param: "parallel_tool_calls")
+        }
+        guard !tools.isEmpty else {
+            throw OpenAIError.invalid("'parallel_tool_calls' is only allowed when 'tools' are specified.",
+                                      param: "parallel_tool_calls")
         }
         return flag
     }

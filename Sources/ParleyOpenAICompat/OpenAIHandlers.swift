@@ -150,7 +150,7 @@ package struct OpenAIHandlers: Sendable {
                 ticket.attach(writer)
                 let relay = OpenAIStreamRelay(messageID: assistant.id, encoder: encoder, writer: writer, store: store,
                                               generations: generations, keepAlive: keepAlive,
-                                              before: (assistant.content, assistant.reasoning))
+                                              before: assistant)
                 Task { await relay.start() }
             })
         }

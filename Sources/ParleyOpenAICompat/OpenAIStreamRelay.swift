@@ -21,6 +21,10 @@ final class OpenAIStreamRelay: Sendable {
         var sentReasoning = 0
         /// This response's tool calls: Parley's call id to the call's `index` in the chunks.
         var calls: [String: Int] = [:]
+        /// UTF-8 bytes of each call's arguments already sent.
+        var sentArguments: [String: Int] = [:]
+        /// The calls the reply held before this call (a continued reply's answered calls), never sent.
+        var earlier: Set<String> = []
         /// Set at `done`: the stream ends by itself, its close must not stop anything.
         var ended = false
         /// When a chunk was last written: keep-alives are only written after a quiet interval.
@@ -39,11 +43,12 @@ final class OpenAIStreamRelay: Sendable {
 
     static let keepAliveComment: [UInt8] = Array(": keep-alive\n\n".utf8)
 
-    /// - Parameter before: the reply's text and reasoning when this call started (empty for a new reply;
-    ///   a continued one's earlier rounds, which its first snapshot repeats), never sent again.
+    /// - Parameter before: the reply as it was when this call started (empty for a new reply; a continued
+    ///   one's earlier rounds, which its first snapshot repeats): its text and calls are never sent again.
     init(messageID: String, encoder: OpenAIChunkEncoder, writer: EventStreamWriter, store: Store,
-         generations: Generations, keepAlive: Duration?, before: (content: String, reasoning: String) = ("", "")) {
-        state = Mutex(State(sentContent: before.content.utf8.count, sentReasoning: before.reasoning.utf8.count))
+         generations: Generations, keepAlive: Duration?, before: Message) {
+        state = Mutex(State(sentContent: before.content.utf8.count, sentReasoning: before.reasoning.utf8.count,
+                            earlier: Set(before.toolCalls.map(\.id))))
         self.keepAlive = keepAlive
         self.messageID = messageID
         self.encoder = encoder
@@ -101,6 +106,17 @@ final class OpenAIStreamRelay: Sendable {
                         pieces.append(encoder.content(String(decoding: content[state.sentContent...], as: UTF8.self)))
                         state.sentContent = content.count
                     }
+                    // A subscriber that came after the end (or cannot be replayed) sees the calls only here.
+                    for case .toolCall(let call) in snapshot.parts where !state.earlier.contains(call.id) {
+                        pieces += toolCall(call, &state)
+                        let arguments = Array(call.argumentsText.utf8)
+                        let sent = state.sentArguments[call.id, default: 0]
+                        if arguments.count > sent, let index = state.calls[call.id] {
+                            pieces.append(encoder.toolCallArguments(
+                                index: index, fragment: String(decoding: arguments[sent...], as: UTF8.self)))
+                            state.sentArguments[call.id] = arguments.count
+                        }
+                    }
                 case .delta(let text):
                     pieces.append(encoder.content(text))
                     state.sentContent += text.utf8.count
@@ -111,15 +127,11 @@ final class OpenAIStreamRelay: Sendable {
                     state.ended = true
                     finished = true
                 case .toolCall(let call):
-                    // The first event of a call announces it; later ones (complete, with parsed arguments) add nothing.
-                    guard state.calls[call.id] == nil else { break }
-                    let index = state.calls.count
-                    state.calls[call.id] = index
-                    pieces.append(encoder.toolCallStart(index: index, id: OpenAIToolHistory.clientID(call),
-                                                        name: call.name))
+                    pieces += toolCall(call, &state)
                 case .toolCallDelta(let id, let fragment):
                     if let index = state.calls[id] {
                         pieces.append(encoder.toolCallArguments(index: index, fragment: fragment))
+                        state.sentArguments[id, default: 0] += fragment.utf8.count
                     }
                 case .block, .tail, .tailAppend, .tailHTML, .error, .toolResult:
                     // A client tool's result comes from the client; an error result (arguments not JSON) is its to see.
@@ -135,6 +147,15 @@ final class OpenAIStreamRelay: Sendable {
             return false
         }
         return !writer.isClosed
+    }
+
+    /// The first chunk of a call of this response, once: the first event of a call announces it (id,
+    /// name); later ones (complete, with parsed arguments) add nothing.
+    private func toolCall(_ call: ToolCallPart, _ state: inout State) -> [[UInt8]] {
+        guard state.calls[call.id] == nil, !state.earlier.contains(call.id) else { return [] }
+        let index = state.calls.count
+        state.calls[call.id] = index
+        return [encoder.toolCallStart(index: index, id: OpenAIToolHistory.clientID(call), name: call.name)]
     }
 
     /// The finish chunk (or the error), the usage chunk, `[DONE]`.

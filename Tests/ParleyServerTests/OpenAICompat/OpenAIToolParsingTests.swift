@@ -82,6 +82,7 @@ final class OpenAIToolParsingTests: XCTestCase {
             (#""tools":["# + weather + #"],"tool_choice":{"type":"function","function":{"name":"other"}}"#, "tool_choice"),
             (#""tools":["# + weather + #"],"tool_choice":{"type":"function"}"#, "tool_choice"),
             (#""parallel_tool_calls":"yes""#, "parallel_tool_calls"),
+            (#""parallel_tool_calls":false"#, "parallel_tool_calls"),
             (#""functions":[]"#, "functions"),
         ]
         for (extra, param) in cases {
