@@ -25,6 +25,9 @@ final class OpenAIStreamRelay: Sendable {
         var sentArguments: [String: Int] = [:]
         /// The calls the reply held before this call (a continued reply's answered calls), never sent.
         var earlier: Set<String> = []
+        /// A continued reply with earlier text: its new text follows a blank line in `content`
+        /// (text parts are joined so), which the client is not sent.
+        var separatorPending = false
         /// Set at `done`: the stream ends by itself, its close must not stop anything.
         var ended = false
         /// When a chunk was last written: keep-alives are only written after a quiet interval.
@@ -48,7 +51,7 @@ final class OpenAIStreamRelay: Sendable {
     init(messageID: String, encoder: OpenAIChunkEncoder, writer: EventStreamWriter, store: Store,
          generations: Generations, keepAlive: Duration?, before: Message) {
         state = Mutex(State(sentContent: before.content.utf8.count, sentReasoning: before.reasoning.utf8.count,
-                            earlier: Set(before.toolCalls.map(\.id))))
+                            earlier: Set(before.toolCalls.map(\.id)), separatorPending: !before.content.isEmpty))
         self.keepAlive = keepAlive
         self.messageID = messageID
         self.encoder = encoder
@@ -102,6 +105,10 @@ final class OpenAIStreamRelay: Sendable {
                         state.sentReasoning = reasoning.count
                     }
                     let content = Array(snapshot.content.utf8)
+                    if state.separatorPending, content.count > state.sentContent + 2 {
+                        state.sentContent += 2
+                        state.separatorPending = false
+                    }
                     if content.count > state.sentContent {
                         pieces.append(encoder.content(String(decoding: content[state.sentContent...], as: UTF8.self)))
                         state.sentContent = content.count
@@ -119,7 +126,8 @@ final class OpenAIStreamRelay: Sendable {
                     }
                 case .delta(let text):
                     pieces.append(encoder.content(text))
-                    state.sentContent += text.utf8.count
+                    state.sentContent += text.utf8.count + (state.separatorPending ? 2 : 0)
+                    state.separatorPending = false
                 case .reasoning(let text):
                     pieces.append(encoder.reasoning(text))
                     state.sentReasoning += text.utf8.count
