@@ -60,6 +60,9 @@ final class ConfigurationTests: XCTestCase {
             "PARLEY_MAX_GENERATIONS_PER_USER": "\(server.generation.maxConcurrentPerUser)",
             "PARLEY_CONTEXT_BUDGET_CHARS": "\(server.generation.contextBudgetCharacters)",
             "PARLEY_RETAIN_FINISHED_SECONDS": Self.number(server.generation.retainFinished),
+            "PARLEY_MAX_TOOL_ROUNDS": "\(server.generation.maxToolRounds)",
+            "PARLEY_MAX_TOOL_RESULT_BYTES": "\(server.generation.maxToolResultBytes)",
+            "PARLEY_MCP_CONFIG": server.mcp == nil ? "" : "set",
             "PARLEY_OPENAI_PREFILL": openAI.supportsPrefill ? "1" : "0",
             "PARLEY_ANTHROPIC_MAX_TOKENS": "\(anthropic.maxTokens)",
             "PARLEY_MAX_TITLE_CHARS": "\(server.input.maxTitleCharacters)",
@@ -226,6 +229,34 @@ final class ConfigurationTests: XCTestCase {
                 XCTAssertTrue(environment.keys.contains { error.contains($0) }, "the error names the setting: \(error)")
             }
         }
+    }
+
+    func testToolSettingsAreReadAndBoundedAndABadMCPFileRefusesToStart() throws {
+        let configuration = try ParleyConfiguration(environment: [
+            "PARLEY_MAX_TOOL_ROUNDS": "3", "PARLEY_MAX_TOOL_RESULT_BYTES": "4096",
+        ], arguments: [])
+        XCTAssertEqual(configuration.generation.maxToolRounds, 3)
+        XCTAssertEqual(configuration.generation.maxToolResultBytes, 4096)
+        for (name, value) in [("PARLEY_MAX_TOOL_ROUNDS", "0"), ("PARLEY_MAX_TOOL_RESULT_BYTES", "-5"),
+                              ("PARLEY_MAX_TOOL_ROUNDS", "lots")] {
+            XCTAssertThrowsError(try ParleyConfiguration(environment: [name: value], arguments: [])) { error in
+                XCTAssertTrue("\(error)".contains(name), "\(error)")
+            }
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("mcp-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(#"{"mcpServers": {"docs": {"url": "http://127.0.0.1:9/mcp", "timeout": -1}}}"#.utf8).write(to: file)
+        XCTAssertThrowsError(try ParleyConfiguration(environment: ["PARLEY_MCP_CONFIG": file.path], arguments: [])) { error in
+            let line = "\(error)"
+            XCTAssertTrue(line.contains("server 'docs'") && line.contains("'timeout'"), line)
+            XCTAssertFalse(line.contains("\n"), "one line")
+        }
+        try Data(#"{"mcpServers": {"docs": {"url": "http://127.0.0.1:9/mcp", "headers": {"A": "${SECRET_X}"}}}}"#.utf8)
+            .write(to: file)
+        let read = try ParleyConfiguration(environment: ["PARLEY_MCP_CONFIG": file.path, "SECRET_X": "s3cret",
+                                                         "PATH": "/usr/bin", "OTHER": "x"], arguments: [])
+        XCTAssertEqual(read.mcp?.servers.map(\.name), ["docs"])
+        XCTAssertEqual(read.mcpEnvironment, ["PATH": "/usr/bin"], "a stdio server gets PATH and HOME only")
     }
 
     func testFlagsWinOverTheEnvironment() throws {

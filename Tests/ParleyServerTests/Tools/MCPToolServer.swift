@@ -4,14 +4,15 @@ import XCTest
 
 /// The real MCP test server (Tests/mcp/test_server.py, the official Python SDK) as Parley's tool servers:
 /// `test` (approval `auto`: `lookup` runs at once, `delete_item` asks) and `free` (approval `never`), both over
-/// stdio, started by Parley from the file `PARLEY_MCP_CONFIG` names.
+/// stdio, started by Parley from the file `PARLEY_MCP_CONFIG` names; with `adminOnly`, also `staff`
+/// (`members: false`).
 struct MCPToolServer {
     /// Where the server writes "cancelled <seconds>" when a `slow` call is cancelled.
     let cancelFile: String
     /// The `PARLEY_MCP_CONFIG` setting.
     let settings: [String: String]
 
-    init(directory: URL) throws {
+    init(directory: URL, adminOnly: Bool = false) throws {
         let python = try Self.python()
         let script = TestParley.repositoryRoot.appendingPathComponent("Tests/mcp/test_server.py").path
         cancelFile = directory.appendingPathComponent("cancelled.txt").path
@@ -21,7 +22,13 @@ struct MCPToolServer {
         free["approval"] = "never"
         let file = directory.appendingPathComponent("mcp.json")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try JSONSerialization.data(withJSONObject: ["mcpServers": ["test": server, "free": free]]).write(to: file)
+        var servers = ["test": server, "free": free]
+        if adminOnly {
+            var staff = free
+            staff["members"] = false
+            servers["staff"] = staff
+        }
+        try JSONSerialization.data(withJSONObject: ["mcpServers": servers]).write(to: file)
         settings = ["PARLEY_MCP_CONFIG": file.path]
     }
 
@@ -37,9 +44,9 @@ struct MCPToolServer {
     }
 
     /// Waits until both servers' tools are listed as available.
-    static func ready(_ parley: TestParley, timeout: Duration = .seconds(30)) async throws {
+    static func ready(_ parley: TestParley, as auth: [(String, String)] = [], timeout: Duration = .seconds(30)) async throws {
         let ready = try await Deadline(timeout).wait(every: .milliseconds(50)) {
-            let items = try await parley.call("GET", "/api/tools").json["items"] as? [[String: Any]] ?? []
+            let items = try await parley.call("GET", "/api/tools", headers: auth).json["items"] as? [[String: Any]] ?? []
             let available = Set(items.filter { $0["available"] as? Bool == true }.compactMap { $0["server"] as? String })
             return available.isSuperset(of: ["test", "free"])
         }
