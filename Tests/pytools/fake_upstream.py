@@ -15,7 +15,9 @@ What POST /v1/chat/completions answers:
   is answered with an instance of its schema (`example`), one that is `json_object` with
   `json_object_answer` (JSON); a request with `tools` whose `tool_choice` is `required` or names a
   function is answered with one call of it (the first tool for `required`), its arguments an instance
-  of the function's parameters sent in two fragments, and `finish_reason: "tool_calls"`.
+  of the function's parameters sent in two fragments, and `finish_reason: "tool_calls"`. So is a request
+  with `tools` whose last message is a user message containing `call_word` (when set), as a model that
+  chooses to call a tool does (`tool_choice` "auto"); the round after the results is answered as usual.
 Per answer: `chunk_delay` (seconds) spaces the chunks, `first_delay` holds the first chunk back after
 the headers (a model slow to start), and with `answer_gate` set the answer waits for it before chunk
 `answer_gate_index` (a code block's closing fence, say). `reset()` puts these back.
@@ -43,8 +45,9 @@ class FakeUpstream:
     `mode`, `answer` (the default answer's chunks), `usage` (the usage chunk's counts, or None for an
     upstream that sends none, so Parley estimates it) and `slow_word` are described above."""
 
-    def __init__(self, mode="ok", answer=None, usage=None, slow_word=None):
+    def __init__(self, mode="ok", answer=None, usage=None, slow_word=None, call_word=None):
         self.mode = mode
+        self.call_word = call_word
         self.default_answer = list(answer or ANSWER_CHUNKS)
         self.usage = usage
         self.slow_word = slow_word
@@ -127,6 +130,10 @@ class FakeUpstream:
         """(name, arguments JSON) of the call a request's `tool_choice` forces, or None."""
         tools = [tool.get("function") or {} for tool in request.get("tools") or []]
         choice = request.get("tool_choice")
+        last = (request.get("messages") or [{}])[-1]
+        if tools and self.call_word and choice != "none" and isinstance(last, dict) and last.get("role") == "user" \
+                and isinstance(last.get("content"), str) and self.call_word in last["content"]:
+            choice = "required"
         if not tools or choice in (None, "auto", "none"):
             return None
         name = choice["function"]["name"] if isinstance(choice, dict) else tools[0].get("name")
