@@ -220,6 +220,7 @@ def tooled():
     holds CALL_WORD: the built-in parley/search_history, which runs without asking."""
     upstream = FakeUpstream(answer=["Found ", "it."], call_word=CALL_WORD)
     parley = start_parley("tools", {"PARLEY_OPENAI_BASE_URL": upstream.base_url, "PARLEY_OPENAI_MODELS": "fake"})
+    parley.upstream = upstream
     yield parley
     parley.stop()
     upstream.stop()
@@ -253,9 +254,21 @@ def test_tools_policies_and_a_conversations_tools(tooled):
 def test_a_reply_with_a_tool_call_its_parts_events_and_decisions(tooled):
     model = next(m["id"] for m in tooled.api("GET", "/api/models")["models"] if m["id"].endswith("fake"))
     cid = tooled.api("POST", "/api/conversations", {"model": model, "tools": ["parley/search_history"]})["id"]
-    turn = tooled.api("POST", f"/api/conversations/{cid}/messages", {"content": f"Please {CALL_WORD}."})
-    reply_id = turn["assistant_message"]["id"]
-    tooled.wait_finished(reply_id)
+    # Each model answer starts late enough for the stream to be open before the call's first event.
+    tooled.upstream.first_delay = 1
+    try:
+        turn = tooled.api("POST", f"/api/conversations/{cid}/messages", {"content": f"Please {CALL_WORD}."})
+        reply_id = turn["assistant_message"]["id"]
+        live = tooled.call("GET", f"/api/messages/{reply_id}/stream?mode=text", timeout=30)
+    finally:
+        tooled.upstream.reset()
+    # The call's events live (text mode), then replayed after the first snapshot in html mode.
+    text = validate(live, "GET", "/api/messages/{id}/stream")
+    first_id = text.split("\n", 1)[0].removeprefix("id: ")
+    replayed = tooled.call("GET", f"/api/messages/{reply_id}/stream?mode=html&last_event_id={first_id}")
+    for mode, text in (("text", text), ("html", validate(replayed, "GET", "/api/messages/{id}/stream"))):
+        for name in ("tool_call", "tool_call_delta", "tool_result", "done"):
+            assert f"event: {name}\n" in text, (mode, name, text[:3000])
     message = validate(tooled.call("GET", f"/api/messages/{reply_id}"), "GET", "/api/messages/{id}")
     assert message["status"] == "complete", message
     assert [part["type"] for part in message["parts"]] == ["tool_call", "text"]
@@ -263,12 +276,6 @@ def test_a_reply_with_a_tool_call_its_parts_events_and_decisions(tooled):
     assert call["tool"] == "parley/search_history" and call["status"] == "complete" and call["result"]
     assert message["content"] == "Found it." and message["parts"][1]["html"] == message["html"]
 
-    # The run's events replayed from the start, in both modes: the call's events against their schemas.
-    for mode in ("text", "html"):
-        stream = tooled.call("GET", f"/api/messages/{reply_id}/stream?mode={mode}&last_event_id=0")
-        text = validate(stream, "GET", "/api/messages/{id}/stream")
-        for name in ("tool_call", "tool_call_delta", "tool_result", "done"):
-            assert f"event: {name}\n" in text, (mode, name, text[:2000])
     late = tooled.call("GET", f"/api/messages/{reply_id}/stream")
     assert '"parts":[' in validate(late, "GET", "/api/messages/{id}/stream")
 
