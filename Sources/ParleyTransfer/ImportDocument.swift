@@ -130,6 +130,9 @@ struct ImportDocument {
             guard let part = MessagePart(json: item) else {
                 throw invalid("\(place)[\(index)]: not a text, reasoning or tool_call part.")
             }
+            if let call = part.toolCall, let fault = Self.fault(of: call) {
+                throw invalid("\(place)[\(index)].\(fault)")
+            }
             switch part {
             case .text(let text, _): parts.append(.text(text, html: renderer.render(text)))
             case .toolCall(var call) where call.status == .streaming || call.status == .running:
@@ -139,6 +142,23 @@ struct ImportDocument {
             }
         }
         return parts
+    }
+
+    /// What a call from a file has that no call Parley made could have, so the API would serve a part
+    /// outside its documented shape: `arguments` other than an object, a result content item other than
+    /// an object with a string `type`, `structured_content` other than an object. Nil when it is sound.
+    private static func fault(of call: ToolCallPart) -> String? {
+        if let arguments = call.arguments, arguments.objectValue == nil {
+            return "arguments: must be a JSON object or null"
+        }
+        guard let result = call.result else { return nil }
+        if let bad = result.content.firstIndex(where: { $0.objectValue == nil || $0["type"]?.stringValue == nil }) {
+            return "result.content[\(bad)]: must be an object with a string 'type'"
+        }
+        if let structured = result.structuredContent, structured.objectValue == nil {
+            return "result.structured_content: must be a JSON object, or absent"
+        }
+        return nil
     }
 
     private static func html(_ parts: [MessagePart]) -> String {

@@ -32,7 +32,20 @@ TOOL_CALL = obj({"id": STRING, "type": {"type": "string", "const": "function"},
 REPLY_TOKENS = {"type": ["integer", "null"], "minimum": 0, "maximum": 1_000_000_000}
 TOKEN_TOTAL = {"type": "integer", "minimum": 0, "maximum": 9223372036854775807}
 TIME = {"type": "string", "description": "ISO-8601 UTC with milliseconds (2026-11-29T14:20:00.123Z)."}
-STATUS = {"type": "string", "enum": ["streaming", "complete", "stopped", "failed", "interrupted"]}
+STATUS = {"type": "string", "enum": ["streaming", "complete", "stopped", "failed", "interrupted", "awaiting_approval"],
+          "description": "`awaiting_approval`: paused until each of its tool calls that asks is approved or denied "
+                         "(POST /api/messages/{id}/tool_calls/{call_id})."}
+FINISH_REASON = {"type": ["string", "null"],
+                 "description": "`stop`, `length`, `tool_calls` (also a reply paused for approval), `content_filter`, "
+                                "`tool_rounds` (PARLEY_MAX_TOOL_ROUNDS reached), another provider's own reason as "
+                                "given, or null."}
+# A conversation's `tools`: tool ids (`<server>/<tool>`, GET /api/tools) and `<server>/*` (all of a server's).
+TOOLS_FIELD = {"type": "array", "maxItems": 128, "items": {"type": "string", "minLength": 1, "maxLength": 200},
+               "description": "Tools its replies may call: tool ids (`<server>/<tool>`) and `<server>/*`; "
+                              "duplicates dropped, order kept."}
+TOOL_CALL_STATUS = {"type": "string", "enum": ["streaming", "awaiting_approval", "running", "complete", "error",
+                                               "denied", "cancelled"]}
+TOOL_DECISION = {"type": ["string", "null"], "enum": ["approve", "deny", None]}
 ROLE = {"type": "string", "enum": ["user", "assistant", "system"]}
 
 CONVERSATION_FIELDS = {
@@ -41,11 +54,12 @@ CONVERSATION_FIELDS = {
     "temperature": nullable("number"), "top_p": nullable("number"), "max_tokens": nullable("integer"),
     "usage": ref("TokenTotals"), "pinned": BOOLEAN, "archived": BOOLEAN,
     "imported": {"type": "boolean", "description": "Made by POST /api/import (before migration 11: false)."},
+    "tools": TOOLS_FIELD,
 }
 EXPORT_CONVERSATION_FIELDS = {
     "id": STRING, "title": STRING, "model": nullable("string"), "system_prompt": nullable("string"),
     "temperature": nullable("number"), "top_p": nullable("number"), "max_tokens": nullable("integer"),
-    "pinned": BOOLEAN, "archived": BOOLEAN, "current_leaf_id": nullable("string"),
+    "pinned": BOOLEAN, "archived": BOOLEAN, "tools": TOOLS_FIELD, "current_leaf_id": nullable("string"),
     "created_at": TIME, "updated_at": TIME,
     "messages": {"type": "array", "items": ref("ExportedMessage")},
 }
@@ -65,6 +79,44 @@ PREFERENCE_FIELDS = {
                               "description": "At most PARLEY_MAX_SYSTEM_PROMPT_BYTES; empty reads as null."},
     "send_key": {"type": "string", "enum": ["enter", "ctrl_enter"]},
 }
+
+# A reply's parts (MessagePart+JSON.swift). Written inline, not as $refs, because the event schemas below
+# use them too and each event's `data` schema must stand alone.
+TOOL_CALL_RESULT = obj({
+    "content": {"type": "array", "items": {"type": "object", "required": ["type"], "properties": {"type": STRING}},
+                "description": "The MCP content items as the tool gave them (`{type:text,text}`, "
+                               "`{type:image,data,mimeType}`, `{type:audio,data,mimeType}`, resources…), cut at "
+                               "PARLEY_MAX_TOOL_RESULT_BYTES with a last text item saying so. An image or audio "
+                               "item's bytes: GET /api/messages/{id}/tool_calls/{call_id}/content/{index}."},
+    "structured_content": {"type": "object", "description": "The tool's structured result, when it gave one."},
+    "is_error": BOOLEAN}, required=["content", "is_error"],
+    description="A tool call's result (a denied call's says so, with `is_error` true).")
+TOOL_CALL_PART = obj({
+    "type": {"type": "string", "const": "tool_call"},
+    "id": {"type": "string", "description": "Parley's id of the call, unique within the message: what a decision "
+                                            "names."},
+    "provider_id": {"type": "string", "description": "The model's own id of the call."},
+    "tool": {"type": "string", "description": "The tool's id (`<server>/<tool>`); empty for a name that maps to "
+                                              "no tool."},
+    "name": {"type": "string", "description": "The function name the model called."},
+    "arguments_text": {"type": "string", "description": "The arguments as the model wrote them (even when not "
+                                                        "JSON)."},
+    "arguments": {"type": ["object", "null"], "description": "The parsed arguments once complete and a JSON "
+                                                             "object; else null."},
+    "status": TOOL_CALL_STATUS, "decision": TOOL_DECISION,
+    "result": {"oneOf": [TOOL_CALL_RESULT, {"type": "null"}]},
+    "round": {"type": "integer", "minimum": 0,
+              "description": "The model answer it was made in: 0 the first, 1 the one after the first results…"}},
+    description="A tool call inside a reply.")
+TEXT_PART = obj({"type": {"type": "string", "const": "text"}, "text": STRING,
+                 "html": {"type": ["string", "null"],
+                          "description": "This part's own render on a finished reply; null while it streams, on "
+                                         "user and system messages and in exports."}})
+REASONING_PART = obj({"type": {"type": "string", "const": "reasoning"}, "text": STRING})
+# The snapshot event's parts: a text part names its blocks instead of carrying HTML.
+SNAPSHOT_TEXT_PART = obj({"type": {"type": "string", "const": "text"}, "text": STRING,
+                          "first_block": {"type": "integer", "minimum": 0},
+                          "block_count": {"type": "integer", "minimum": 0}})
 
 SCHEMAS = {
     "Error": obj({"error": obj({"code": STRING, "message": STRING})},
@@ -96,24 +148,58 @@ SCHEMAS = {
                        "next_cursor": {"type": "null"}}),
     "Message": obj({
         "id": STRING, "conversation_id": STRING, "parent_id": nullable("string"), "role": ROLE,
-        "content": STRING, "reasoning": STRING, "status": STATUS, "finish_reason": nullable("string"),
+        "content": {"type": "string", "description": "The reply's text parts joined (a blank line between two)."},
+        "reasoning": STRING, "status": STATUS, "finish_reason": FINISH_REASON,
         "model": nullable("string"), "usage": ref("ReplyUsage"), "created_at": TIME, "updated_at": TIME,
         "siblings": obj({"index": INTEGER, "count": INTEGER, "ids": {"type": "array", "items": STRING}}),
         "html": {"type": "string",
                  "description": "A finished assistant message's rendered, sanitised HTML. Absent while it "
                                 "streams, and always absent for user and system messages: they are plain "
-                                "text, shown exactly as typed from `content`."},
+                                "text, shown exactly as typed from `content`. With tool calls: the text "
+                                "parts' HTML joined."},
         "error": obj({"code": STRING, "message": STRING}),
+        "parts": {"type": "array", "items": ref("MessagePart"),
+                  "description": "The reply in order: reasoning, text and tool calls (a user or system message: "
+                                 "one text part; text parts have `html` only on a finished reply)."},
     }, required=["id", "conversation_id", "parent_id", "role", "content", "reasoning", "status", "finish_reason",
-                 "model", "usage", "created_at", "updated_at"]),
+                 "model", "usage", "created_at", "updated_at", "parts"]),
     "Turn": obj({"user_message": ref("Message"), "assistant_message": ref("Message")}),
+    "MessagePart": {"oneOf": [ref("TextPart"), ref("ReasoningPart"), ref("ToolCallPart")],
+                    "description": "One piece of a message, by `type`."},
+    "TextPart": TEXT_PART,
+    "ReasoningPart": REASONING_PART,
+    "ToolCallPart": TOOL_CALL_PART,
+    "ToolCallResult": TOOL_CALL_RESULT,
+    "Tool": obj({
+        "id": {"type": "string", "description": "`<server>/<tool>`: what a conversation's `tools` names."},
+        "server": STRING, "name": STRING, "title": nullable("string"), "description": nullable("string"),
+        "input_schema": {"type": "object", "description": "The JSON Schema of its arguments."},
+        "approval": {"type": "string", "enum": ["always", "never", "auto"],
+                     "description": "When a call asks first: `always`, `never`, or `auto` (unless the tool says "
+                                    "it only reads; always when it says it destroys). An \"always allow\" "
+                                    "(GET /api/tool_policies) skips the question."},
+        "read_only": {"type": "boolean", "description": "The tool's `readOnlyHint`, when it gives one."},
+        "destructive": {"type": "boolean", "description": "The tool's `destructiveHint`, when it gives one."},
+        "available": {"type": "boolean", "description": "false: its server does not answer now; the tool is "
+                                                        "not offered to models until it does."}},
+        required=["id", "server", "name", "title", "description", "input_schema", "approval", "available"]),
+    "ToolList": obj({"items": {"type": "array", "items": ref("Tool")}}),
+    "ToolPolicy": obj({"tool": STRING, "created_at": TIME},
+                      description="An \"always allow\": calls of `tool` run without asking."),
+    "ToolPolicyList": obj({"items": {"type": "array", "items": ref("ToolPolicy")}}),
     "ExportedMessage": obj({
         "id": STRING, "parent_id": nullable("string"), "role": ROLE, "content": STRING, "reasoning": STRING,
-        "status": STATUS, "finish_reason": nullable("string"), "model": nullable("string"),
+        "status": STATUS, "finish_reason": FINISH_REASON, "model": nullable("string"),
         "usage": ref("ReplyUsage"), "error": {"type": ["object", "null"],
                                               "properties": {"code": STRING, "message": STRING},
                                               "required": ["code", "message"]},
-        "created_at": TIME, "updated_at": TIME}),
+        "created_at": TIME, "updated_at": TIME,
+        "parts": {"type": "array", "items": ref("MessagePart"),
+                  "description": "Only a reply with tool calls (assistant messages only); text parts without "
+                                 "`html` (rendered again on import); calls left `streaming` or `running` are "
+                                 "imported `cancelled`."}},
+        required=["id", "parent_id", "role", "content", "reasoning", "status", "finish_reason", "model", "usage",
+                  "error", "created_at", "updated_at"]),
     "ConversationExport": obj(dict({"parley_export": {"type": "integer", "const": 1}}, **EXPORT_CONVERSATION_FIELDS)),
     "FullExport": obj({"parley_export": {"type": "integer", "const": 1},
                        "conversations": {"type": "array", "items": obj(EXPORT_CONVERSATION_FIELDS)}}),
@@ -209,7 +295,8 @@ SCHEMAS = {
             "prompt_tokens": INTEGER, "completion_tokens": INTEGER, "total_tokens": INTEGER}}}),
 }
 
-REPLY_EVENTS = ["snapshot", "reasoning", "block", "tail", "tail_append", "tail_html", "delta", "error", "done"]
+REPLY_EVENTS = ["snapshot", "reasoning", "block", "tail", "tail_append", "tail_html", "delta", "tool_call",
+                "tool_call_delta", "tool_result", "error", "done"]
 USER_EVENTS = ["ready", "conversation_created", "conversation_updated", "conversation_deleted", "turn",
                "reply_started", "reply_finished", "preferences_changed", "resync"] + REPLY_EVENTS
 
@@ -223,9 +310,13 @@ EVENT_DATA = {
                      "tail": STRING, "content": STRING, "content_length": INTEGER, "reasoning": STRING,
                      "tail_html": {"type": ["string", "null"],
                                    "description": "html mode only: the current provisional HTML of the tail "
-                                                  "(see tail_html); null when there is none."}},
+                                                  "(see tail_html); null when there is none."},
+                     "parts": {"type": "array",
+                               "items": {"oneOf": [SNAPSHOT_TEXT_PART, REASONING_PART, TOOL_CALL_PART]},
+                               "description": "The reply so far in order; a text part names its blocks "
+                                              "(`first_block`, `block_count`) instead of carrying HTML."}},
                     required=["message_id", "status", "blocks", "tail", "content", "content_length",
-                              "reasoning"]),
+                              "reasoning", "parts"]),
     "tail_html": obj({"html": {"type": ["string", "null"],
                                "description": "Provisional HTML of the open tail, appended to the first "
                                               "`keep` UTF-16 code units of the previous one; null: none "
@@ -236,7 +327,17 @@ EVENT_DATA = {
     "reasoning": TEXT_EVENT, "tail": TEXT_EVENT, "tail_append": TEXT_EVENT, "delta": TEXT_EVENT,
     "block": obj({"index": INTEGER, "html": STRING}),
     "error": obj({"code": STRING, "message": STRING}),
-    "done": obj({"status": STATUS, "finish_reason": nullable("string"),
+    "tool_call": obj({"id": STRING, "tool": STRING, "name": STRING, "provider_id": STRING,
+                      "status": TOOL_CALL_STATUS,
+                      "arguments": {"type": "object", "description": "Once the arguments are complete and parsed."},
+                      "decision": {"type": "string", "enum": ["approve", "deny"]}},
+                     required=["id", "tool", "name", "provider_id", "status"],
+                     description="A call began (`streaming`) or changed status (`awaiting_approval`, `running`, "
+                                 "`cancelled`...)."),
+    "tool_call_delta": obj({"id": STRING, "arguments_delta": STRING}),
+    "tool_result": obj({"id": STRING, "status": TOOL_CALL_STATUS,
+                        "result": {"oneOf": [TOOL_CALL_RESULT, {"type": "null"}]}}),
+    "done": obj({"status": STATUS, "finish_reason": FINISH_REASON,
                  "usage": {"type": ["object", "null"], "required": ["input_tokens", "output_tokens", "estimated"],
                            "properties": {"input_tokens": nullable("integer"), "output_tokens": nullable("integer"),
                                           "estimated": BOOLEAN},
@@ -329,7 +430,30 @@ def refused(description, errors=ERROR):
 
 TOO_MANY_STREAMS = refused("`too_many_streams`: the caller holds `PARLEY_MAX_STREAMS_PER_USER` streams "
                            "(`Retry-After: 5`); no stream was started.")
-CONVERSATION_BODY = obj(SETTINGS_BODY, required=[], examples=[{"title": "Trip plans", "model": "demo"}])
+def errors(**statuses):
+    """Error answers documented one by one: `errors(s400="...", s404="...")` (their body is `Error`)."""
+    return {name[1:]: {"description": description, "content": ERROR["content"]}
+            for name, description in statuses.items()}
+
+
+TOOLS_BODY_FIELD = dict(TOOLS_FIELD, type=["array", "null"],
+                        description="Tool ids (`<server>/<tool>`) and `<server>/*` from GET /api/tools; null or "
+                                    "absent: unchanged (create: none); `[]` turns them all off. At most 128 entries "
+                                    "of 1 to 200 characters (400 `invalid_request`); one the caller may not use "
+                                    "is 400 `unknown_tool`.")
+UNKNOWN_TOOL = errors(s400="`invalid_request` (a field the rules refuse), `unknown_tool` (a `tools` entry that names "
+                           "no tool the caller may use), `unknown_model`.")
+CONVERSATION_BODY = obj(dict(SETTINGS_BODY, tools=TOOLS_BODY_FIELD), required=[],
+                        examples=[{"title": "Trip plans", "model": "demo"},
+                                  {"title": "Research", "tools": ["parley/search_history"]}])
+SERVABLE_MEDIA = ["image/png", "image/jpeg", "image/gif", "image/webp", "audio/mpeg", "audio/wav", "audio/ogg",
+                  "audio/webm"]
+DECISION_BODY = obj({"decision": {"type": "string", "enum": ["approve", "deny"]},
+                     "remember": {"type": "boolean",
+                                  "description": "With `approve`: always allow this tool from now on (default "
+                                                 "false; ignored with `deny`)."}},
+                    required=["decision"], examples=[{"decision": "approve"}, {"decision": "deny"},
+                                                     {"decision": "approve", "remember": True}])
 
 PATHS = {
     "/api/health": {"get": op("Liveness", "server", answer(200, "The server answers.", ref("Health")), public=True)},
@@ -387,7 +511,8 @@ PATHS = {
                     description="Any subset of the fields; an unknown field or a bad value is a 400 "
                                 "`invalid_request` naming the field, and nothing changes.")},
     "/api/conversations": {
-        "post": op("Create a conversation", "conversations", answer(201, "The conversation.", ref("Conversation")),
+        "post": op("Create a conversation", "conversations",
+                   {**answer(201, "The conversation.", ref("Conversation")), **UNKNOWN_TOOL},
                    request=body(CONVERSATION_BODY, required=False)),
         "get": op("List (or, with `q`, search) your conversations", "conversations",
                   answer(200, "A page of conversations, or search hits when `q` is given.",
@@ -401,9 +526,12 @@ PATHS = {
         "get": op("A conversation with its current branch", "conversations",
                   answer(200, "The conversation with `messages`.", ref("ConversationWithMessages")),
                   parameters=[path_id()]),
-        "patch": op("Change a conversation", "conversations", answer(200, "The conversation.", ref("Conversation")),
+        "patch": op("Change a conversation", "conversations",
+                    {**answer(200, "The conversation.", ref("Conversation")), **UNKNOWN_TOOL,
+                     **errors(s404="`not_found`: no such conversation of the caller's.")},
                     parameters=[path_id()],
-                    request=body(obj(dict(SETTINGS_BODY, pinned=BOOLEAN, archived=BOOLEAN), required=[]))),
+                    request=body(obj(dict(SETTINGS_BODY, pinned=BOOLEAN, archived=BOOLEAN, tools=TOOLS_BODY_FIELD),
+                                     required=[]))),
         "delete": op("Delete a conversation and its messages", "conversations", NO_CONTENT, parameters=[path_id()])},
     "/api/conversations/{id}/current": {"put": op(
         "Switch branch", "conversations",
@@ -437,8 +565,10 @@ PATHS = {
                                      parameters=[path_id()])},
     "/api/messages/{id}/stream": {"get": op(
         "A message's events (live or finished)", "messages",
-        {**answer(200, "Server-sent events: snapshot, reasoning, block, tail, tail_append, delta, error, done "
-                       "(docs/api.md, The event stream).",
+        {**answer(200, "Server-sent events: snapshot, reasoning, block, tail, tail_append, tail_html, delta, "
+                       "tool_call, tool_call_delta, tool_result, error, done (docs/api.md, The event stream). "
+                       "`done` ends a run: a reply `awaiting_approval` or `stopped` may go on later, its events "
+                       "then numbered above it.",
                   content=event_stream(REPLY_EVENTS, "A JSON object (docs/api.md, The event stream).")),
          **TOO_MANY_STREAMS},
         parameters=[path_id(), query("mode", {"type": "string", "enum": ["html", "text"]}, "`text`: raw deltas."),
@@ -449,9 +579,49 @@ PATHS = {
     "/api/messages/{id}/regenerate": {"post": op(
         "A new reply beside this one", "messages", answer(201, "The new assistant message.", ref("Message")),
         parameters=[path_id()], request=body(obj({"model": nullable("string")}, required=[]), required=False))},
-    "/api/messages/{id}/continue": {"post": op("Continue a reply", "messages",
-                                               answer(200, "The same message, `streaming` again.", ref("Message")),
-                                               parameters=[path_id()])},
+    "/api/messages/{id}/continue": {"post": op(
+        "Continue a reply (or resume one whose tool calls are all decided)", "messages",
+        {**answer(200, "The same message, `streaming` again.", ref("Message")),
+         **errors(s409="`already_streaming`; `awaiting_approval`: a tool call still waits for a decision.")},
+        parameters=[path_id()])},
+    "/api/messages/{id}/tool_calls/{call_id}": {"post": op(
+        "Approve or deny a tool call that waits", "tools",
+        {**answer(200, "The message. When this was the last undecided call, the reply resumes like a continue: "
+                       "the message is `streaming` again (reopen its stream from the last event id).",
+                  ref("Message")),
+         **errors(s400="`invalid_request`: `decision` is not `approve` or `deny`, `remember` not a boolean.",
+                  s403="`model_not_allowed`: resuming is refused (the decisions stay; POST …/continue resumes "
+                       "later).",
+                  s404="`not_found`: no such message of the caller's, or no call with that id in it.",
+                  s409="`conflict`: the message is not `awaiting_approval`, or the call was decided already."),
+         **refused("Resuming is refused (`rate_limited`, `daily_budget_exhausted`, `too_many_generations`): the "
+                   "decisions stay recorded; POST /api/messages/{id}/continue resumes later.")},
+        parameters=[path_id(), path_id("call_id", "A tool call's `id` (its part's, not `provider_id`).")],
+        request=body(DECISION_BODY))},
+    "/api/messages/{id}/tool_calls/{call_id}/content/{index}": {"get": op(
+        "The bytes of an image or audio item of a tool call's result", "tools",
+        {**answer(200, "The item's bytes, with its media type, `X-Content-Type-Options: nosniff` and "
+                       "`Content-Security-Policy: default-src 'none'; sandbox`.",
+                  content={media: {"schema": {"type": "string", "contentMediaType": media}}
+                           for media in SERVABLE_MEDIA}),
+         **errors(s400="`invalid_request`: `index` is not a non-negative integer.",
+                  s404="`not_found`: no such message, call or item, or the item is not a raster image or audio "
+                       "of a type served (PNG, JPEG, GIF, WebP; MPEG, WAV, Ogg, WebM).")},
+        parameters=[path_id(), path_id("call_id", "A tool call's `id`."),
+                    path_id("index", "The item's index in the result's `content`, from 0.")])},
+    "/api/tools": {"get": op("The tools you may enable on a conversation", "tools",
+                             answer(200, "Every tool the caller may use, by id; an unavailable server's marked "
+                                         "`available: false`.", ref("ToolList")))},
+    "/api/tool_policies": {
+        "get": op("Your \"always allow\" tools", "tools",
+                  answer(200, "The caller's remembered tools, by tool id.", ref("ToolPolicyList"))),
+        "delete": op("Take an \"always allow\" back", "tools",
+                     {**NO_CONTENT,
+                      **errors(s400="`invalid_request`: `tool` is missing, empty or over 200 characters.",
+                               s404="`not_found`: the caller has no policy for that tool.")},
+                     parameters=[{"name": "tool", "in": "query", "required": True,
+                                  "schema": {"type": "string", "minLength": 1, "maxLength": 200},
+                                  "description": "The tool id (`<server>/<tool>`)."}])},
     "/api/events": {"get": op(
         "The caller's notifications and, with `follow`, one reply's events", "events",
         {**answer(200, "Server-sent events: ready, conversation_created, conversation_updated, "
@@ -491,7 +661,7 @@ DOCUMENT = {
     "servers": [{"url": "/"}],
     "security": [{"sessionCookie": []}, {"apiToken": []}, {}],
     "tags": [{"name": n} for n in ("server", "accounts", "admin", "usage", "conversations", "export",
-                                     "messages", "events", "openai")],
+                                     "messages", "tools", "events", "openai")],
     "paths": PATHS,
     "components": {
         "securitySchemes": {

@@ -1,7 +1,12 @@
 """Real answers of a real server, each validated against the schema docs/openapi.json gives for its
 operation and status (`validate` in conftest.py): every resource, list and error shape, in local and
 team mode."""
-from conftest import validate
+import pytest
+
+from conftest import start_parley, validate
+from fake_upstream import FakeUpstream
+
+CALL_WORD = "look it up"
 
 
 def wait_finished(parley, message_id):
@@ -207,3 +212,94 @@ def test_team_mode_resources(team):
     logout = team.call("POST", "/api/auth/logout", headers=bob_auth)
     assert logout.status == 204
     validate(logout, "POST", "/api/auth/logout")
+
+
+@pytest.fixture(scope="module")
+def tooled():
+    """A local-mode server whose model (the fake upstream) calls the first tool offered when the question
+    holds CALL_WORD: the built-in parley/search_history, which runs without asking."""
+    upstream = FakeUpstream(answer=["Found ", "it."], call_word=CALL_WORD)
+    parley = start_parley("tools", {"PARLEY_OPENAI_BASE_URL": upstream.base_url, "PARLEY_OPENAI_MODELS": "fake"})
+    parley.upstream = upstream
+    yield parley
+    parley.stop()
+    upstream.stop()
+
+
+def test_tools_policies_and_a_conversations_tools(tooled):
+    tools = validate(tooled.call("GET", "/api/tools"), "GET", "/api/tools")
+    assert any(tool["id"] == "parley/search_history" for tool in tools["items"])
+    assert validate(tooled.call("GET", "/api/tool_policies"), "GET", "/api/tool_policies") == {"items": []}
+    for path, status in [("/api/tool_policies", 400), ("/api/tool_policies?tool=", 400),
+                         ("/api/tool_policies?tool=parley%2Fsearch_history", 404)]:
+        reply = tooled.call("DELETE", path)
+        assert reply.status == status, (path, reply.raw)
+        validate(reply, "DELETE", "/api/tool_policies")
+
+    created = tooled.call("POST", "/api/conversations", {"tools": ["parley/search_history", "parley/*"]})
+    assert created.status == 201
+    cid = validate(created, "POST", "/api/conversations")["id"]
+    assert created.json["tools"] == ["parley/search_history", "parley/*"]
+    unknown = tooled.call("POST", "/api/conversations", {"tools": ["nowhere/thing"]})
+    assert unknown.status == 400 and unknown.json["error"]["code"] == "unknown_tool"
+    validate(unknown, "POST", "/api/conversations")
+    cleared = validate(tooled.call("PATCH", f"/api/conversations/{cid}", {"tools": []}),
+                       "PATCH", "/api/conversations/{id}")
+    assert cleared["tools"] == []
+    refused = tooled.call("PATCH", f"/api/conversations/{cid}", {"tools": ["nowhere/*"]})
+    assert refused.status == 400
+    validate(refused, "PATCH", "/api/conversations/{id}")
+
+
+def test_a_reply_with_a_tool_call_its_parts_events_and_decisions(tooled):
+    model = next(m["id"] for m in tooled.api("GET", "/api/models")["models"] if m["id"].endswith("fake"))
+    cid = tooled.api("POST", "/api/conversations", {"model": model, "tools": ["parley/search_history"]})["id"]
+    # Each model answer starts late enough for the stream to be open before the call's first event.
+    tooled.upstream.first_delay = 1
+    try:
+        turn = tooled.api("POST", f"/api/conversations/{cid}/messages", {"content": f"Please {CALL_WORD}."})
+        reply_id = turn["assistant_message"]["id"]
+        live = tooled.call("GET", f"/api/messages/{reply_id}/stream?mode=text", timeout=30)
+    finally:
+        tooled.upstream.reset()
+    # The call's events live (text mode), then replayed after the first snapshot in html mode.
+    text = validate(live, "GET", "/api/messages/{id}/stream")
+    first_id = text.split("\n", 1)[0].removeprefix("id: ")
+    replayed = tooled.call("GET", f"/api/messages/{reply_id}/stream?mode=html&last_event_id={first_id}")
+    for mode, text in (("text", text), ("html", validate(replayed, "GET", "/api/messages/{id}/stream"))):
+        for name in ("tool_call", "tool_call_delta", "tool_result", "done"):
+            assert f"event: {name}\n" in text, (mode, name, text[:3000])
+    message = validate(tooled.call("GET", f"/api/messages/{reply_id}"), "GET", "/api/messages/{id}")
+    assert message["status"] == "complete", message
+    assert [part["type"] for part in message["parts"]] == ["tool_call", "text"]
+    call = message["parts"][0]
+    assert call["tool"] == "parley/search_history" and call["status"] == "complete" and call["result"]
+    assert message["content"] == "Found it." and message["parts"][1]["html"] == message["html"]
+
+    late = tooled.call("GET", f"/api/messages/{reply_id}/stream")
+    assert '"parts":[' in validate(late, "GET", "/api/messages/{id}/stream")
+
+    decide = f"/api/messages/{reply_id}/tool_calls/{call['id']}"
+    for path, body, status in [(decide, {"decision": "approve"}, 409),
+                               (decide, {"decision": "maybe"}, 400),
+                               (decide, {"decision": "deny", "remember": "yes"}, 400),
+                               (f"/api/messages/{reply_id}/tool_calls/nope", {"decision": "deny"}, 404),
+                               (f"/api/messages/nope/tool_calls/{call['id']}", {"decision": "deny"}, 404)]:
+        reply = tooled.call("POST", path, body)
+        assert reply.status == status, (path, body, reply.raw)
+        validate(reply, "POST", "/api/messages/{id}/tool_calls/{call_id}")
+    template = "/api/messages/{id}/tool_calls/{call_id}/content/{index}"
+    for index, status in [("0", 404), ("x", 400), ("-1", 400)]:
+        reply = tooled.call("GET", f"{decide}/content/{index}")
+        assert reply.status == status, (index, reply.raw)
+        validate(reply, "GET", template)
+
+    exported = tooled.call("GET", f"/api/conversations/{cid}/export")
+    document = validate(exported, "GET", "/api/conversations/{id}/export")
+    assert document["tools"] == ["parley/search_history"]
+    assert [part["type"] for part in document["messages"][1]["parts"]] == ["tool_call", "text"]
+    imported = tooled.call("POST", "/api/import", raw=exported.raw)
+    assert imported.status == 201
+    copy = validate(imported, "POST", "/api/import")["items"][0]
+    shown = validate(tooled.call("GET", f"/api/conversations/{copy['id']}"), "GET", "/api/conversations/{id}")
+    assert [part["type"] for part in shown["messages"][1]["parts"]] == ["tool_call", "text"]

@@ -20,6 +20,7 @@ What POST /v1/chat/completions answers:
   whose last message is a user message is answered with a call of the first tool, as above; one whose
   last messages are tool results is answered `TOOL_ANSWER_PREFIX` and those results joined by "; "
   (what the client's tools returned, read back).
+  With `call_word` set, a user message containing it forces that call (`required`) too.
 Per answer: `chunk_delay` (seconds) spaces the chunks, `first_delay` holds the first chunk back after
 the headers (a model slow to start), and with `answer_gate` set the answer waits for it before chunk
 `answer_gate_index` (a code block's closing fence, say). `reset()` puts these back.
@@ -48,8 +49,9 @@ class FakeUpstream:
     `mode`, `answer` (the default answer's chunks), `usage` (the usage chunk's counts, or None for an
     upstream that sends none, so Parley estimates it) and `slow_word` are described above."""
 
-    def __init__(self, mode="ok", answer=None, usage=None, slow_word=None):
+    def __init__(self, mode="ok", answer=None, usage=None, slow_word=None, call_word=None):
         self.mode = mode
+        self.call_word = call_word
         self.default_answer = list(answer or ANSWER_CHUNKS)
         self.usage = usage
         self.slow_word = slow_word
@@ -150,7 +152,11 @@ class FakeUpstream:
         tools = [tool.get("function") or {} for tool in request.get("tools") or []]
         choice = request.get("tool_choice")
         messages = request.get("messages") or [{}]
-        user_last = isinstance(messages[-1], dict) and messages[-1].get("role") == "user"
+        last = messages[-1]
+        user_last = isinstance(last, dict) and last.get("role") == "user"
+        if tools and self.call_word and choice != "none" and user_last and isinstance(last.get("content"), str) \
+                and self.call_word in last["content"]:
+            choice = "required"
         if not tools or choice == "none" or (choice in (None, "auto") and not user_last):
             return None
         name = choice["function"]["name"] if isinstance(choice, dict) else tools[0].get("name")

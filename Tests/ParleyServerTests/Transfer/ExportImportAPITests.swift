@@ -229,6 +229,9 @@ final class ExportImportAPITests: XCTestCase {
         let good = document([message("a", parent: nil), message("b", parent: "a", role: "assistant")])
         let sound = try await parley.call("POST", "/api/import", json: good)
         XCTAssertEqual(sound.status, 201, sound.text)
+        let withCall = try await parley.call("POST", "/api/import", json: document([
+            message("a", parent: nil), message("b", parent: "a", role: "assistant", extra: ["parts": [toolCall([:])]])]))
+        XCTAssertEqual(withCall.status, 201, withCall.text)
         let before = try await count(parley)
 
         let cases: [(name: String, body: [UInt8], expect: String)] = [
@@ -257,6 +260,14 @@ final class ExportImportAPITests: XCTestCase {
              "in the future"),
             ("leaf elsewhere", try json(document([message("a", parent: nil)], extra: ["current_leaf_id": "q"])),
              "current_leaf_id"),
+            ("call arguments a number", try json(document([message("a", parent: nil), message("b", parent: "a", role: "assistant",
+                extra: ["parts": [toolCall(["arguments": 5])]])])), "messages[1].parts[0].arguments"),
+            ("call result item a number", try json(document([message("a", parent: nil), message("b", parent: "a", role: "assistant",
+                extra: ["parts": [toolCall(["result": ["content": [5], "is_error": false]])]])])),
+             "messages[1].parts[0].result.content[0]"),
+            ("call structured result an array", try json(document([message("a", parent: nil), message("b", parent: "a", role: "assistant",
+                extra: ["parts": [toolCall(["result": ["content": [], "structured_content": [1], "is_error": false]])]])])),
+             "messages[1].parts[0].result.structured_content"),
             ("no version", try json(document([]).merging(["parley_export": NSNull()]) { $1 }), "parley_export"),
             ("version 2", try json(document([]).merging(["parley_export": 2]) { $1 }), "parley_export"),
             ("second of two bad", try json(["parley_export": 1, "conversations": [
@@ -285,6 +296,14 @@ final class ExportImportAPITests: XCTestCase {
         let text = try await parley.call("POST", "/api/import", body: try json(good),
                                          headers: [("Content-Type", "text/plain")])
         XCTAssertNotEqual(text.status, 201)
+    }
+
+    /// A finished tool call part as an export writes it, with `changes` applied.
+    private func toolCall(_ changes: [String: Any]) -> [String: Any] {
+        ["type": "tool_call", "id": "c1", "provider_id": "call_1", "tool": "parley/search_history",
+         "name": "parley__search_history", "arguments_text": "{}", "arguments": [String: Any](), "status": "complete",
+         "decision": NSNull(), "result": ["content": [["type": "text", "text": "none"]], "is_error": false],
+         "round": 0].merging(changes) { $1 }
     }
 
     /// A JSON body (through TestParley.call's `body`, so the test controls every byte).
