@@ -30,10 +30,9 @@ function make(tag, className, text) {
 }
 
 /** A `<pre>` of text that may scroll: keyboard users reach it (axe scrollable-region-focusable). */
-function textBox(className, text, label) {
+function textBox(className, text) {
   const pre = make('pre', className, text);
   pre.tabIndex = 0;
-  pre.setAttribute('aria-label', label);
   return pre;
 }
 
@@ -54,7 +53,7 @@ export function createToolCard(part, view) {
   const args = make('details', 'tool-card-arguments');
   const summary = make('summary', 'tool-card-arguments-summary', 'Arguments');
   summary.addEventListener('click', () => { args.setByHand = true; });
-  args.append(summary, textBox('tool-card-arguments-text', '', 'Arguments'));
+  args.append(summary, textBox('tool-card-arguments-text', ''));
   args.open = part.status === 'streaming' || part.status === 'awaiting_approval';
 
   const approval = make('div', 'tool-card-approval');
@@ -137,7 +136,7 @@ function showResult(card, part, view, title) {
     items.forEach((item, index) => children.push(contentItem(item, index, part, view, title)));
     if (result.structured_content !== undefined && result.structured_content !== null) {
       children.push(make('p', 'tool-card-result-label', 'Structured content'));
-      children.push(textBox('tool-card-json', JSON.stringify(result.structured_content, null, 2), `Structured content of ${title}`));
+      children.push(textBox('tool-card-json', JSON.stringify(result.structured_content, null, 2)));
     }
     if (items.length === 0 && children.length === 1) children.push(make('p', 'tool-card-empty', 'No output.'));
   } else if (part.status === 'denied') {
@@ -152,7 +151,7 @@ function showResult(card, part, view, title) {
 /** One MCP content item: text as text, an image through the server's URL, anything else named. */
 function contentItem(item, index, part, view, title) {
   const type = item && item.type;
-  if (type === 'text') return textBox('tool-card-text', String(item.text ?? ''), `Output ${index + 1} of ${title}`);
+  if (type === 'text') return textBox('tool-card-text', String(item.text ?? ''));
   if (type === 'image') {
     const image = make('img', 'tool-card-image');
     image.src = contentURL(view.messageId, part.id, index);
@@ -162,7 +161,7 @@ function contentItem(item, index, part, view, title) {
   }
   const resource = item && item.resource;
   if (type === 'resource' && resource && typeof resource.text === 'string') {
-    return textBox('tool-card-text', resource.text, `Resource ${resource.uri || index + 1} from ${title}`);
+    return textBox('tool-card-text', resource.text);
   }
   const uri = (resource && resource.uri) || (item && item.uri) || '';
   return make('p', 'tool-card-note', `${type || 'Unknown'} content${uri ? `: ${uri}` : ''} (not shown)`);
