@@ -43,7 +43,7 @@ let package = Package(
         // The API's shared vocabulary: who is calling, errors as answers, JSON bodies, field rules,
         // resources (records as JSON), open-stream caps, the log.
         .target(name: "ParleyAPI",
-                dependencies: ["ParleyHTTP", "ParleyStore", "ParleyProviders", "ParleyGeneration"]),
+                dependencies: ["ParleyHTTP", "ParleyStore", "ParleyProviders", "ParleyGeneration", "ParleyPrimitives"]),
         // What browsers receive as event streams: reply frames (SSE encoding, snapshots) and each user's
         // notifications (GET /api/events).
         .target(name: "ParleyEvents",
@@ -55,10 +55,15 @@ let package = Package(
         // Rate limits, daily budgets, model access, usage reports.
         .target(name: "ParleyQuotas",
                 dependencies: ["ParleyAPI", "ParleyAccounts", "ParleyHTTP", "ParleyStore", "ParleyProviders"]),
-        // Conversations, replies (send, stream, stop, regenerate, continue), search, titles, preferences.
+        // Tools: the catalog (MCP servers, built-in tools), approval policies, provider-facing names,
+        // /api/tools and /api/tool_policies.
+        .target(name: "ParleyTools",
+                dependencies: ["ParleyAPI", "ParleyHTTP", "ParleyStore", "ParleyGeneration", "ParleyProviders",
+                               "ParleyPrimitives"]),
+        // Conversations, replies (send, stream, stop, regenerate, continue, tool decisions), search, titles, preferences.
         .target(name: "ParleyConversations",
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyQuotas", "ParleyHTTP", "ParleyStore",
-                               "ParleyProviders", "ParleyGeneration"]),
+                               "ParleyProviders", "ParleyGeneration", "ParleyTools", "ParleyPrimitives"]),
         // Export and import (JSON and Markdown).
         .target(name: "ParleyTransfer",
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyQuotas", "ParleyHTTP", "ParleyStore",
@@ -72,7 +77,7 @@ let package = Package(
         // openapi.json links to docs/openapi.json, whose bytes are compiled in (GET /api/openapi.json).
         .target(name: "ParleyServer",
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyAccounts", "ParleyQuotas", "ParleyConversations",
-                               "ParleyTransfer", "ParleyOpenAICompat", "ParleyHTTP", "ParleyStore",
+                               "ParleyTransfer", "ParleyOpenAICompat", "ParleyTools", "ParleyHTTP", "ParleyStore",
                                "ParleyProviders", "ParleyGeneration", "ParleyMarkdown", "ParleyUpstream",
                                "ParleyPrimitives"],
                 resources: [.embedInCode("openapi.json")]),
@@ -95,11 +100,11 @@ let package = Package(
                     dependencies: ["ParleyProviders", "ParleySSE", "ParleyUpstream", "ParleyPrimitives", "ParleyTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "ParleyGenerationTests",
-                    dependencies: ["ParleyGeneration", "ParleyProviders", "ParleyStore", "ParleyMarkdown"]),
+                    dependencies: ["ParleyGeneration", "ParleyProviders", "ParleyStore", "ParleyMarkdown", "ParleyPrimitives"]),
         .testTarget(name: "ParleyAuthTests", dependencies: ["ParleyAuth"]),
         .testTarget(name: "ParleyServerTests",
                     dependencies: ["ParleyServer", "ParleyCLI", "ParleyAPI", "ParleyEvents", "ParleyAccounts",
-                                   "ParleyQuotas", "ParleyConversations", "ParleyTransfer", "ParleyOpenAICompat",
+                                   "ParleyQuotas", "ParleyConversations", "ParleyTransfer", "ParleyOpenAICompat", "ParleyTools",
                                    "ParleyHTTP", "ParleyAuth", "ParleyGeneration", "ParleyProviders",
                                    "ParleySSE", "ParleyStore", "ParleyPrimitives", "ParleyTestSupport"]),
     ],

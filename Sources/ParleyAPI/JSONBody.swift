@@ -58,6 +58,28 @@ package struct JSONBody {
         }
     }
 
+    /// An optional array of strings: absent and null both read as nil; at most `maxCount` items, each at
+    /// most `maxLength` characters.
+    package func strings(_ field: String, maxCount: Int, maxLength: Int) throws(HTTPError) -> [String]? {
+        switch object[field] {
+        case nil, .null: return nil
+        case .array(let items):
+            guard items.count <= maxCount else {
+                throw HTTPError(status: 400, code: "invalid_request",
+                                message: "'\(field)' may hold at most \(maxCount) items.")
+            }
+            var values: [String] = []
+            for item in items {
+                guard case .string(let value) = item, !value.isEmpty, value.count <= maxLength else {
+                    throw Self.wrongType(field, "an array of non-empty strings of at most \(maxLength) characters")
+                }
+                values.append(value)
+            }
+            return values
+        default: throw Self.wrongType(field, "an array of strings")
+        }
+    }
+
     private static func wrongType(_ field: String, _ expected: String) -> HTTPError {
         HTTPError(status: 400, code: "invalid_request", message: "'\(field)' must be \(expected).")
     }

@@ -6,8 +6,10 @@ enum JSONValue: Decodable {
     case string(String)
     case null
     case bool(Bool)
-    /// A number or an array.
+    /// A number.
     case other
+    /// An array (a field that takes a list, e.g. a conversation's `tools`).
+    case array([JSONValue])
     /// Only the top level needs its fields.
     case object([String: JSONValue])
 
@@ -21,8 +23,8 @@ enum JSONValue: Decodable {
             self = .bool(flag)
         } else if let fields = try? container.decode([String: JSONValue].self) {
             self = .object(fields)
-        } else if (try? container.decode([JSONValue].self)) != nil {
-            self = .other
+        } else if let items = try? container.decode([JSONValue].self) {
+            self = .array(items)
         } else {
             _ = try container.decode(Double.self)  // anything else is not JSON this decoder accepts
             self = .other

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyPrimitives
 import ParleyStore
 
 /// The JSON shape of a conversation in the API.
@@ -17,6 +18,8 @@ package struct ConversationResource: Encodable {
     let archived: Bool
     /// Made by `POST /api/import` (the page marks it).
     let imported: Bool
+    /// The tools its replies may call (tool ids and `<server>/*`).
+    let tools: [String]
     var messages: [MessageResource]?
 
     package init(_ conversation: Conversation, messages: [MessageResource]? = nil, usage: TokenUsage = TokenUsage()) {
@@ -32,11 +35,12 @@ package struct ConversationResource: Encodable {
         pinned = conversation.pinned
         archived = conversation.archived
         imported = conversation.imported
+        tools = conversation.tools
         self.messages = messages
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, title, model, messages, temperature, usage, pinned, archived, imported
+        case id, title, model, messages, temperature, usage, pinned, archived, imported, tools
         case topP = "top_p"
         case maxTokens = "max_tokens"
         case systemPrompt = "system_prompt"
@@ -62,6 +66,7 @@ package struct ConversationResource: Encodable {
         try container.encode(pinned, forKey: .pinned)
         try container.encode(archived, forKey: .archived)
         try container.encode(imported, forKey: .imported)
+        try container.encode(tools, forKey: .tools)
         try container.encodeIfPresent(messages, forKey: .messages)
     }
 }
@@ -82,7 +87,7 @@ package struct MessageResource: Encodable {
     var html: String? { message.role == .assistant && message.status != .streaming ? message.html : nil }
 
     enum CodingKeys: String, CodingKey {
-        case id, role, content, reasoning, status, model, usage, siblings, html, error
+        case id, role, content, reasoning, status, model, usage, siblings, html, error, parts
         case conversationID = "conversation_id"
         case parentID = "parent_id"
         case finishReason = "finish_reason"
@@ -130,6 +135,13 @@ package struct MessageResource: Encodable {
         if let code = message.errorCode {
             try container.encode(ErrorInfo(code: code.rawValue, message: message.errorMessage ?? ""), forKey: .error)
         }
+        // The reply's reasoning, text and tool calls in order (a user message: its one text part, no HTML).
+        try container.encode(message.parts.map { part -> JSON in
+            guard case .text(let text, _) = part, message.role != .assistant || message.status == .streaming else {
+                return part.json
+            }
+            return MessagePart.text(text, html: nil).json
+        }, forKey: .parts)
     }
 }
 

@@ -5,6 +5,7 @@ import ParleyGeneration
 import ParleyHTTP
 import ParleyQuotas
 import ParleyStore
+import ParleyTools
 
 /// Module ParleyConversations: conversations, replies, search, titles and preferences over HTTP.
 /// It must never know how a caller was authenticated, nor the `/v1` shapes.
@@ -19,13 +20,31 @@ package struct ConversationHandlers: Sendable {
     let access: ModelAccess
     /// Tells the caller's other tabs of each change.
     let feed: UserEventFeed
+    /// Checks a conversation's `tools`.
+    let tools: ToolCatalog
 
-    package init(store: Store, generations: Generations, rules: FieldRules, access: ModelAccess, feed: UserEventFeed) {
+    package init(store: Store, generations: Generations, rules: FieldRules, access: ModelAccess, feed: UserEventFeed,
+                 tools: ToolCatalog) {
         self.store = store
         self.generations = generations
         self.rules = rules
         self.access = access
         self.feed = feed
+        self.tools = tools
+    }
+
+    /// The body's `tools` (nil when absent), each a tool id or `<server>/*` the caller may use; 400
+    /// `unknown_tool` names the first that is not (a member's admin-only tools read as unknown).
+    private func toolsField(_ body: JSONBody, _ caller: Caller) async throws -> [String]? {
+        guard let entries = try body.strings("tools", maxCount: ToolRules.maxEntries, maxLength: ToolRules.maxIDLength) else {
+            return nil
+        }
+        if let unknown = await tools.unknownTools(entries, isAdmin: caller.isAdmin).first {
+            throw HTTPError(status: 400, code: "unknown_tool",
+                            message: "'tools': there is no tool '\(unknown)' you may use (see GET /api/tools).")
+        }
+        var seen: Set<String> = []
+        return entries.filter { seen.insert($0).inserted }
     }
 
     /// Page size bounds for `GET /api/conversations`.
@@ -43,8 +62,9 @@ package struct ConversationHandlers: Sendable {
             try await access.require(requested, for: caller)
         }
         let settings = GenerationSettings(try settingsFields.change(request))
+        let enabled = try await toolsField(body, caller) ?? []
         let conversation = try store.createConversation(title: title, model: model, systemPrompt: systemPrompt,
-                                                        ownedBy: caller.userID, settings: settings)
+                                                        ownedBy: caller.userID, settings: settings, tools: enabled)
         feed.conversationCreated(conversation)
         return .json(ConversationResource(conversation), status: 201)
     }
@@ -140,10 +160,14 @@ package struct ConversationHandlers: Sendable {
             }
         }
         let settings = try settingsFields.change(request)
+        let enabled = try await toolsField(body, caller)
         if !settings.isEmpty {
             guard try store.updateGenerationSettings(id: id, ownedBy: caller.userID, settings) != nil else {
                 throw APIErrors.conversationNotFound
             }
+        }
+        if let enabled, try store.setTools(enabled, conversationID: id, ownedBy: caller.userID) == nil {
+            throw APIErrors.conversationNotFound
         }
         let pinned = try body.bool("pinned")
         let archived = try body.bool("archived")

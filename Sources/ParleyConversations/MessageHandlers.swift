@@ -144,13 +144,13 @@ package struct MessageHandlers: Sendable {
 
     /// The model a regenerate or continue of `message` uses when none is asked for: the message's own,
     /// else its conversation's.
-    private func storedModel(_ message: Message, _ caller: Caller) throws -> String? {
+    func storedModel(_ message: Message, _ caller: Caller) throws -> String? {
         if let model = message.model, !model.isEmpty { return model }
         return try store.conversation(id: message.conversationID, ownedBy: caller.userID)?.model
     }
 
     /// The caller's message named in the path; another user's answers 404 like a missing one.
-    private func existing(_ request: HTTPRequest, _ caller: Caller) throws -> Message {
+    func existing(_ request: HTTPRequest, _ caller: Caller) throws -> Message {
         guard let message = try store.message(id: try request.parameter("id"), ownedBy: caller.userID) else {
             throw APIErrors.messageNotFound
         }

@@ -5,12 +5,14 @@ import ParleyEvents
 import ParleyHTTP
 import ParleyOpenAICompat
 import ParleyQuotas
+import ParleyTools
 import ParleyTransfer
 
 /// The whole HTTP API in one place; it reads like the API reference (docs/api.md).
 struct APIRoutes {
     let conversations: ConversationHandlers
     let messages: MessageHandlers
+    let tools: ToolHandlers
     let exports: ExportHandlers
     let events: UserEventHandlers
     let auth: AuthHandlers
@@ -109,6 +111,12 @@ struct APIRoutes {
         route("POST", "/api/messages/:id/stop", messages.stop)
         route("POST", "/api/messages/:id/regenerate", messages.regenerate)
         route("POST", "/api/messages/:id/continue", messages.continueMessage)
+        route("POST", "/api/messages/:id/tool_calls/:call_id", messages.decideToolCall)
+        route("GET", "/api/messages/:id/tool_calls/:call_id/content/:index", messages.toolContent)
+
+        route("GET", "/api/tools", tools.list)
+        route("GET", "/api/tool_policies", tools.policies)
+        route("DELETE", "/api/tool_policies", tools.forget)
 
         // OpenAI-compatible, for scripts (docs/api.md): every call is a conversation of the caller's.
         openAIRoute("POST", "/v1/chat/completions", openAI.chatCompletions)

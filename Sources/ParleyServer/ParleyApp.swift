@@ -10,6 +10,7 @@ import ParleyOpenAICompat
 import ParleyProviders
 import ParleyQuotas
 import ParleyStore
+import ParleyTools
 import ParleyTransfer
 import ParleyUpstream
 
@@ -44,8 +45,9 @@ public final class ParleyApp: Sendable {
         let providers = ProviderRegistry(configuration: providerConfiguration, client: UpstreamClient())
         let renderer = MarkdownRenderer()
         try Self.renderUnrenderedMessages(store: store, renderer: renderer)
+        let tools = ToolCatalog(store: store, source: nil, log: { Log.info($0) })
         generations = Generations(store: store, providers: providers, limits: configuration.generation,
-                                  renderer: renderer)
+                                  renderer: renderer, tools: tools)
         let accounts = configuration.accounts
         let passwords = PasswordWork(memoryKiB: accounts.passwordMemoryKiB)
         if accounts.mode == .team {
@@ -88,8 +90,9 @@ public final class ParleyApp: Sendable {
                                        rules: rules, access: access, quotas: quotas, feed: feed, titler: titler,
                                        streams: streams)
         APIRoutes(conversations: ConversationHandlers(store: store, generations: generations, rules: rules,
-                                                      access: access, feed: feed),
+                                                      access: access, feed: feed, tools: tools),
                   messages: messages,
+                  tools: ToolHandlers(store: store, catalog: tools),
                   exports: ExportHandlers(store: store, rules: rules, access: access, renderer: renderer, feed: feed,
                                           streams: streams),
                   events: UserEventHandlers(store: store, generations: generations, hub: feed.hub,

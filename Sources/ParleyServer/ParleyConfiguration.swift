@@ -123,6 +123,10 @@ public struct ParleyConfiguration: Sendable {
         generation.contextBudgetCharacters = try read.integer("PARLEY_CONTEXT_BUDGET_CHARS",
                                                               default: generation.contextBudgetCharacters,
                                                               range: 1...100_000_000)
+        generation.maxToolRounds = try read.integer("PARLEY_MAX_TOOL_ROUNDS", default: generation.maxToolRounds,
+                                                    range: 1...1_000)
+        generation.maxToolResultBytes = try read.integer("PARLEY_MAX_TOOL_RESULT_BYTES",
+                                                         default: generation.maxToolResultBytes, range: 1...(64 << 20))
 
         input.maxTitleCharacters = try read.integer("PARLEY_MAX_TITLE_CHARS", default: input.maxTitleCharacters,
                                                     range: 1...100_000)
