@@ -102,7 +102,11 @@ export function updateToolCard(card, part, view) {
   const argsBox = args.querySelector('.tool-card-arguments-text');
   if (argsBox.textContent !== text) argsBox.textContent = text;
   args.hidden = text === '' && !RUNNING_STATUSES.has(part.status);
-  if (before !== part.status && part.status === 'awaiting_approval' && !args.setByHand) args.open = true;
+  // Open while they stream and while the person decides; closed once the call has its outcome.
+  if (before !== part.status && !args.setByHand && before !== undefined) {
+    if (part.status === 'awaiting_approval') args.open = true;
+    else if (!RUNNING_STATUSES.has(part.status)) args.open = false;
+  }
 
   const approval = card.querySelector('.tool-card-approval');
   const asking = awaitsDecision(part);
@@ -133,12 +137,16 @@ function showResult(card, part, view, title) {
   if (result) {
     children.push(make('p', 'tool-card-result-label', result.is_error ? 'Error' : 'Result'));
     const items = Array.isArray(result.content) ? result.content : [];
-    items.forEach((item, index) => children.push(contentItem(item, index, part, view, title)));
-    if (result.structured_content !== undefined && result.structured_content !== null) {
+    const structured = result.structured_content ?? null;
+    items.forEach((item, index) => {
+      // MCP servers repeat structured content as a text item: shown once, formatted.
+      if (!repeats(item, structured)) children.push(contentItem(item, index, part, view, title));
+    });
+    if (structured !== null) {
       children.push(make('p', 'tool-card-result-label', 'Structured content'));
       children.push(textBox('tool-card-json', JSON.stringify(result.structured_content, null, 2)));
     }
-    if (items.length === 0 && children.length === 1) children.push(make('p', 'tool-card-empty', 'No output.'));
+    if (children.length === 1) children.push(make('p', 'tool-card-empty', 'No output.'));
   } else if (part.status === 'denied') {
     children.push(make('p', 'tool-card-note', 'You denied this call: the tool did not run.'));
   } else if (part.status === 'cancelled') {
@@ -146,6 +154,16 @@ function showResult(card, part, view, title) {
   }
   box.replaceChildren(...children);
   box.hidden = children.length === 0;
+}
+
+/** Whether content `item` is the text of `structured` (the same JSON). */
+function repeats(item, structured) {
+  if (structured === null || !item || item.type !== 'text' || typeof item.text !== 'string') return false;
+  try {
+    return JSON.stringify(JSON.parse(item.text)) === JSON.stringify(structured);
+  } catch {
+    return false;
+  }
 }
 
 /** One MCP content item: text as text, an image through the server's URL, anything else named. */
