@@ -54,6 +54,11 @@ PARLEY_TEST_TIME_LIMIT ?= 120
 PARLEY_SUITE_TIME_LIMIT ?= 900
 BROWSER_TIME_LIMIT ?= 900
 OPENAI_TIME_LIMIT ?= 300
+# ParleyMCPTests talk to real MCP servers made with the official Python SDK (`mcp` on PyPI,
+# Tests/mcp/test_server.py), from a venv made here; the tests find it through PARLEY_MCP_PYTHON and fail
+# (never skip) without it.
+MCP_VENV = .build/mcp-venv
+MCP_PACKAGES = mcp
 # The OpenAI-compatible endpoint is tested with the official `openai` package (PyPI) as the client, its
 # answers checked against OpenAI's schemas with `jsonschema`, and LangChain's `langchain-openai` as a
 # second client, from a venv made here.
@@ -79,6 +84,10 @@ BROWSER_VENV_OK = import selenium, pytest, axe_selenium_python, importlib.metada
 test: test-deps
 	SWIFT=$(SWIFT) python3 Tests/structure/check_structure.py
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
+	@if ! $(MCP_VENV)/bin/python -c 'import mcp' 2>/dev/null; then \
+	  python3 -m venv $(MCP_VENV) && $(MCP_VENV)/bin/pip install -q $(MCP_PACKAGES); \
+	fi
+	PARLEY_MCP_PYTHON=$(CURDIR)/$(MCP_VENV)/bin/python \
 	PARLEY_TEST_TIME_LIMIT=$(PARLEY_TEST_TIME_LIMIT) PARLEY_SUITE_TIME_LIMIT=$(PARLEY_SUITE_TIME_LIMIT) \
 	  SWIFT=$(SWIFT) Tests/run-swift-tests.sh $(BUILD_FLAGS)
 	@if ! $(OPENAI_VENV)/bin/python -c 'import openai, pytest, jsonschema, langchain_openai' 2>/dev/null; then \

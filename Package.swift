@@ -34,6 +34,9 @@ let package = Package(
         .target(name: "ParleyProviders", dependencies: ["ParleyUpstream", "ParleySSE", "ParleyOutcome", "ParleyPrimitives"]),
         .target(name: "ParleyStore", dependencies: ["CSQLite", "ParleyPrimitives", "ParleyOutcome"]),
         .target(name: "ParleyMarkdown", dependencies: ["CCmarkGFM"]),
+        // The Model Context Protocol client: configured servers (Streamable HTTP and stdio), their tools
+        // and calls. Knows nothing of providers, the store, replies or HTTP serving.
+        .target(name: "ParleyMCP", dependencies: ["ParleyUpstream", "ParleySSE", "ParleyPrimitives"]),
         .target(name: "ParleyGeneration",
                 dependencies: ["ParleyProviders", "ParleyStore", "ParleyMarkdown", "ParleyOutcome", "ParleyPrimitives"]),
         .target(name: "ParleyHTTP", dependencies: ["CMicroHTTPD"]),
@@ -67,7 +70,7 @@ let package = Package(
         // Export and import (JSON and Markdown).
         .target(name: "ParleyTransfer",
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyQuotas", "ParleyHTTP", "ParleyStore",
-                               "ParleyMarkdown", "ParleyOutcome"]),
+                               "ParleyMarkdown", "ParleyOutcome", "ParleyPrimitives"]),
         // The OpenAI-compatible endpoint (/v1).
         .target(name: "ParleyOpenAICompat",
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyQuotas", "ParleyHTTP", "ParleyStore",
@@ -102,6 +105,8 @@ let package = Package(
         .testTarget(name: "ParleyGenerationTests",
                     dependencies: ["ParleyGeneration", "ParleyProviders", "ParleyStore", "ParleyMarkdown", "ParleyPrimitives"]),
         .testTarget(name: "ParleyAuthTests", dependencies: ["ParleyAuth"]),
+        .testTarget(name: "ParleyMCPTests",
+                    dependencies: ["ParleyMCP", "ParleyUpstream", "ParleyPrimitives", "ParleyTestSupport"]),
         .testTarget(name: "ParleyServerTests",
                     dependencies: ["ParleyServer", "ParleyCLI", "ParleyAPI", "ParleyEvents", "ParleyAccounts",
                                    "ParleyQuotas", "ParleyConversations", "ParleyTransfer", "ParleyOpenAICompat", "ParleyTools",

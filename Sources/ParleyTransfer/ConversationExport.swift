@@ -1,5 +1,6 @@
 import Foundation
 import ParleyAPI
+import ParleyPrimitives
 import ParleyStore
 
 /// A conversation as the export format writes it (docs/api.md "Export and import"): its settings
@@ -14,7 +15,7 @@ struct ConversationExport: Encodable {
     let standalone: Bool
 
     enum CodingKeys: String, CodingKey {
-        case id, title, model, pinned, archived, messages, temperature
+        case id, title, model, pinned, archived, messages, temperature, tools
         case version = "parley_export"
         case topP = "top_p"
         case maxTokens = "max_tokens"
@@ -37,6 +38,7 @@ struct ConversationExport: Encodable {
         try container.encode(conversation.settings.maxTokens, forKey: .maxTokens)
         try container.encode(conversation.pinned, forKey: .pinned)
         try container.encode(conversation.archived, forKey: .archived)
+        try container.encode(conversation.tools, forKey: .tools)
         try container.encode(conversation.currentLeafID, forKey: .currentLeafID)
         try container.encode(Timestamp.format(conversation.createdAt), forKey: .createdAt)
         try container.encode(Timestamp.format(conversation.updatedAt), forKey: .updatedAt)
@@ -51,12 +53,13 @@ struct ConversationExport: Encodable {
     }
 }
 
-/// One message in an export: everything stored but the rendered HTML (made again on import).
+/// One message in an export: everything stored but the rendered HTML (made again on import). A reply
+/// with tool calls has its `parts` (text parts without HTML).
 struct MessageExport: Encodable {
     let message: Message
 
     enum CodingKeys: String, CodingKey {
-        case id, role, content, reasoning, status, model, usage, error
+        case id, role, content, reasoning, status, model, usage, error, parts
         case parentID = "parent_id"
         case finishReason = "finish_reason"
         case createdAt = "created_at"
@@ -82,5 +85,11 @@ struct MessageExport: Encodable {
         }
         try container.encode(Timestamp.format(message.createdAt), forKey: .createdAt)
         try container.encode(Timestamp.format(message.updatedAt), forKey: .updatedAt)
+        if !message.toolCalls.isEmpty {
+            try container.encode(message.parts.map { part -> JSON in
+                if case .text(let text, _) = part { return MessagePart.text(text, html: nil).json }
+                return part.json
+            }, forKey: .parts)
+        }
     }
 }

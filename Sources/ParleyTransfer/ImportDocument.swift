@@ -1,5 +1,6 @@
 import Foundation
 import ParleyAPI
+import ParleyPrimitives
 import ParleyHTTP
 import ParleyMarkdown
 import ParleyStore
@@ -86,22 +87,65 @@ struct ImportDocument {
             let usage = try message.usage.flatMap { (fields) throws(HTTPError) in
                 try Self.storedUsage(fields, at + "usage")
             }
+            let parts = try message.parts.map { (items) throws(HTTPError) in
+                try Self.parts(items, role: role, at: at + "parts", renderer: renderer)
+            }
             messages.append(Message(
                 id: message.id, conversationID: "", parentID: message.parentID, role: role, content: message.content,
                 reasoning: message.reasoning ?? "", status: status, finishReason: message.finishReason.map(FinishReason.init(rawValue:)),
                 model: message.model, usage: usage, errorCode: (message.error?.code).map(ReplyErrorCode.init(rawValue:)),
                 errorMessage: message.error?.message,
                 // Only a reply is Markdown; the file's own `html`, if any, is never read.
-                html: role == .assistant ? renderer.render(message.content) : nil,
+                html: role == .assistant ? (parts.map(Self.html) ?? renderer.render(message.content)) : nil,
                 createdAt: try date(message.createdAt, at + "created_at", now: now),
-                updatedAt: try date(message.updatedAt, at + "updated_at", now: now)))
+                updatedAt: try date(message.updatedAt, at + "updated_at", now: now), parts: parts))
         }
         let conversation = Conversation(
             id: file.id ?? "", title: title, model: file.model, systemPrompt: systemPrompt,
             currentLeafID: file.currentLeafID, createdAt: try date(file.createdAt, place + "created_at", now: now),
             updatedAt: try date(file.updatedAt, place + "updated_at", now: now), settings: settings,
-            pinned: file.pinned ?? false, archived: file.archived ?? false)
+            pinned: file.pinned ?? false, archived: file.archived ?? false,
+            tools: try Self.tools(file.tools, at: place + "tools"))
         return ConversationArchive(conversation: conversation, messages: messages)
+    }
+
+    /// A conversation's `tools`, bounded like the API's; ids are kept as given (a tool this server lacks is
+    /// never offered to a model).
+    private static func tools(_ entries: [String]?, at place: String) throws(HTTPError) -> [String] {
+        let entries = entries ?? []
+        guard entries.count <= ToolRules.maxEntries,
+              entries.allSatisfy({ !$0.isEmpty && $0.count <= ToolRules.maxIDLength }) else {
+            throw invalid("\(place): at most \(ToolRules.maxEntries) tool ids of 1 to \(ToolRules.maxIDLength) characters.")
+        }
+        return entries
+    }
+
+    /// A reply's parts from the file: each must be a part this version knows; text parts are rendered
+    /// again; calls left open (`streaming`, `running`) are `cancelled`, since nothing will finish them.
+    private static func parts(_ items: [JSON], role: Role, at place: String,
+                              renderer: MarkdownRenderer) throws(HTTPError) -> [MessagePart] {
+        guard role == .assistant else { throw invalid("\(place): only an assistant message has parts.") }
+        var parts: [MessagePart] = []
+        for (index, item) in items.enumerated() {
+            guard let part = MessagePart(json: item) else {
+                throw invalid("\(place)[\(index)]: not a text, reasoning or tool_call part.")
+            }
+            switch part {
+            case .text(let text, _): parts.append(.text(text, html: renderer.render(text)))
+            case .toolCall(var call) where call.status == .streaming || call.status == .running:
+                call.status = .cancelled
+                parts.append(.toolCall(call))
+            default: parts.append(part)
+            }
+        }
+        return parts
+    }
+
+    private static func html(_ parts: [MessagePart]) -> String {
+        parts.compactMap { part -> String? in
+            if case .text(_, let html) = part { return html }
+            return nil
+        }.joined()
     }
 
     /// A reply's usage as the store keeps it (`ReplyTokens`, what `ReplyUsage` reads back), or nil
@@ -248,9 +292,10 @@ private struct FileConversation: Decodable {
     let createdAt: String
     let updatedAt: String
     let messages: [FileMessage]
+    let tools: [String]?
 
     enum CodingKeys: String, CodingKey {
-        case id, title, model, pinned, archived, messages, temperature
+        case id, title, model, pinned, archived, messages, temperature, tools
         case topP = "top_p"
         case maxTokens = "max_tokens"
         case systemPrompt = "system_prompt"
@@ -278,9 +323,11 @@ private struct FileMessage: Decodable {
     let error: Failure?
     let createdAt: String
     let updatedAt: String
+    /// A reply's parts (issue 20); absent: the parts its text gives.
+    let parts: [JSON]?
 
     enum CodingKeys: String, CodingKey {
-        case id, role, content, reasoning, status, model, usage, error
+        case id, role, content, reasoning, status, model, usage, error, parts
         case parentID = "parent_id"
         case finishReason = "finish_reason"
         case createdAt = "created_at"

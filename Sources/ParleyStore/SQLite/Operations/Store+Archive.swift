@@ -1,4 +1,5 @@
 import Foundation
+import ParleyPrimitives
 import ParleyOutcome
 
 extension Store {
@@ -138,13 +139,14 @@ extension Store {
         try database.run(
             """
             INSERT INTO conversations (id, title, model, system_prompt, current_leaf_id, created_at, updated_at,
-                                       owner_id, temperature, top_p, max_tokens, pinned, archived, imported)
-            VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                       owner_id, temperature, top_p, max_tokens, pinned, archived, imported, tools)
+            VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [.text(id), .text(source.title), .optionalText(source.model), .optionalText(source.systemPrompt),
              .integer(createdAt), .integer(updatedAt), .text(owner), .optionalReal(source.settings.temperature),
              .optionalReal(source.settings.topP), .optionalInteger(source.settings.maxTokens),
-             .bool(source.pinned), .bool(source.archived), .bool(imported)])
+             .bool(source.pinned), .bool(source.archived), .bool(imported),
+             .text(JSON.array(source.tools.map(JSON.string)).text)])
     }
 
     /// The conversation's token totals (`conversation_usage`) from the usage its copied replies carry,
@@ -176,8 +178,8 @@ extension Store {
         try database.run(
             """
             INSERT INTO messages (id, conversation_id, parent_id, role, content, reasoning, status, finish_reason,
-                                  model, usage, error_code, error_message, html, created_at, updated_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                  model, usage, error_code, error_message, html, created_at, updated_at, parts)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [.text(id), .text(conversationID), .optionalText(parentID), .text(message.role.rawValue),
              .text(message.content), .text(message.reasoning), .text(message.status.rawValue),
@@ -185,7 +187,9 @@ extension Store {
              .optionalText(message.usage?.json),
              .optionalText(message.errorCode?.rawValue), .optionalText(message.errorMessage),
              .optionalText(message.role == .assistant ? message.html : nil),
-             .integer(message.createdAt.millisecondsSince1970), .integer(message.updatedAt.millisecondsSince1970)])
+             .integer(message.createdAt.millisecondsSince1970), .integer(message.updatedAt.millisecondsSince1970),
+             // A reply with tool calls keeps its parts; one of text alone has the parts its text gives.
+             .optionalText(message.toolCalls.isEmpty ? nil : MessagePart.storedText(message.parts))])
     }
 
     /// The newest message without replies (ties: the later in the list), or nil for no messages.

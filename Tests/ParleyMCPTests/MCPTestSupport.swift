@@ -1,0 +1,138 @@
+import Foundation
+import ParleyMCP
+import ParleyPrimitives
+import ParleyTestSupport
+import ParleyUpstream
+import Synchronization
+import XCTest
+
+/// The Python side of the MCP tests: Tests/mcp/test_server.py run by the venv `make test` makes
+/// (`.build/mcp-venv`, or PARLEY_MCP_PYTHON). A missing venv fails the test: it never skips.
+enum MCPTestPython {
+    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+    static let script = repositoryRoot.appendingPathComponent("Tests/mcp/test_server.py").path
+
+    static func python() throws -> String {
+        let path = ProcessInfo.processInfo.environment["PARLEY_MCP_PYTHON"]
+            ?? repositoryRoot.appendingPathComponent(".build/mcp-venv/bin/python").path
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw MCPTestFailure("no Python with the `mcp` package at \(path): run `python3 -m venv .build/mcp-venv && .build/mcp-venv/bin/pip install mcp` (make test does), or set PARLEY_MCP_PYTHON")
+        }
+        return path
+    }
+
+    /// A free loopback port (bound, read, released: the server takes it next).
+    static func freePort() -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+        }
+        _ = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    static func accepts(port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+}
+
+struct MCPTestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// test_server.py running as an HTTP server on a free port; `stop()` (or deinit) ends it.
+final class PythonMCPServer: Sendable {
+    let port: Int
+    private let process: Mutex<Process?>
+
+    var url: String { "http://127.0.0.1:\(port)/mcp" }
+
+    /// `mode` is "--http" or "--scripted"; waits until the port accepts connections.
+    init(_ mode: String = "--http", port: Int? = nil, extra: [String] = [], environment: [String: String] = [:],
+         waitUntilUp: Bool = true) throws {
+        let port = port ?? MCPTestPython.freePort()
+        self.port = port
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try MCPTestPython.python())
+        process.arguments = [MCPTestPython.script, mode, String(port)] + extra
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        self.process = Mutex(process)
+        guard waitUntilUp else { return }
+        let deadline = Deadline(.seconds(30))
+        while !MCPTestPython.accepts(port: port) {
+            guard !deadline.hasPassed, process.isRunning else {
+                stop()
+                throw MCPTestFailure("test_server.py \(mode) did not listen on port \(port) within 30 s")
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
+    func stop() {
+        guard let process = self.process.withLock({ state -> Process? in defer { state = nil }; return state }) else { return }
+        // SIGKILL: a test run may pass SIGTERM on as ignored (an ignored disposition survives exec).
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    deinit { stop() }
+}
+
+/// Collects the client's log lines for assertions.
+final class LogLines: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    var log: @Sendable (String) -> Void { { [self] line in self.lines.withLock { $0.append(line) } } }
+    var all: [String] { lines.withLock { $0 } }
+
+    func contains(_ text: String) -> Bool { all.contains { $0.contains(text) } }
+}
+
+extension MCPSettings {
+    /// Short waits, so a test about reconnection takes a second, not a minute.
+    static var forTests: MCPSettings {
+        var settings = MCPSettings()
+        settings.handshakeTimeout = .seconds(15)
+        settings.restartBackoffInitial = .milliseconds(200)
+        settings.restartBackoffMax = .seconds(1)
+        settings.shutdownGrace = .seconds(1)
+        return settings
+    }
+}
+
+/// A temporary file path (not created).
+func temporaryPath(_ name: String) -> String {
+    FileManager.default.temporaryDirectory.appendingPathComponent("parley-mcp-\(UUID().uuidString)-\(name)").path
+}
+
+/// Polls `condition` (async) until it holds or `limit` passes.
+func eventually(_ limit: Duration = .seconds(20), _ condition: () async -> Bool) async -> Bool {
+    await Deadline(limit).wait(every: .milliseconds(20)) { await condition() }
+}
+
+extension MCPServers {
+    nonisolated func entry(_ server: String) -> MCPServerTools? { tools().first { $0.server == server } }
+}
