@@ -2,14 +2,22 @@
 `parley/search_history` (approval `never`, no MCP server) called by the model, its card between the two
 text parts with its streamed arguments and its result, the same after a reload (stored parts) and in the
 middle of the call (the snapshot's parts), a stop while the call streams, the Tools list of the Chat
-settings, and axe on the cards in both colour schemes."""
+settings; and calls that ask first (the MCP test server, approval "always"): Approve with "Always allow
+this tool", Deny after a reload while waiting, the reply resuming after the last decision, a result's
+image; axe on the cards in both colour schemes."""
 import json
+import os
+import subprocess
 import threading
+from pathlib import Path
 
+import pytest
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 
 from axe_check import assert_accessible
-from conftest import last_assistant_id, open_page, screenshot, send_message, wait_idle, wait_until
+from conftest import last_assistant_id, open_page, screenshot, send_message, start_parley, wait_idle, wait_until
+from parley_process import ROOT
 
 TOOL = "parley/search_history"
 FRAGMENTS = ['{"qu', 'ery": "sea', 'lion"}']
@@ -169,3 +177,137 @@ def test_the_tools_list_of_the_chat_settings(browser, parley_fake):
     browser.find_element(By.ID, "system-toggle").click()
     wait_until(lambda: browser.find_element(By.CSS_SELECTOR, ".tools-picker .tool-pick-box").is_selected(),
                message="the saved tool ticked")
+
+
+# MARK: - Calls that ask first: an MCP server (Tests/mcp/test_server.py over stdio) with approval "always"
+
+MCP_SERVER = Path(__file__).resolve().parents[1] / "mcp" / "test_server.py"
+
+
+def mcp_python():
+    """The interpreter with the official MCP SDK (`make test` makes .build/mcp-venv and names it in
+    PARLEY_MCP_PYTHON), or None."""
+    python = os.environ.get("PARLEY_MCP_PYTHON") or str(ROOT / ".build" / "mcp-venv" / "bin" / "python")
+    if not Path(python).exists() or subprocess.run([python, "-c", "import mcp"], capture_output=True).returncode != 0:
+        return None
+    return python
+
+
+@pytest.fixture(scope="module")
+def parley_mcp(artifacts, fake_upstream):
+    python = mcp_python()
+    if python is None:
+        pytest.skip("no Python with the MCP SDK (make test makes .build/mcp-venv; or set PARLEY_MCP_PYTHON)")
+    config = artifacts / "mcp-browser.json"
+    config.write_text(json.dumps({"mcpServers": {"test": {
+        "command": python, "args": [str(MCP_SERVER), "--stdio"], "approval": "always"}}}))
+    server = start_parley("mcp", {"PARLEY_OPENAI_BASE_URL": fake_upstream.base_url, "PARLEY_OPENAI_MODELS": "fake",
+                                  "PARLEY_MCP_CONFIG": str(config)})
+    wait_until(lambda: any(tool["id"] == "test/lookup" and tool["available"]
+                           for tool in server.api("GET", "/api/tools")["items"]), message="the MCP server's tools")
+    yield server
+    server.stop()
+
+
+def script_approvals(upstream):
+    """The model's first answer: text, then two calls that ask (lookup, image); its second: text."""
+    upstream.mode = "ok"
+    upstream.rounds = [
+        {"text": ["I will ", "look it up."], "calls": [("call_l", "test__lookup", ['{"key":', ' "k1"}']),
+                                                      ("call_i", "test__image", ["{}"])]},
+        {"text": ["All ", "done."]},
+    ]
+
+
+def card(driver, message_id, tool):
+    return next(segment for segment in segments(driver, message_id) if segment["kind"] == "card" and tool in segment["title"])
+
+
+def card_button(driver, message_id, call_title, action):
+    cards = driver.find_elements(By.CSS_SELECTOR, f"#message-list .message[data-id='{message_id}'] .tool-card")
+    found = next(item for item in cards if call_title in item.find_element(By.CSS_SELECTOR, ".tool-card-title").text)
+    return found.find_element(By.CSS_SELECTOR, f"[data-action='{action}']"), found
+
+
+def start_asking(driver, server, upstream, text):
+    """Sends `text` in a conversation with the test server's tools; returns the answer's id once both
+    calls wait for a decision."""
+    script_approvals(upstream)
+    conversation = server.api("POST", "/api/conversations", {"model": "openai:fake", "tools": ["test/*"]})["id"]
+    open_page(driver, server.base, f"/#/c/{conversation}")
+    send_message(driver, text)
+    answer_id = last_assistant_id(driver)
+    wait_until(lambda: [segment.get("asking") for segment in segments(driver, answer_id)] == [False, True, True],
+               message="two calls waiting for a decision")
+    wait_idle(driver)
+    return answer_id
+
+
+def test_approve_each_call_and_the_reply_resumes(browser, parley_mcp, fake_upstream, artifacts):
+    try:
+        answer_id = start_asking(browser, parley_mcp, fake_upstream, "Look up k1 and show the image")
+        el = browser.find_element(By.CSS_SELECTOR, f"#message-list .message[data-id='{answer_id}']")
+        assert el.get_attribute("data-status") == "awaiting_approval"
+        assert el.find_element(By.CSS_SELECTOR, ".message-status").text == "Waiting for approval"
+        lookup = card(browser, answer_id, "lookup")
+        assert lookup["state"] == "Waiting for your approval" and json.loads(lookup["arguments"]) == {"key": "k1"}, lookup
+        approve, lookup_card = card_button(browser, answer_id, "lookup", "tool-approve")
+        assert approve.accessible_name.startswith("Approve"), approve.accessible_name
+        screenshot(browser, artifacts, "tools-awaiting-approval")
+        assert_accessible(browser, "tool calls awaiting approval")
+
+        # Keyboard: "Always allow this tool", then Approve; the other call still waits.
+        remember = lookup_card.find_element(By.CSS_SELECTOR, ".tool-card-remember-box")
+        remember.send_keys(Keys.SPACE)
+        assert remember.is_selected()
+        approve.send_keys(Keys.ENTER)
+        wait_until(lambda: card(browser, answer_id, "lookup")["state"] == "Approved; waiting for the other calls",
+                   message="the first call approved")
+        assert card(browser, answer_id, "image")["asking"]
+        policies = parley_mcp.api("GET", "/api/tool_policies")["items"]
+        assert [policy["tool"] for policy in policies] == ["test/lookup"], policies
+
+        # The last decision resumes the reply: both run, then the answer after the cards.
+        card_button(browser, answer_id, "image", "tool-approve")[0].click()
+        wait_until(lambda: kinds(browser, answer_id) == ["text", "card", "card", "text"], message="the answer after the calls")
+        wait_idle(browser)
+        shown = segments(browser, answer_id)
+        assert shown[-1]["text"] == "All done.", shown
+        assert card(browser, answer_id, "lookup")["status"] == "complete"
+        assert "value of k1" in card(browser, answer_id, "lookup")["result"]
+        assert card(browser, answer_id, "image")["status"] == "complete"
+        image = browser.find_element(By.CSS_SELECTOR, f"#message-list .message[data-id='{answer_id}'] .tool-card-image")
+        assert image.get_attribute("src").endswith(f"/api/messages/{answer_id}/tool_calls/call_i/content/0") or \
+            "/tool_calls/" in image.get_attribute("src"), image.get_attribute("src")
+        wait_until(lambda: browser.execute_script("return arguments[0].complete && arguments[0].naturalWidth", image) == 1,
+                   message="the result's image loaded from the server")
+        assert el.get_attribute("data-status") == "complete"
+    finally:
+        fake_upstream.rounds = []
+        for policy in parley_mcp.api("GET", "/api/tool_policies")["items"]:
+            parley_mcp.api("DELETE", f"/api/tool_policies?tool={policy['tool']}")
+
+
+def test_deny_after_a_reload_while_awaiting(browser, parley_mcp, fake_upstream):
+    try:
+        answer_id = start_asking(browser, parley_mcp, fake_upstream, "Look it up, then deny")
+        browser.refresh()
+        # From the stored parts: the calls still wait, with their buttons.
+        wait_until(lambda: [segment.get("asking") for segment in segments(browser, answer_id)] == [False, True, True],
+                   message="the calls still waiting after a reload")
+        card_button(browser, answer_id, "image", "tool-approve")[0].click()
+        wait_until(lambda: not card(browser, answer_id, "image")["asking"], message="the image call approved")
+        deny, _ = card_button(browser, answer_id, "lookup", "tool-deny")
+        deny.click()
+        wait_until(lambda: kinds(browser, answer_id) == ["text", "card", "card", "text"], message="the answer after the calls")
+        wait_idle(browser)
+        denied = card(browser, answer_id, "lookup")
+        assert denied["status"] == "denied" and denied["state"] == "Denied" and not denied["asking"], denied
+        assert card(browser, answer_id, "image")["status"] == "complete"
+        assert parley_mcp.api("GET", "/api/tool_policies")["items"] == []
+        # A reload shows the same from the stored parts.
+        browser.refresh()
+        wait_until(lambda: kinds(browser, answer_id) == ["text", "card", "card", "text"], message="the reply after a reload")
+        assert card(browser, answer_id, "lookup")["status"] == "denied"
+    finally:
+        fake_upstream.rounds = []
