@@ -62,7 +62,7 @@ let package = Package(
         // /api/tools and /api/tool_policies.
         .target(name: "ParleyTools",
                 dependencies: ["ParleyAPI", "ParleyHTTP", "ParleyStore", "ParleyGeneration", "ParleyProviders",
-                               "ParleyPrimitives"]),
+                               "ParleyPrimitives", "ParleyMCP"]),
         // Conversations, replies (send, stream, stop, regenerate, continue, tool decisions), search, titles, preferences.
         .target(name: "ParleyConversations",
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyQuotas", "ParleyHTTP", "ParleyStore",
@@ -82,7 +82,7 @@ let package = Package(
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyAccounts", "ParleyQuotas", "ParleyConversations",
                                "ParleyTransfer", "ParleyOpenAICompat", "ParleyTools", "ParleyHTTP", "ParleyStore",
                                "ParleyProviders", "ParleyGeneration", "ParleyMarkdown", "ParleyUpstream",
-                               "ParleyPrimitives"],
+                               "ParleyPrimitives", "ParleyMCP"],
                 resources: [.embedInCode("openapi.json")]),
         // The command line: serve, backup, user, health.
         .target(name: "ParleyCLI",

@@ -9,6 +9,7 @@ import ParleyMarkdown
 import ParleyOpenAICompat
 import ParleyProviders
 import ParleyQuotas
+import ParleyMCP
 import ParleyStore
 import ParleyTools
 import ParleyTransfer
@@ -24,6 +25,8 @@ public final class ParleyApp: Sendable {
     public let store: Store
     public let generations: Generations
     private let server: HTTPServer
+    /// The MCP servers of `PARLEY_MCP_CONFIG`, connected by `start`, stopped by `shutdown`.
+    private let mcpServers: MCPServers?
     /// Every user's notifications and open user event streams (`GET /api/events`).
     let userEvents: UserEventHub
     /// Every open stream and export, per user and credential (`PARLEY_MAX_STREAMS_PER_USER`).
@@ -45,7 +48,16 @@ public final class ParleyApp: Sendable {
         let providers = ProviderRegistry(configuration: providerConfiguration, client: UpstreamClient())
         let renderer = MarkdownRenderer()
         try Self.renderUnrenderedMessages(store: store, renderer: renderer)
-        let tools = ToolCatalog(store: store, source: nil, log: { Log.info($0) })
+        var source: MCPToolSource?
+        if let mcp = configuration.mcp {
+            let servers = MCPServers(configuration: mcp, client: UpstreamClient(), environment: configuration.mcpEnvironment,
+                                     log: { Log.info("mcp: \($0)") })
+            mcpServers = servers
+            source = MCPToolSource(servers: servers, configuration: mcp)
+        } else {
+            mcpServers = nil
+        }
+        let tools = ToolCatalog(store: store, source: source, log: { Log.info($0) })
         generations = Generations(store: store, providers: providers, limits: configuration.generation,
                                   renderer: renderer, tools: tools)
         let accounts = configuration.accounts
@@ -154,6 +166,8 @@ public final class ParleyApp: Sendable {
     /// Binds and starts serving; `port` is the real port afterwards.
     public func start() throws {
         try server.start()
+        // Servers down now are retried in the background; their tools are listed as unavailable meanwhile.
+        if let mcpServers { Task { await mcpServers.start() } }
     }
 
     public var port: Int { server.port }
@@ -162,5 +176,6 @@ public final class ParleyApp: Sendable {
     public func shutdown() async {
         await generations.shutdown()
         await server.stop()
+        await mcpServers?.shutdown()
     }
 }

@@ -4,6 +4,7 @@ import ParleyAccounts
 import ParleyConversations
 import ParleyGeneration
 import ParleyHTTP
+import ParleyMCP
 import ParleyPrimitives
 import ParleyQuotas
 
@@ -35,6 +36,11 @@ public struct ParleyConfiguration: Sendable {
     public var titles = TitleSource.model
     /// The merged environment and flags, for the providers' own settings.
     public var settings: [String: String] = [:]
+    /// The MCP servers of the file at `PARLEY_MCP_CONFIG` (nil: none); `${VAR}` in it is read from the
+    /// whole environment. A bad file refuses to start (`ConfigurationError.mcp`).
+    public var mcp: MCPConfiguration?
+    /// What a stdio MCP server gets of Parley's environment besides its own `env`: PATH and HOME.
+    public var mcpEnvironment: [String: String] = [:]
 
     public init() {
         http.defaultHeaders = Self.securityHeaders
@@ -72,6 +78,14 @@ public struct ParleyConfiguration: Sendable {
         }
         self.settings = settings
         try apply(settings)
+        mcpEnvironment = environment.filter { $0.key == "PATH" || $0.key == "HOME" }
+        if let path = settings["PARLEY_MCP_CONFIG"], !path.isEmpty {
+            do {
+                mcp = try MCPConfiguration.load(path: path, environment: environment)
+            } catch {
+                throw .mcp(error.description)
+            }
+        }
     }
 
     // MARK: - Reading values
@@ -249,9 +263,12 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     case unknownArgument(String)
     case missingValue(String)
     case invalidValue(name: String, value: String, expected: String)
+    /// The MCP configuration file is unreadable or wrong: one line naming the server and the field.
+    case mcp(String)
 
     public var description: String {
         switch self {
+        case .mcp(let line): line
         case .unknownArgument(let argument): "unknown argument \(argument) (flags look like --port 8080)"
         case .missingValue(let flag): "\(flag) needs a value"
         case .invalidValue(let name, let value, let expected): "\(name)=\(value) is not \(expected)"
