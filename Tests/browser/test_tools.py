@@ -233,11 +233,14 @@ def start_asking(driver, server, upstream, text):
     """Sends `text` in a conversation with the test server's tools; returns the answer's id once both
     calls wait for a decision."""
     script_approvals(upstream)
-    conversation = server.api("POST", "/api/conversations", {"model": "openai:fake", "tools": ["test/*"]})["id"]
+    # A title of its own: a conversation still "New conversation" when its first run ends (here, paused)
+    # would be named by one more request to the model, which would take the scripted second round.
+    conversation = server.api("POST", "/api/conversations", {"title": "Approvals", "model": "openai:fake",
+                                                             "tools": ["test/*"]})["id"]
     open_page(driver, server.base, f"/#/c/{conversation}")
     send_message(driver, text)
     answer_id = last_assistant_id(driver)
-    wait_until(lambda: [segment.get("asking") for segment in segments(driver, answer_id)] == [False, True, True],
+    wait_until(lambda: [segment.get("asking", False) for segment in segments(driver, answer_id)] == [False, True, True],
                message="two calls waiting for a decision")
     wait_idle(driver)
     return answer_id
@@ -293,7 +296,7 @@ def test_deny_after_a_reload_while_awaiting(browser, parley_mcp, fake_upstream):
         answer_id = start_asking(browser, parley_mcp, fake_upstream, "Look it up, then deny")
         browser.refresh()
         # From the stored parts: the calls still wait, with their buttons.
-        wait_until(lambda: [segment.get("asking") for segment in segments(browser, answer_id)] == [False, True, True],
+        wait_until(lambda: [segment.get("asking", False) for segment in segments(browser, answer_id)] == [False, True, True],
                    message="the calls still waiting after a reload")
         card_button(browser, answer_id, "image", "tool-approve")[0].click()
         wait_until(lambda: not card(browser, answer_id, "image")["asking"], message="the image call approved")
@@ -309,5 +312,32 @@ def test_deny_after_a_reload_while_awaiting(browser, parley_mcp, fake_upstream):
         browser.refresh()
         wait_until(lambda: kinds(browser, answer_id) == ["text", "card", "card", "text"], message="the reply after a reload")
         assert card(browser, answer_id, "lookup")["status"] == "denied"
+    finally:
+        fake_upstream.rounds = []
+
+
+def test_a_second_tab_follows_the_reply_another_tab_resumed(browser, parley_mcp, fake_upstream):
+    try:
+        answer_id = start_asking(browser, parley_mcp, fake_upstream, "Decide in the other tab")
+        deciding = browser.current_window_handle
+        address = browser.current_url
+        browser.switch_to.new_window("tab")
+        watching = browser.current_window_handle
+        open_page(browser, address.split("/#")[0], "/#" + address.split("/#")[1])
+        wait_until(lambda: [segment.get("asking", False) for segment in segments(browser, answer_id)] == [False, True, True],
+                   message="the second tab shows the calls waiting")
+        wait_until(lambda: browser.execute_script("return document.documentElement.dataset.live") == "ready",
+                   message="the second tab's live stream")
+        browser.switch_to.window(deciding)
+        for tool in ("lookup", "image"):
+            card_button(browser, answer_id, tool, "tool-approve")[0].click()
+            wait_until(lambda: not card(browser, answer_id, tool)["asking"], message=f"{tool} approved")
+        browser.switch_to.window(watching)
+        # reply_started reaches this tab: it reads the conversation again and follows the resumed reply.
+        wait_until(lambda: kinds(browser, answer_id) == ["text", "card", "card", "text"], timeout=30,
+                   message="the resumed reply in the second tab")
+        wait_idle(browser)
+        assert card(browser, answer_id, "lookup")["status"] == "complete"
+        assert segments(browser, answer_id)[-1]["text"] == "All done."
     finally:
         fake_upstream.rounds = []
