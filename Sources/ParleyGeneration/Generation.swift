@@ -86,7 +86,9 @@ public actor Generation: TickerTarget {
                              room: limits.maxReplyBytes)
         self.clock = FrameClock(interval: limits.frameInterval)
         var ids = EventIDClock(after: previousID)
-        var log = EventLog(baseID: ids.next())
+        // A resumed or continued run's log starts at the previous run's last id, so a client that saw that
+        // run to its `done` and reopens from its last id is replayed this run exactly (from its snapshot).
+        var log = EventLog(baseID: previousID > 0 ? previousID : ids.next())
         if !message.content.isEmpty || !message.reasoning.isEmpty || parts.hasToolCalls {
             // A continued message starts its log with the full state, so a client that saw the earlier
             // `done` replaces what it shows instead of appending to it.
@@ -244,12 +246,15 @@ public actor Generation: TickerTarget {
                                                        liveBlocks: text.markdown.blocks.count),
                                  outcome: result)
         batch.append(event(.done(result)))
-        subscribers.deliver(batch)
-        subscribers.removeAll()
+        // The slot is freed before anyone sees `done`: a client that continues, approves or sends at once
+        // must not find the reply still live (409 already_streaming). Subscribers arriving meanwhile get
+        // the finished reply (`finished` is set), never this batch too.
         if let onEnd {
             self.onEnd = nil
             await onEnd(messageID, log.lastID)
         }
+        subscribers.deliver(batch)
+        subscribers.removeAll()
         // After `onEnd`: whoever waited for the outcome finds the reply no longer live (its slot free).
         for waiter in outcomeWaiters { waiter.resume(returning: result) }
         outcomeWaiters.removeAll()

@@ -29,9 +29,14 @@ extension Generations {
         try await start(.regenerate(messageID: messageID, model: model), owner: owner).reply
     }
 
-    /// Extends a stopped, truncated, failed or interrupted answer; new text is appended to it.
-    public func continueMessage(messageID: String, owner: String) async throws -> Message {
-        try await start(.continueReply(messageID: messageID), owner: owner).reply
+    /// Extends a stopped, truncated, failed or interrupted answer; new text is appended to it. An answer
+    /// that ends with tool calls and their results goes on from them (the model's next round);
+    /// `settings`, `options` and `clientTools` are as for `send`.
+    public func continueMessage(messageID: String, owner: String, settings: GenerationSettings? = nil,
+                                options: ChatOptions = ChatOptions(),
+                                clientTools: [ToolSpec] = []) async throws -> Message {
+        try await start(.continueReply(messageID: messageID, settings: settings, options: options,
+                                       clientTools: clientTools), owner: owner).reply
     }
 
     /// The one path every reply starts by. Only the admission (caps, account) and the registration
@@ -45,7 +50,7 @@ extension Generations {
     public func start(_ plan: StartPlan, owner: String) async throws -> ReplyStart {
         let prepared = try await prepare(plan, owner: owner)
         let continued: String?
-        if case .continueReply(let messageID) = plan { continued = messageID } else { continued = nil }
+        if case .continueReply(let messageID, _, _, _) = plan { continued = messageID } else { continued = nil }
         let reservation = try admit(owner: owner, conversationID: prepared.conversationID, continuing: continued)
         let written: ReplyStart
         do {
@@ -78,13 +83,10 @@ extension Generations {
                 throw GenerationError.conversationNotFound
             }
             let resolved = try await resolve(model ?? conversation.model)
-            let toolbox = clientTools.isEmpty
-                ? await toolbox(for: conversation, owner: owner)
-                : Toolbox(tools: clientTools.map { Toolbox.Tool(id: $0.name, spec: $0, needsApproval: false) },
-                          runner: .client)
             return PreparedStart(plan: plan, conversationID: conversationID, systemPrompt: conversation.systemPrompt,
                                  settings: conversation.settings.overridden(by: settings), options: options,
-                                 model: resolved, message: nil, toolbox: toolbox)
+                                 model: resolved, message: nil,
+                                 toolbox: await toolbox(for: conversation, owner: owner, clientTools: clientTools))
         case .regenerate(let messageID, let model):
             let message = try assistantMessage(messageID)
             guard message.parentID != nil, let conversation = try store.conversation(id: message.conversationID) else {
@@ -94,7 +96,7 @@ extension Generations {
             return PreparedStart(plan: plan, conversationID: conversation.id, systemPrompt: conversation.systemPrompt,
                                  settings: conversation.settings, model: resolved, message: message,
                                  toolbox: await toolbox(for: conversation, owner: owner))
-        case .continueReply(let messageID):
+        case .continueReply(let messageID, let settings, let options, let clientTools):
             let message = try assistantMessage(messageID)
             guard message.status != .streaming else { throw GenerationError.alreadyStreaming }
             guard message.status != .awaitingApproval || message.toolCalls.allSatisfy({ $0.decision != nil || $0.status.isFinal }) else {
@@ -105,8 +107,9 @@ extension Generations {
             }
             let resolved = try await resolve(message.model ?? conversation.model)
             return PreparedStart(plan: plan, conversationID: conversation.id, systemPrompt: conversation.systemPrompt,
-                                 settings: conversation.settings, model: resolved, message: message,
-                                 toolbox: await toolbox(for: conversation, owner: owner))
+                                 settings: conversation.settings.overridden(by: settings), options: options,
+                                 model: resolved, message: message,
+                                 toolbox: await toolbox(for: conversation, owner: owner, clientTools: clientTools))
         }
     }
 
@@ -146,7 +149,7 @@ extension Generations {
                                            model: prepared.model.id)
             case .regenerate(let messageID, _):
                 return try store.beginSibling(ofAssistant: messageID, model: prepared.model.id)
-            case .continueReply(let messageID):
+            case .continueReply(let messageID, _, _, _):
                 return try store.beginContinue(id: messageID)
             }
         } catch {
@@ -188,10 +191,12 @@ extension Generations {
                 messages.append(ChatMessage(role: .assistant, content: reply.content))
                 messages.append(ChatMessage(role: .user, content: Self.continueInstruction))
             }
-            // Ids continue above the previous run's: its last id when still in memory, and in any case
-            // above the last time the message was written (a wall clock stepped back cannot reuse ids).
-            previousID = max(retained.lastEventID(for: reply.id) ?? 0,
-                             EventIDClock.ceiling(writtenAt: prepared.message?.updatedAt ?? reply.updatedAt))
+            // Ids continue above the previous run's: its last id when still in memory (clients that saw it are
+            // then replayed this run exactly; a decision on a paused reply writes the row, so the row's newer
+            // time must not replace it), else above the last time the message was written (a wall clock
+            // stepped back cannot reuse ids).
+            previousID = retained.lastEventID(for: reply.id)
+                ?? EventIDClock.ceiling(writtenAt: prepared.message?.updatedAt ?? reply.updatedAt)
             retained.remove(reply.id)
         }
         let request = ChatRequest(model: prepared.model.upstream, messages: messages, prefill: prefill,
@@ -216,10 +221,17 @@ extension Generations {
 
     // MARK: - Reads
 
-    /// The first of `options` that the provider of `modelID` cannot honour (its OpenAI parameter name),
-    /// or nil; an unknown model refuses nothing here (`send` reports it).
-    public nonisolated func refusal(of options: ChatOptions, model modelID: String) -> String? {
-        providers.resolve(modelID)?.provider.refusal(options)
+    /// The first part of a call that the provider of `modelID` cannot honour (its OpenAI parameter name),
+    /// or nil: `tools` offered to a provider that calls none, then `options`, then `messages` when the
+    /// history holds tool calls or results (`toolTurns`) it cannot read. An unknown model refuses
+    /// nothing here (`send` reports it).
+    public nonisolated func refusal(of options: ChatOptions, tools: [ToolSpec] = [], toolTurns: Bool = false,
+                                    model modelID: String) -> String? {
+        guard let provider = providers.resolve(modelID)?.provider else { return nil }
+        if let refused = provider.refusal(ChatRequest(model: modelID, messages: [], options: options, tools: tools)) {
+            return refused
+        }
+        return toolTurns && !provider.supportsTools ? "messages" : nil
     }
 
     nonisolated func assistantMessage(_ id: String) throws -> Message {
@@ -228,8 +240,14 @@ extension Generations {
         return message
     }
 
-    /// The tools a conversation enables that the owner may use now (none without a runner).
-    private nonisolated func toolbox(for conversation: Conversation, owner: String) async -> Toolbox {
+    /// An API client's own tools when it gave some (relayed, never run: `runner: .client`), else the
+    /// tools the conversation enables that the owner may use now (none without a runner).
+    private nonisolated func toolbox(for conversation: Conversation, owner: String,
+                                     clientTools: [ToolSpec] = []) async -> Toolbox {
+        if !clientTools.isEmpty {
+            return Toolbox(tools: clientTools.map { Toolbox.Tool(id: $0.name, spec: $0, needsApproval: false) },
+                           runner: .client)
+        }
         guard let tools, !conversation.tools.isEmpty else { return .none }
         return await tools.toolbox(enabled: conversation.tools, owner: owner)
     }
@@ -264,7 +282,7 @@ struct PreparedStart: Sendable {
     let systemPrompt: String?
     /// The conversation's generation settings, with a send's own values over them.
     let settings: GenerationSettings
-    /// A send's own provider options (none for regenerate and continue).
+    /// A send's (or an API continue's) own provider options (none for regenerate and the page's continue).
     var options = ChatOptions()
     let model: ResolvedModel
     let message: Message?

@@ -11,6 +11,9 @@ public enum StartPlan: Sendable {
               settings: GenerationSettings? = nil, options: ChatOptions = ChatOptions(), clientTools: [ToolSpec] = [])
     /// A new answer beside the assistant message `messageID`; `model` nil keeps that message's.
     case regenerate(messageID: String, model: String?)
-    /// More text for a stopped, truncated, failed or interrupted answer, appended to it.
-    case continueReply(messageID: String)
+    /// More text for a stopped, truncated, failed or interrupted answer, appended to it; or, for an
+    /// answer whose client tools have their results (`/v1`), the model's next round after them.
+    /// `settings`, `options` and `clientTools` are as for `send` (one API call's own).
+    case continueReply(messageID: String, settings: GenerationSettings? = nil, options: ChatOptions = ChatOptions(),
+                       clientTools: [ToolSpec] = [])
 }

@@ -7,9 +7,8 @@ import ParleyStore
 
 /// A `POST /v1/chat/completions` body as Parley uses it. Read with `JSONDecoder` (every character kept,
 /// as `JSONBody` does). `stop`, `seed`, the penalties, `logprobs`, `user` and `response_format` are
-/// read by `OpenAIChatOptions`; `tools`, `tool_choice` and `parallel_tool_calls` by `OpenAIChatTools`
-/// (parsed, but refused by the handler until tool calls are relayed: `toolParameter`); other unknown
-/// keys are ignored.
+/// read by `OpenAIChatOptions`; `tools`, `tool_choice` and `parallel_tool_calls` by `OpenAIChatTools`;
+/// other unknown keys are ignored.
 ///
 /// How the messages map onto a conversation: every `system` (or `developer`) message, in order,
 /// joined by a blank line, is the system prompt; the other messages, consecutive ones of the same
@@ -60,14 +59,9 @@ struct OpenAIChatRequest {
     /// The request ends with tool results rather than a user message: the model goes on from them.
     let continuesAfterToolResults: Bool
 
-    /// The first tool-calling parameter the request uses (`tools`, `tool_choice`,
-    /// `parallel_tool_calls`, or `messages` holding tool calls or results), or nil.
-    var toolParameter: String? {
-        if !tools.isEmpty { return "tools" }
-        if options.toolChoice != nil { return "tool_choice" }
-        if options.parallelToolCalls != nil { return "parallel_tool_calls" }
-        if continuesAfterToolResults || history.contains(where: { !$0.toolCalls.isEmpty }) { return "messages" }
-        return nil
+    /// True when the messages hold tool calls or their results (a provider that calls no tools cannot read them).
+    var hasToolTurns: Bool {
+        continuesAfterToolResults || history.contains { !$0.toolCalls.isEmpty }
     }
 
     /// Parses and checks the body; each failure is a 400 naming the field (`param` in OpenAI's shape).
@@ -149,7 +143,7 @@ struct OpenAIChatRequest {
         tools = try OpenAIChatTools.tools(body.tools)
         var options = try OpenAIChatOptions.parse(bytes)
         options.toolChoice = try OpenAIChatTools.toolChoice(body.toolChoice, tools: tools)
-        options.parallelToolCalls = try OpenAIChatTools.parallelToolCalls(body.parallelToolCalls)
+        options.parallelToolCalls = try OpenAIChatTools.parallelToolCalls(body.parallelToolCalls, tools: tools)
         self.options = options
     }
 

@@ -3,8 +3,8 @@ import ParleyProviders
 
 /// The tool-calling parameters of a `POST /v1/chat/completions` body (`tools`, `tool_choice`,
 /// `parallel_tool_calls`), read into typed values and checked as OpenAI checks them: each failure a
-/// 400 naming the parameter as OpenAI's `param` does (`tools[2].function.name`). They are parsed but
-/// not relayed yet: `OpenAIHandlers` refuses a call that uses them (`OpenAIChatRequest.toolParameter`).
+/// 400 naming the parameter as OpenAI's `param` does (`tools[2].function.name`). The tools are offered
+/// to the model as client tools (relayed, never run); the choices travel in `ChatOptions`.
 enum OpenAIChatTools {
     /// `tools`: at most this many functions (OpenAI's limit).
     static let maxTools = 128
@@ -98,11 +98,16 @@ enum OpenAIChatTools {
         return choice
     }
 
-    /// `parallel_tool_calls`: true or false.
-    static func parallelToolCalls(_ value: JSON?) throws(OpenAIError) -> Bool? {
+    /// `parallel_tool_calls`: true or false; only with tools, as OpenAI requires (no provider is sent
+    /// a choice about calls it cannot make).
+    static func parallelToolCalls(_ value: JSON?, tools: [ToolSpec]) throws(OpenAIError) -> Bool? {
         guard let value, value != .null else { return nil }
         guard let flag = value.boolValue else {
             throw OpenAIError.invalid("'parallel_tool_calls' must be true or false.", param: "parallel_tool_calls")
+        }
+        guard !tools.isEmpty else {
+            throw OpenAIError.invalid("'parallel_tool_calls' is only allowed when 'tools' are specified.",
+                                      param: "parallel_tool_calls")
         }
         return flag
     }

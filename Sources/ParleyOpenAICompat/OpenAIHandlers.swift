@@ -24,6 +24,10 @@ import ParleyStore
 ///   that conversation's current leaf; the stored branch and system prompt are the context, so the
 ///   request's earlier turns and system messages are not stored again, and its settings apply to
 ///   this call only.
+/// Client tools (`tools`): offered to the model and relayed, never run (`OpenAIToolHistory`). A reply
+/// that calls them ends with finish reason `tool_calls`; a request that ends with their results
+/// continues that reply (stored from the request's history, or the conversation's current leaf with
+/// the header), and the model's next round is the response.
 /// The answer names the conversation and the reply in `X-Parley-Conversation` and `X-Parley-Message`.
 package struct OpenAIHandlers: Sendable {
     let store: Store
@@ -68,11 +72,6 @@ package struct OpenAIHandlers: Sendable {
     /// `POST /v1/chat/completions`.
     package func chatCompletions(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         let chat = try OpenAIChatRequest(request, fields: SettingsFields(maxTokensLimit: rules.limits.maxTokensLimit))
-        if let param = chat.toolParameter {
-            throw OpenAIError.invalid("'\(param)' is not supported yet: Parley does not relay tool or function calls "
-                                      + "through /v1 (the request's tools and tool messages are read, not sent).",
-                                      param: param)
-        }
         let model: String
         do {
             model = try await rules.model(chat.model)
@@ -80,38 +79,56 @@ package struct OpenAIHandlers: Sendable {
         } catch {
             throw OpenAIError.modelNotFound(chat.model)
         }
-        if let param = generations.refusal(of: chat.options, model: model) {
+        if let param = generations.refusal(of: chat.options, tools: chat.tools, toolTurns: chat.hasToolTurns,
+                                           model: model) {
             throw OpenAIError.unsupported(param, model: chat.model)
         }
         let systemPrompt = try chat.systemPrompt.map(rules.systemPrompt)
-        var existing: String?
+        var existing: Conversation?
         if let id = request.header(Self.conversationHeader) {
             guard let conversation = try store.conversation(id: id, ownedBy: caller.userID) else {
                 throw OpenAIError.conversationNotFound
             }
-            existing = conversation.id
+            existing = conversation
+        }
+        // The results of a stored reply's calls are checked before anything is stored or started.
+        var answered: (leaf: String, results: [String: ToolCallResult])?
+        if let existing, chat.continuesAfterToolResults, let last = chat.history.last {
+            let leaf = try existing.currentLeafID.flatMap { try store.message(id: $0) }
+            answered = (leaf?.id ?? "", try OpenAIToolHistory.results(of: last, for: leaf))
         }
         // Before anything is stored or started: a refused call leaves nothing behind.
         let ticket = chat.stream ? try streams.admit(caller, .stream) : nil
         try quotas.admit(caller)
         let conversationID: String
         if let existing {
-            conversationID = existing
+            conversationID = existing.id
         } else {
             conversationID = try store.createConversation(model: model, systemPrompt: systemPrompt,
                                                           ownedBy: caller.userID, settings: chat.settings).id
         }
-        let turn: (user: Message, assistant: Message)
+        let assistant: Message
         do {
-            if existing == nil {
-                try store.appendTranscript(conversationID: conversationID, turns: chat.history.map {
-                    TranscriptTurn(role: $0.role, content: $0.content,
-                                   html: $0.role == .assistant ? renderer.render($0.content) : nil)
-                })
+            let transcript = existing == nil
+                ? try store.appendTranscript(conversationID: conversationID,
+                                             turns: OpenAIToolHistory.transcript(chat.history, renderer: renderer))
+                : []
+            if chat.continuesAfterToolResults {
+                // The model answers the results: the reply that made the calls goes on (its next round).
+                let target = try answered.map { try store.recordToolResults(messageID: $0.leaf, results: $0.results).id }
+                    ?? transcript.last?.id ?? ""
+                assistant = try await generations.continueMessage(messageID: target, owner: caller.userID,
+                                                                  settings: chat.settings, options: chat.options,
+                                                                  clientTools: chat.tools)
+                feed.replyStarted(assistant, owner: caller.userID)
+            } else {
+                let turn = try await generations.send(conversationID: conversationID, placement: .afterCurrentLeaf,
+                                                      content: chat.content, model: model, owner: caller.userID,
+                                                      settings: chat.settings, options: chat.options,
+                                                      clientTools: chat.tools)
+                feed.turnStarted(user: turn.user, assistant: turn.assistant, owner: caller.userID)
+                assistant = turn.assistant
             }
-            turn = try await generations.send(conversationID: conversationID, placement: .afterCurrentLeaf,
-                                              content: chat.content, model: model, owner: caller.userID,
-                                              settings: chat.settings, options: chat.options)
         } catch {
             // A conversation made for this call is not left behind half made (no reply started).
             if existing == nil { _ = try? store.deleteConversation(id: conversationID, ownedBy: caller.userID) }
@@ -120,8 +137,8 @@ package struct OpenAIHandlers: Sendable {
         if existing == nil, let conversation = try store.conversation(id: conversationID) {
             feed.conversationCreated(conversation)
         }
-        feed.turnStarted(user: turn.user, assistant: turn.assistant, owner: caller.userID)
-        let assistant = turn.assistant
+        // A continued reply already holds the calls the request answered: the response is what follows them.
+        let start = OpenAIToolHistory.responseStart(assistant.parts)
         let encoder = OpenAIChunkEncoder(id: "chatcmpl-" + assistant.id,
                                          created: Int(assistant.createdAt.timeIntervalSince1970),
                                          model: assistant.model ?? model, includeUsage: chat.includeUsage)
@@ -132,13 +149,16 @@ package struct OpenAIHandlers: Sendable {
             return HTTPResponse(status: 200, headers: headers, body: .eventStream { writer in
                 ticket.attach(writer)
                 let relay = OpenAIStreamRelay(messageID: assistant.id, encoder: encoder, writer: writer, store: store,
-                                              generations: generations, keepAlive: keepAlive)
+                                              generations: generations, keepAlive: keepAlive,
+                                              before: assistant)
                 Task { await relay.start() }
             })
         }
         let message = try await finished(assistant.id)
         if let failure = Self.failure(of: message) { throw failure }
-        let body = encoder.completion(content: message.content, reasoning: message.reasoning,
+        let response = OpenAIToolHistory.response(message, from: start)
+        let body = encoder.completion(content: response.content, reasoning: response.reasoning,
+                                      toolCalls: response.toolCalls,
                                       finishReason: OpenAIChunkEncoder.finishReason(message.finishReason),
                                       usage: ReplyUsage(message.usage))
         return HTTPResponse(status: 200, headers: [("Content-Type", "application/json; charset=utf-8")] + headers,

@@ -5,7 +5,8 @@ import ParleyStore
 import Synchronization
 
 /// Relays one reply's generation events to an OpenAI-style stream: the role chunk first, then a
-/// content (or reasoning) chunk per delta, and at `done` the finish chunk, the usage chunk (with
+/// content (or reasoning) chunk per delta, a tool call's first chunk (id, name) when the model begins
+/// it and an arguments chunk per fragment (calls indexed in this response's order), and at `done` the finish chunk, the usage chunk (with
 /// `include_usage`) and `[DONE]`, read from the stored message so the usage is the one stored
 /// (provider's, or the estimate). A client that leaves before the end stops the reply: the
 /// upstream call is aborted and the message stored `stopped`.
@@ -14,9 +15,19 @@ import Synchronization
 /// little state they share is behind a mutex.
 final class OpenAIStreamRelay: Sendable {
     private struct State {
-        /// UTF-8 bytes of the answer already sent (a snapshot sends only what lies beyond).
+        /// UTF-8 bytes of the answer already sent (a snapshot sends only what lies beyond); a continued
+        /// reply starts at what it held before this call (the client has it).
         var sentContent = 0
         var sentReasoning = 0
+        /// This response's tool calls: Parley's call id to the call's `index` in the chunks.
+        var calls: [String: Int] = [:]
+        /// UTF-8 bytes of each call's arguments already sent.
+        var sentArguments: [String: Int] = [:]
+        /// The calls the reply held before this call (a continued reply's answered calls), never sent.
+        var earlier: Set<String> = []
+        /// A continued reply with earlier text: its new text follows a blank line in `content`
+        /// (text parts are joined so), which the client is not sent.
+        var separatorPending = false
         /// Set at `done`: the stream ends by itself, its close must not stop anything.
         var ended = false
         /// When a chunk was last written: keep-alives are only written after a quiet interval.
@@ -31,12 +42,16 @@ final class OpenAIStreamRelay: Sendable {
     /// `: keep-alive` after each interval without a chunk (nil: never). libmicrohttpd does not watch a suspended
     /// connection's socket, so a client that left is only noticed when a write to it fails.
     private let keepAlive: Duration?
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     static let keepAliveComment: [UInt8] = Array(": keep-alive\n\n".utf8)
 
+    /// - Parameter before: the reply as it was when this call started (empty for a new reply; a continued
+    ///   one's earlier rounds, which its first snapshot repeats): its text and calls are never sent again.
     init(messageID: String, encoder: OpenAIChunkEncoder, writer: EventStreamWriter, store: Store,
-         generations: Generations, keepAlive: Duration?) {
+         generations: Generations, keepAlive: Duration?, before: Message) {
+        state = Mutex(State(sentContent: before.content.utf8.count, sentReasoning: before.reasoning.utf8.count,
+                            earlier: Set(before.toolCalls.map(\.id)), separatorPending: !before.content.isEmpty))
         self.keepAlive = keepAlive
         self.messageID = messageID
         self.encoder = encoder
@@ -90,23 +105,44 @@ final class OpenAIStreamRelay: Sendable {
                         state.sentReasoning = reasoning.count
                     }
                     let content = Array(snapshot.content.utf8)
+                    if state.separatorPending, content.count > state.sentContent + 2 {
+                        state.sentContent += 2
+                        state.separatorPending = false
+                    }
                     if content.count > state.sentContent {
                         pieces.append(encoder.content(String(decoding: content[state.sentContent...], as: UTF8.self)))
                         state.sentContent = content.count
                     }
+                    // A subscriber that came after the end (or cannot be replayed) sees the calls only here.
+                    for case .toolCall(let call) in snapshot.parts where !state.earlier.contains(call.id) {
+                        pieces += toolCall(call, &state)
+                        let arguments = Array(call.argumentsText.utf8)
+                        let sent = state.sentArguments[call.id, default: 0]
+                        if arguments.count > sent, let index = state.calls[call.id] {
+                            pieces.append(encoder.toolCallArguments(
+                                index: index, fragment: String(decoding: arguments[sent...], as: UTF8.self)))
+                            state.sentArguments[call.id] = arguments.count
+                        }
+                    }
                 case .delta(let text):
                     pieces.append(encoder.content(text))
-                    state.sentContent += text.utf8.count
+                    state.sentContent += text.utf8.count + (state.separatorPending ? 2 : 0)
+                    state.separatorPending = false
                 case .reasoning(let text):
                     pieces.append(encoder.reasoning(text))
                     state.sentReasoning += text.utf8.count
                 case .done:
                     state.ended = true
                     finished = true
-                case .block, .tail, .tailAppend, .tailHTML, .error:
-                    break
-                case .toolCall, .toolCallDelta, .toolResult:
-                    // /v1 offers no tools yet (refused with 400), so its replies make no calls.
+                case .toolCall(let call):
+                    pieces += toolCall(call, &state)
+                case .toolCallDelta(let id, let fragment):
+                    if let index = state.calls[id] {
+                        pieces.append(encoder.toolCallArguments(index: index, fragment: fragment))
+                        state.sentArguments[id, default: 0] += fragment.utf8.count
+                    }
+                case .block, .tail, .tailAppend, .tailHTML, .error, .toolResult:
+                    // A client tool's result comes from the client; an error result (arguments not JSON) is its to see.
                     break
                 }
             }
@@ -119,6 +155,15 @@ final class OpenAIStreamRelay: Sendable {
             return false
         }
         return !writer.isClosed
+    }
+
+    /// The first chunk of a call of this response, once: the first event of a call announces it (id,
+    /// name); later ones (complete, with parsed arguments) add nothing.
+    private func toolCall(_ call: ToolCallPart, _ state: inout State) -> [[UInt8]] {
+        guard state.calls[call.id] == nil, !state.earlier.contains(call.id) else { return [] }
+        let index = state.calls.count
+        state.calls[call.id] = index
+        return [encoder.toolCallStart(index: index, id: OpenAIToolHistory.clientID(call), name: call.name)]
     }
 
     /// The finish chunk (or the error), the usage chunk, `[DONE]`.

@@ -1,7 +1,6 @@
 """LangChain's structured output through Parley: `ChatOpenAI(...).with_structured_output(Schema,
 method=m)` with the fake upstream answering as a model that honours `response_format` and
-`tool_choice` (Tests/pytools/fake_upstream.py)."""
-import openai
+`tool_choice` (Tests/pytools/fake_upstream.py); `function_calling` goes through /v1's client tools."""
 import pytest
 from langchain_openai import ChatOpenAI
 from pydantic import BaseModel
@@ -24,10 +23,7 @@ PARIS = {"city": "Paris", "temperature_c": 21.5, "sunny": True}
 @pytest.mark.parametrize("method", [
     "json_schema",
     "json_mode",
-    # Refused (400 'tools') until the lead wires tools into /v1: then this passes, and strict makes
-    # the XPASS a failure until someone removes the mark.
-    pytest.param("function_calling", marks=pytest.mark.xfail(strict=True, raises=openai.BadRequestError,
-                                                             reason="tools not wired yet")),
+    "function_calling",
 ])
 def test_structured_output(parley, upstream, method):
     model = ChatOpenAI(model="openai:fake", base_url=parley.base + "/v1", api_key="anything", max_retries=0,

@@ -127,7 +127,9 @@ def test_options_reach_the_upstream(parley, upstream):
 
 
 def test_refused_options_name_their_parameter(parley):
-    for param, options in [("tools", {"tools": [{"type": "function", "function": {"name": "f", "parameters": {}}}]}),
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {}}}]
+    for param, options in [("tools", {"model": "demo", "tools": tools}),
+                           ("tools[0].function.name", {"tools": [{"type": "function", "function": {"name": "a b"}}]}),
                            ("logprobs", {"logprobs": True}), ("seed", {"model": "demo", "seed": 1}),
                            ("stop", {"stop": ["a", "b", "c", "d", "e"]})]:
         arguments = {"model": "openai:fake", "messages": [{"role": "user", "content": "x"}], **options}

@@ -25,6 +25,9 @@ def obj(properties, required=None, **extra):
 
 
 STRING, INTEGER, NUMBER, BOOLEAN = ({"type": t} for t in ("string", "integer", "number", "boolean"))
+# A call of a client's tool, as OpenAI writes it in an assistant message.
+TOOL_CALL = obj({"id": STRING, "type": {"type": "string", "const": "function"},
+                 "function": obj({"name": STRING, "arguments": STRING})})
 # One reply's token count (ReplyTokens.range), and a total of them (saturating at Int64.max).
 REPLY_TOKENS = {"type": ["integer", "null"], "minimum": 0, "maximum": 1_000_000_000}
 TOKEN_TOTAL = {"type": "integer", "minimum": 0, "maximum": 9223372036854775807}
@@ -143,11 +146,24 @@ SCHEMAS = {
         "properties": {
             "model": STRING,
             "messages": {"type": "array", "minItems": 1, "items": {
-                "type": "object", "required": ["role", "content"],
+                "type": "object", "required": ["role"],
                 "properties": {"role": {"type": "string",
-                                        "enum": ["system", "developer", "user", "assistant"]},
-                               "content": {"anyOf": [STRING, {"type": "array", "items": obj(
-                                   {"type": {"type": "string", "const": "text"}, "text": STRING})}]}}}},
+                                        "enum": ["system", "developer", "user", "assistant", "tool"]},
+                               "content": {"anyOf": [STRING, {"type": "null"}, {"type": "array", "items": obj(
+                                   {"type": {"type": "string", "const": "text"}, "text": STRING})}],
+                                           "description": "null only in an assistant message with tool_calls."},
+                               "tool_calls": {"type": "array", "items": TOOL_CALL,
+                                              "description": "An assistant message's calls of the client's tools."},
+                               "tool_call_id": {"type": "string", "description": "A tool message: the call it answers."}}}},
+            "tools": {"type": "array", "maxItems": 128, "items": obj(
+                {"type": {"type": "string", "const": "function"},
+                 "function": obj({"name": {"type": "string", "pattern": "^[a-zA-Z0-9_-]{1,64}$"},
+                                  "description": STRING, "parameters": {"type": "object"}}, required=["name"])},
+                required=["type", "function"])},
+            "tool_choice": {"anyOf": [{"type": "string", "enum": ["auto", "none", "required"]},
+                                      obj({"type": {"type": "string", "const": "function"},
+                                           "function": obj({"name": STRING})})]},
+            "parallel_tool_calls": BOOLEAN,
             "stream": BOOLEAN,
             "stream_options": {"type": "object", "properties": {"include_usage": BOOLEAN}},
             "temperature": {"type": "number", "minimum": 0, "maximum": 2},
@@ -171,9 +187,11 @@ SCHEMAS = {
                 "json_schema": {"type": "object", "required": ["name"], "properties": {"name": STRING}}}}},
         "description": "stop, seed, the penalties, logprobs, user and response_format go to the provider as "
                        "given; one the chosen model's provider cannot honour is a 400 naming it "
-                       "(`unsupported_parameter`), never ignored (docs/api.md). tools, tool_choice, "
-                       "parallel_tool_calls and messages with tool_calls or role tool are checked, then refused "
-                       "(400 naming the parameter, not supported yet); functions and function_call are refused; "
+                       "(`unsupported_parameter`), never ignored (docs/api.md). tools are the client's: offered to the "
+                       "model and relayed (finish_reason tool_calls), never run by Parley; tool_choice and "
+                       "parallel_tool_calls go with them; a request may end with role tool messages (the results), "
+                       "which the model answers. A model that calls no tools (demo) refuses them (400 naming tools, "
+                       "or messages for tool history); functions and function_call are refused; "
                        "other fields are ignored.",
         "examples": [{"model": "demo", "messages": [{"role": "user", "content": "Hello"}]},
                      {"model": "demo", "stream": True, "stream_options": {"include_usage": True},
@@ -182,8 +200,9 @@ SCHEMAS = {
         "id": STRING, "object": {"type": "string", "const": "chat.completion"}, "created": INTEGER, "model": STRING,
         "choices": {"type": "array", "items": obj({
             "index": INTEGER,
-            "message": obj({"role": {"type": "string", "const": "assistant"}, "content": STRING,
-                            "refusal": {"type": "null"}, "reasoning_content": STRING},
+            "message": obj({"role": {"type": "string", "const": "assistant"}, "content": nullable("string"),
+                            "refusal": {"type": "null"}, "reasoning_content": STRING,
+                            "tool_calls": {"type": "array", "items": TOOL_CALL}},
                            required=["role", "content", "refusal"]),
             "logprobs": {"type": "null"}, "finish_reason": STRING})},
         "usage": {"type": ["object", "null"], "properties": {

@@ -16,11 +16,16 @@ What POST /v1/chat/completions answers:
   `json_object_answer` (JSON); a request with `tools` whose `tool_choice` is `required` or names a
   function is answered with one call of it (the first tool for `required`), its arguments an instance
   of the function's parameters sent in two fragments, and `finish_reason: "tool_calls"`.
+- Client tools, as a model that uses them: a request with `tools` (`tool_choice` absent or `auto`)
+  whose last message is a user message is answered with a call of the first tool, as above; one whose
+  last messages are tool results is answered `TOOL_ANSWER_PREFIX` and those results joined by "; "
+  (what the client's tools returned, read back).
 - Scripted rounds of a tool-calling model (`rounds`, a list a test fills; each request takes the first
   one left): {"text": [chunks], "calls": [(provider id, function name, [argument fragments])],
   "gate": threading.Event or None}: the text chunks, then each call (its id and name first, then
   its argument fragments), waiting for `gate` (when set) before the calls' fragments, and
-  `finish_reason: "tool_calls"` when it has calls (else `stop`). With `rounds` empty, the rest applies.
+  `finish_reason: "tool_calls"` when it has calls (else `stop`). Scripted rounds come
+  first: with `rounds` empty, the rest applies.
 Per answer: `chunk_delay` (seconds) spaces the chunks, `first_delay` holds the first chunk back after
 the headers (a model slow to start), and with `answer_gate` set the answer waits for it before chunk
 `answer_gate_index` (a code block's closing fence, say). `reset()` puts these back.
@@ -37,6 +42,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 ANSWER_CHUNKS = ["# Fake ", "answer\n\n", "The upstream ", "recovered.\n"]
 # Plain text that would look different if parsed as HTML or Markdown.
 REASONING_CHUNKS = ["Let me think. ", "The user wants <b>a fake</b>\n", "**answer**, so ", "I give one."]
+TOOL_ANSWER_PREFIX = "The tools said: "
 GATE_TIMEOUT_S = 20
 SLOW_CHUNK_S = 0.05
 SLOW_CHUNKS = 600
@@ -103,6 +109,12 @@ class FakeUpstream:
             gate = self.reasoning_gate
             if gate is not None:
                 gate.wait(GATE_TIMEOUT_S)
+        results = self._tool_results(request)
+        if results:
+            yield {"content": TOOL_ANSWER_PREFIX}, None
+            yield {"content": "; ".join(results)}, None
+            yield {}, "stop"
+            return
         call = self._forced_call(request)
         if call is not None:
             name, arguments = call
@@ -151,11 +163,24 @@ class FakeUpstream:
             return json.dumps(self.json_object_answer)
         return None
 
+    @staticmethod
+    def _tool_results(request):
+        """The contents of the tool results that end a request's messages (none when it ends otherwise)."""
+        results = []
+        for message in reversed(request.get("messages") or []):
+            if not isinstance(message, dict) or message.get("role") != "tool":
+                break
+            results.insert(0, message.get("content") if isinstance(message.get("content"), str) else "")
+        return results
+
     def _forced_call(self, request):
-        """(name, arguments JSON) of the call a request's `tool_choice` forces, or None."""
+        """(name, arguments JSON) of the call a request's `tool_choice` forces (or, `auto` or absent, that
+        a user message last asks for), or None."""
         tools = [tool.get("function") or {} for tool in request.get("tools") or []]
         choice = request.get("tool_choice")
-        if not tools or choice in (None, "auto", "none"):
+        messages = request.get("messages") or [{}]
+        user_last = isinstance(messages[-1], dict) and messages[-1].get("role") == "user"
+        if not tools or choice == "none" or (choice in (None, "auto") and not user_last):
             return None
         name = choice["function"]["name"] if isinstance(choice, dict) else tools[0].get("name")
         function = next((tool for tool in tools if tool.get("name") == name), tools[0])

@@ -66,7 +66,8 @@ final class OpenAIParameterTests: XCTestCase {
             (#""user":7"#, "user"), ("\"user\":\"" + String(repeating: "u", count: 257) + "\"", "user"),
             (#""response_format":{"type":"xml"}"#, "response_format"), (#""response_format":"json""#, "response_format"),
             (#""response_format":{"type":"json_schema"}"#, "response_format"),
-            (#""tools":[{"type":"function","function":{"name":"f"}}]"#, "tools"), (#""tool_choice":"auto""#, "tool_choice"),
+            (#""tools":[{"type":"function","function":{"name":"two words"}}]"#, "tools[0].function.name"),
+            (#""tool_choice":"auto""#, "tool_choice"),
             (#""parallel_tool_calls":false"#, "parallel_tool_calls"), (#""functions":[]"#, "functions"),
             (#""function_call":"none""#, "function_call"),
         ]
@@ -113,9 +114,17 @@ final class OpenAIParameterTests: XCTestCase {
     func testTheDemoModelAcceptsOnlyUser() async throws {
         let parley = try startParley()
         for (field, param) in [(#""stop":"x""#, "stop"), (#""seed":1"#, "seed"),
-                               (#""response_format":{"type":"json_object"}"#, "response_format")] {
+                               (#""response_format":{"type":"json_object"}"#, "response_format"),
+                               (#""tools":[{"type":"function","function":{"name":"f"}}]"#, "tools")] {
             assertRefused(try await post(parley, #"{"model":"demo","# + messages + "," + field + "}"), param: param)
         }
+        // The demo cannot read tool calls and results either.
+        let toolHistory = #"{"model":"demo","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":null,"#
+            + #""tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},"#
+            + #"{"role":"tool","tool_call_id":"c1","content":"ok"}]}"#
+        assertRefused(try await post(parley, toolHistory), param: "messages")
+        let list = try await parley.call("GET", "/api/conversations")
+        XCTAssertEqual((list.json["items"] as? [Any])?.count, 0, "nothing was stored")
         let reply = try await post(parley, #"{"model":"demo","user":"someone","# + messages + "}")
         XCTAssertEqual(reply.status, 200, reply.text)
     }

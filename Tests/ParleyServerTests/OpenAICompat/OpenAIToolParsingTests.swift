@@ -46,7 +46,7 @@ final class OpenAIToolParsingTests: XCTestCase {
         ])
         XCTAssertEqual(chat.options.toolChoice, .function("now-2"))
         XCTAssertEqual(chat.options.parallelToolCalls, false)
-        XCTAssertEqual(chat.toolParameter, "tools")
+        XCTAssertFalse(chat.hasToolTurns)
     }
 
     func testToolChoiceStrings() throws {
@@ -57,7 +57,7 @@ final class OpenAIToolParsingTests: XCTestCase {
         }
         let none = try parse(body(#""tools":null,"tool_choice":null,"parallel_tool_calls":null"#))
         XCTAssertEqual(none.tools, [])
-        XCTAssertNil(none.toolParameter)
+        XCTAssertFalse(none.hasToolTurns)
     }
 
     func testBadToolsAreRefusedNamingTheParameter() {
@@ -82,6 +82,7 @@ final class OpenAIToolParsingTests: XCTestCase {
             (#""tools":["# + weather + #"],"tool_choice":{"type":"function","function":{"name":"other"}}"#, "tool_choice"),
             (#""tools":["# + weather + #"],"tool_choice":{"type":"function"}"#, "tool_choice"),
             (#""parallel_tool_calls":"yes""#, "parallel_tool_calls"),
+            (#""parallel_tool_calls":false"#, "parallel_tool_calls"),
             (#""functions":[]"#, "functions"),
         ]
         for (extra, param) in cases {
@@ -125,7 +126,7 @@ final class OpenAIToolParsingTests: XCTestCase {
             .init(role: .assistant, content: "", toolCalls: [ChatToolCall(id: "call_3", name: "get_weather", arguments: "{}")],
                   toolResults: [.init(toolCallID: "call_3", content: "Rain")]),
         ])
-        XCTAssertEqual(chat.toolParameter, "messages")
+        XCTAssertTrue(chat.hasToolTurns)
     }
 
     func testARequestMayEndWithToolResults() throws {
@@ -134,7 +135,7 @@ final class OpenAIToolParsingTests: XCTestCase {
         XCTAssertEqual(chat.content, "")
         XCTAssertEqual(chat.history.count, 5)
         XCTAssertEqual(chat.history.last?.toolResults.map(\.content), ["Rain"])
-        XCTAssertEqual(chat.toolParameter, "messages")
+        XCTAssertTrue(chat.hasToolTurns)
     }
 
     func testBadToolMessagesAreRefused() {
@@ -165,6 +166,6 @@ final class OpenAIToolParsingTests: XCTestCase {
                                              #"{"role":"assistant","content":"b"}"#, user, user]))
         XCTAssertEqual(chat.history, [.init(role: .user, content: "hi"), .init(role: .assistant, content: "a\n\nb")])
         XCTAssertEqual(chat.content, "hi\n\nhi")
-        XCTAssertNil(chat.toolParameter)
+        XCTAssertFalse(chat.hasToolTurns)
     }
 }

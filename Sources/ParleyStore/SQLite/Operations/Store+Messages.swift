@@ -242,17 +242,18 @@ extension Store {
 
     func insertMessage(
         _ database: Database, conversationID: String, parentID: String?, role: Role, content: String,
-        html: String? = nil, status: MessageStatus, model: String?, createdAt: Int64
+        html: String? = nil, status: MessageStatus, model: String?, createdAt: Int64, parts: [MessagePart]? = nil
     ) throws(StoreError) -> Message {
         let inserted = try database.queryFirst(
             """
-            INSERT INTO messages (id, conversation_id, parent_id, role, content, html, status, model, created_at, updated_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO messages (id, conversation_id, parent_id, role, content, html, status, model, created_at, updated_at,
+                parts)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             RETURNING \(Message.columns)
             """,
             [.text(RecordID.make()), .text(conversationID), .optionalText(parentID), .text(role.rawValue),
              .text(content), .optionalText(html), .text(status.rawValue), .optionalText(model), .integer(createdAt),
-             .integer(createdAt)],
+             .integer(createdAt), .optionalText(parts.map(MessagePart.storedText))],
             Message.init(row:))
         guard let inserted else { throw StoreError.corrupt("INSERT returned no message") }
         return inserted

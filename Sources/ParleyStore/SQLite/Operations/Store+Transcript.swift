@@ -8,11 +8,15 @@ public struct TranscriptTurn: Sendable, Equatable {
     /// An assistant turn's content rendered, so history loads never render it again. Ignored for a
     /// user turn: what people typed is shown as typed, never as Markdown.
     public let html: String?
+    /// An assistant turn's parts when it is more than its text (its tool calls and their results, as an
+    /// API client brought them); nil: the parts its text gives. Ignored for a user turn.
+    public let parts: [MessagePart]?
 
-    public init(role: Role, content: String, html: String?) {
+    public init(role: Role, content: String, html: String?, parts: [MessagePart]? = nil) {
         self.role = role
         self.content = content
         self.html = html
+        self.parts = parts
     }
 }
 
@@ -23,13 +27,14 @@ extension Store {
     /// then moves to the last of them. The turns must alternate user and assistant, starting with a
     /// user turn when the conversation is empty and with the role the current leaf does not have
     /// otherwise (the tree never holds two user turns in a row); anything else throws `conflict`.
-    /// Throws `notFound` for an unknown conversation. Write transaction.
-    public func appendTranscript(conversationID: String, turns: [TranscriptTurn]) throws(StoreError) {
-        guard !turns.isEmpty else { return }
+    /// Returns the stored messages in order. Throws `notFound` for an unknown conversation. Write transaction.
+    @discardableResult
+    public func appendTranscript(conversationID: String, turns: [TranscriptTurn]) throws(StoreError) -> [Message] {
+        guard !turns.isEmpty else { return [] }
         guard !turns.contains(where: { $0.role == .system }) else {
             throw StoreError.conflict("a transcript holds user and assistant turns only")
         }
-        try write { (writer, now) throws(StoreError) in
+        return try write { (writer, now) throws(StoreError) in
             let database = writer.database
             let found = try database.queryFirst(
                 "SELECT current_leaf_id FROM conversations WHERE id = ?", [.text(conversationID)]
@@ -43,6 +48,7 @@ extension Store {
                 expected = role == .user ? .assistant : .user
             }
             var parentID = leaf
+            var stored: [Message] = []
             for turn in turns {
                 guard turn.role == expected else {
                     throw StoreError.conflict("turns must alternate user and assistant, starting with \(expected.rawValue)")
@@ -50,7 +56,8 @@ extension Store {
                 let message = try insertMessage(
                     database, conversationID: conversationID, parentID: parentID, role: turn.role,
                     content: turn.content, html: turn.role == .assistant ? turn.html : nil, status: .complete, model: nil,
-                    createdAt: writer.nextMessageMilliseconds(now: now))
+                    createdAt: writer.nextMessageMilliseconds(now: now), parts: turn.role == .assistant ? turn.parts : nil)
+                stored.append(message)
                 parentID = message.id
                 expected = turn.role == .user ? .assistant : .user
             }
@@ -58,6 +65,39 @@ extension Store {
                 try moveLeaf(of: conversationID, to: parentID, at: writer.nextConversationMilliseconds(now: now),
                              database: database)
             }
+            return stored
+        }
+    }
+
+    /// Records the results an API client brings for the tool calls of a reply (the conversation's
+    /// current leaf, ended with calls the client runs): each call named in `results` (by Parley's call
+    /// id) gets its result and status `complete`. Throws `notFound` for an unknown message or call id,
+    /// `conflict` when the message is streaming or not its conversation's current leaf. Write transaction.
+    public func recordToolResults(messageID: String, results: [String: ToolCallResult]) throws(StoreError) -> Message {
+        try write { (writer, now) throws(StoreError) in
+            let database = writer.database
+            let found = try database.queryFirst(
+                "SELECT \(Message.columns) FROM messages WHERE id = ?", [.text(messageID)], Message.init(row:))
+            guard var message = found else { throw StoreError.notFound(.message(id: messageID)) }
+            guard message.status != .streaming else { throw StoreError.conflict("message \(messageID) is streaming") }
+            let leaf = try database.queryFirst("SELECT current_leaf_id FROM conversations WHERE id = ?",
+                                               [.text(message.conversationID)]) { $0.optionalText(0) }
+            guard leaf == messageID else {
+                throw StoreError.conflict("message \(messageID) is not its conversation's current leaf")
+            }
+            for (callID, result) in results {
+                guard let index = message.parts.firstIndex(where: { $0.toolCall?.id == callID }),
+                      var call = message.parts[index].toolCall else {
+                    throw StoreError.notFound(.toolCall(id: callID, messageID: messageID))
+                }
+                call.result = result
+                call.status = .complete
+                message.parts[index] = .toolCall(call)
+            }
+            try database.run("UPDATE messages SET parts = ?, updated_at = ? WHERE id = ?",
+                             [.text(MessagePart.storedText(message.parts)), .integer(now), .text(messageID)])
+            message.updatedAt = Date(millisecondsSince1970: now)
+            return message
         }
     }
 }
