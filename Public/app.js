@@ -2,8 +2,9 @@
 // is conversation.js (the open conversation) and preferences.js; the views build DOM and raise intents;
 // the controller, the only part that talks to the server (api.js), is this file's wiring and routes
 // plus its parts: open-conversation.js (which conversation is shown), sending.js, reply.js (the followed
-// reply), actions.js (each message's buttons), conversation-edits.js (model, settings, the "⋯" menu)
-// and changes.js (what live notifications mean). live.js is the tab's one event stream, transport only.
+// reply), actions.js (each message's buttons), conversation-edits.js (model, settings, the "⋯" menu),
+// changes.js (what live notifications mean), and tools/catalogue.js and tools/approvals.js (the tools
+// one may use, decisions on tool calls). live.js is the tab's one event stream, transport only.
 // The server renders Markdown and holds all state; this page shows it.
 import { Api, ApiError } from './transport/api.js';
 import { UserStream } from './transport/live.js';
@@ -27,6 +28,8 @@ import { EmptyState } from './chat/empty-state.js';
 import { conversationShower } from './chat/open-conversation.js';
 import { conversationEdits } from './chat/conversation-edits.js';
 import { sender } from './chat/sending.js';
+import { toolCatalogue } from './tools/catalogue.js';
+import { toolApprovals } from './tools/approvals.js';
 
 /** A hidden tab keeps its stream this long, then closes it and reopens it on return. */
 const HIDDEN_TAB_CLOSE_MS = 60_000;
@@ -68,14 +71,19 @@ page.topbar = new TopBar({
 page.settings = new SettingsForm({
   toggle: $('system-toggle'), dialog: $('settings-dialog'), form: $('system-form'), prompt: $('system-prompt'), temperature: $('settings-temperature'),
   topP: $('settings-top-p'), maxTokens: $('settings-max-tokens'), usage: $('settings-usage'),
+  toolsList: $('settings-tools-list'), toolsStatus: $('settings-tools-status'),
   status: $('system-status'), cancel: $('system-cancel'),
 }, {
   model, describe, onSave: (fields) => page.edits.saveSettings(fields), onRead: () => page.edits.readSettings(),
+  onTools: () => page.catalogue.load(),
 });
 page.emptyState = new EmptyState({
   model: $('empty-model'), hint: $('empty-hint'), examples: $('example-prompts'),
 }, { onExample: (text) => page.composer.fill(text) });
-page.messages = new MessageList({ list: $('message-list'), empty: $('empty-state'), onAction: (...args) => page.actions.act(...args) });
+page.messages = new MessageList({
+  list: $('message-list'), empty: $('empty-state'), onAction: (...args) => page.actions.act(...args),
+  titleOf: (id) => page.catalogue.titleOf(id),
+});
 page.composer = new Composer({
   form: $('composer'), input: $('input'), send: $('send'), stop: $('stop'),
   onSubmit: () => page.sending.sendFromComposer(), onStop: () => page.replies.stop(),
@@ -124,6 +132,8 @@ page.replies = replyFollower({
   ...page, regenerate: (id) => page.actions.regenerate(id), finished: () => page.settings.changedElsewhere(),
 });
 page.actions = messageActions(page);
+page.catalogue = toolCatalogue(page);
+page.approvals = toolApprovals(page);
 page.changes = followChanges(page);
 page.sending = sender(page);
 

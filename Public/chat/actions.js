@@ -1,5 +1,6 @@
 // Message actions, a part of the controller (app.js): the buttons of each message (copy, copy code,
-// edit, regenerate, continue, previous and next version, retry, fork), through one delegated handler.
+// edit, regenerate, continue, previous and next version, retry, fork; a tool card's Approve and Deny go
+// to approvals.js), through one delegated handler.
 import { Api } from '../transport/api.js';
 import { copyText } from '../shared/clipboard.js';
 import { updateMeta, showError, clearError } from '../message/view.js';
@@ -20,6 +21,8 @@ export function messageActions(page) {
       case 'prev': switchSibling(id, -1); break;
       case 'next': switchSibling(id, +1); break;
       case 'fork': fork(id, el, button); break;
+      case 'tool-approve': page.approvals.decide(id, el, button, 'approve'); break;
+      case 'tool-deny': page.approvals.decide(id, el, button, 'deny'); break;
       case 'retry': if (typeof el.retry === 'function') { const retry = el.retry; clearError(el); retry(); } break;
       default: break;
     }

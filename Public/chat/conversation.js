@@ -4,6 +4,8 @@
 // and no network. It owns its writes: the rest of the page reads its fields and changes them only
 // through its methods, so the views and the controller read one truth.
 
+import { applyToolEvent } from '../tools/tool-parts.js';
+
 const TITLE_LENGTH = 60;
 
 /** A new conversation's title until the server names it: the question's first line, capped. */
@@ -123,7 +125,7 @@ export class ConversationModel {
    *  have changed them; the summary of `conversation_updated` does not carry them). */
   applySettings(fresh) {
     if (!this.conversation || fresh.id !== this.conversation.id) return false;
-    for (const key of ['system_prompt', 'temperature', 'top_p', 'max_tokens', 'usage']) {
+    for (const key of ['system_prompt', 'temperature', 'top_p', 'max_tokens', 'tools', 'usage']) {
       if (key in fresh) this.conversation[key] = fresh[key];
     }
     return true;
@@ -193,14 +195,26 @@ export class ConversationModel {
     return merged;
   }
 
+  /** The answer to a decision on a tool call: the stored message, taken as a continued one (when it is
+   *  `streaming` again, the reply resumed and is followed as after a continue). */
+  decided(id, message) {
+    return this.continued(id, message);
+  }
+
   // MARK: - The followed reply's events
 
   applySnapshot(message, data) {
     message.content = data.content;
     if (typeof data.reasoning === 'string') message.reasoning = data.reasoning;
+    if (Array.isArray(data.parts)) message.parts = data.parts;
     if (data.status && data.status !== message.status && data.status !== 'streaming') {
       message.status = data.status;
     }
+  }
+
+  /** `tool_call`, `tool_call_delta` or `tool_result`: returns the call's part (tools/tool-parts.js). */
+  applyToolEvent(message, name, data) {
+    return applyToolEvent(message, name, data);
   }
 
   applyError(message, data) {
@@ -229,6 +243,7 @@ export class ConversationModel {
     message.content = stored.content;
     message.html = stored.html;
     message.reasoning = stored.reasoning;
+    if (Array.isArray(stored.parts)) message.parts = stored.parts;
     message.status = stored.status;
     message.finish_reason = stored.finish_reason;
     message.model = stored.model || message.model;

@@ -3,7 +3,7 @@
 // buttons go to one delegated handler, `onAction(action, id, el, button)`.
 import {
   createMessageElement, updateMeta, setHTML, setBlocks, putBlock, setTail, appendTail, setTailHTML, applyPatch,
-  shownHTML, blockCount, clearError, syncBody,
+  shownHTML, blockCount, clearError, syncBody, setParts, putToolCard, refreshToolCards, partsHaveCalls, showStoredParts,
 } from '../message/view.js';
 import { setReasoning, appendReasoning, shownReasoning, syncReasoning } from '../message/reasoning.js';
 import { showUsage } from '../message/usage.js';
@@ -13,8 +13,8 @@ const HIGHLIGHT_MS = 2500;
 const REVEAL_WAIT_MS = 8000;
 
 /** A message's element: view.js builds it, and its usage goes in its header. */
-function buildElement(message) {
-  const el = createMessageElement(message);
+function buildElement(message, titleOf) {
+  const el = createMessageElement(message, titleOf);
   showUsage(el, message);
   return el;
 }
@@ -26,9 +26,11 @@ function showMeta(el, message) {
 }
 
 export class MessageList {
-  constructor({ list, empty, onAction }) {
+  /** `titleOf(toolId)`: a tool's title for its cards, '' when unknown (the controller's catalogue). */
+  constructor({ list, empty, onAction, titleOf = () => '' }) {
     this.list = list;
     this.empty = empty;
+    this.titleOf = titleOf;
     list.addEventListener('click', (event) => {
       const button = event.target.closest('button[data-action]');
       if (!button || button.disabled) return;
@@ -50,14 +52,14 @@ export class MessageList {
   /** A whole branch in one fragment (one layout). */
   show(messages) {
     const fragment = document.createDocumentFragment();
-    for (const message of messages) fragment.append(buildElement(message));
+    for (const message of messages) fragment.append(buildElement(message, this.titleOf));
     this.list.replaceChildren(fragment);
     this.empty.hidden = messages.length > 0;
   }
 
   append(messages) {
     const fragment = document.createDocumentFragment();
-    for (const message of messages) fragment.append(buildElement(message));
+    for (const message of messages) fragment.append(buildElement(message, this.titleOf));
     this.list.append(fragment);
     this.empty.hidden = this.list.children.length > 0;
   }
@@ -88,7 +90,8 @@ export class MessageList {
 
   /** A snapshot: the whole reply so far. */
   showSnapshot(el, message, data) {
-    setBlocks(el, data.blocks || [], data.tail || '', typeof data.tail_html === 'string' ? data.tail_html : null);
+    setBlocks(el, data.blocks || [], data.tail || '', typeof data.tail_html === 'string' ? data.tail_html : null,
+      data.parts, this.titleOf);
     setReasoning(el, data.reasoning);
     showMeta(el, { ...message, status: 'streaming' });
     clearError(el);
@@ -122,6 +125,24 @@ export class MessageList {
     }
   }
 
+  /** A tool call's event: its card updated, or made after what is shown (the text before it is closed:
+   *  no tail is left, provisional or raw). */
+  showToolCall(el, part) {
+    if (!part) return;
+    if (putToolCard(el, part, this.titleOf)) {
+      setTail(el, '');
+      setTailHTML(el, null);
+    }
+    syncReasoning(el);
+    syncBody(el);
+  }
+
+  /** The cards of `message` shown again from its parts (a decision's answer, titles read later). */
+  showToolCalls(el, message) {
+    refreshToolCards(el, message.parts, this.titleOf);
+    showMeta(el, message);
+  }
+
   /** `done`: the last blocks' patch, no tail, the final status. */
   showDone(el, message, patch) {
     applyPatch(el, patch);
@@ -133,6 +154,12 @@ export class MessageList {
 
   /** The stored message: the body is replaced only if what is shown differs from it. */
   showStored(el, message, stored, expectedBlocks) {
+    if (partsHaveCalls(stored.parts)) {
+      showStoredParts(el, stored.parts, shownHTML(el), this.titleOf);
+      if (typeof stored.reasoning === 'string' && shownReasoning(el) !== stored.reasoning) setReasoning(el, stored.reasoning);
+      showMeta(el, message);
+      return;
+    }
     const shown = shownHTML(el);
     const countDiffers = typeof expectedBlocks === 'number' && shown === null
       ? blockCount(el) !== expectedBlocks : false;
@@ -145,7 +172,8 @@ export class MessageList {
 
   /** A reply stopped while its stream was not connected: the stored state. */
   showStopped(el, message, stopped) {
-    if (typeof stopped.html === 'string') setHTML(el, stopped.html);
+    if (partsHaveCalls(stopped.parts)) setParts(el, stopped.parts, this.titleOf);
+    else if (typeof stopped.html === 'string') setHTML(el, stopped.html);
     setReasoning(el, stopped.reasoning);
     showMeta(el, message);
   }

@@ -5,7 +5,8 @@ import { Api } from '../transport/api.js';
 import { showError, clearError, errorText, setStatusText } from '../message/view.js';
 
 const FINISHED_WORDS = { complete: 'The answer is complete.', stopped: 'The answer was stopped.',
-  failed: 'The answer failed.', interrupted: 'The answer was interrupted.' };
+  failed: 'The answer failed.', interrupted: 'The answer was interrupted.',
+  awaiting_approval: 'The answer waits for your decision on a tool call.' };
 
 /** `regenerate(id)` is the Retry of a failed answer; `finished()` runs when a followed reply ends (the
  *  conversation's totals changed). Returns `follow(id)`, `stop()` and `showServerError(message)`. */
@@ -43,6 +44,11 @@ export function replyFollower({
           case 'tail_append':
           case 'tail_html':
             messages.showPiece(el, name, data);
+            break;
+          case 'tool_call':
+          case 'tool_call_delta':
+          case 'tool_result':
+            messages.showToolCall(el, model.applyToolEvent(message, name, data));
             break;
           case 'error':
             model.applyError(message, data);

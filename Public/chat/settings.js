@@ -1,11 +1,12 @@
 // The "Chat settings" dialog beside the model menu: the open conversation's system prompt and the generation settings
-// (temperature, top_p, max_tokens; empty means the provider's default and is sent as null), with the
-// conversation's token totals. On a fresh page the settings wait for the conversation the first send
+// (temperature, top_p, max_tokens; empty means the provider's default and is sent as null), the tools
+// the model may call (tools/tool-picker.js), with the conversation's token totals. On a fresh page the settings wait for the conversation the first send
 // creates. Values are checked here first; whatever the server still refuses is shown as it says it.
 // A view: it reads the model and raises intents (`onSave`, `onRead`); saving and reading are the
 // controller's (conversation-edits.js), never requests made here.
 import { ApiError } from '../transport/api.js';
 import { totalsText } from '../message/usage.js';
+import { ToolPicker } from '../tools/tool-picker.js';
 
 /** The numeric fields, their input's key in `ui` and the ranges of docs/api.md "Field rules". The
  *  server's max_tokens limit is configurable (PARLEY_MAX_TOKENS_LIMIT), so only the server checks it. */
@@ -21,17 +22,19 @@ function rule(field) {
 }
 
 export class SettingsForm {
-  /** `ui`: toggle, dialog, form, prompt, temperature, topP, maxTokens, usage, status, cancel. `model` is the
+  /** `ui`: toggle, dialog, form, prompt, temperature, topP, maxTokens, toolsList, toolsStatus, usage, status, cancel. `model` is the
    *  ConversationModel (read only); `describe(error)` words a failure. `onSave(fields)` resolves to
    *  'pending' (kept for the first send), 'saved', or null (another conversation is open now), or
    *  throws the ApiError; `onRead()` resolves to the open conversation read again (its settings taken
-   *  by the model), or null. */
-  constructor(ui, { model, describe, onSave, onRead }) {
+   *  by the model), or null; `onTools()` resolves to the tools one may use (GET /api/tools). */
+  constructor(ui, { model, describe, onSave, onRead, onTools = async () => [] }) {
     this.ui = ui;
     this.model = model;
     this.describe = describe;
     this.onSave = onSave;
     this.onRead = onRead;
+    this.onTools = onTools;
+    this.tools = new ToolPicker({ list: ui.toolsList, status: ui.toolsStatus });
     this.filled = null; // the values last put in the fields: differing ones are being edited
     this.filledFor = null; // the conversation they belong to (null: a fresh page)
 
@@ -54,6 +57,21 @@ export class SettingsForm {
     this.setStatus('');
     this.ui.prompt.focus();
     this.reload(); // the totals and another tab's changes
+    this.loadTools();
+  }
+
+  /** The tools list, read once (again after a failure); what it ticks is the conversation's `tools`. */
+  async loadTools() {
+    if (this.tools.items) return;
+    this.tools.showLoading();
+    try {
+      const items = await this.onTools();
+      const editing = this.isEditing();
+      this.tools.show(items);
+      if (this.filled && !editing) this.filled = this.raw();
+    } catch (error) {
+      this.tools.showFailure(this.describe(error));
+    }
   }
 
   close() {
@@ -87,6 +105,7 @@ export class SettingsForm {
       temperature: source.temperature ?? null,
       top_p: source.top_p ?? null,
       max_tokens: source.max_tokens ?? null,
+      tools: source.tools ?? [],
       usage: this.model.conversation ? this.model.conversation.usage : null,
     };
   }
@@ -99,6 +118,7 @@ export class SettingsForm {
       input.value = values[field.key] == null ? '' : String(values[field.key]);
       input.removeAttribute('aria-invalid');
     }
+    this.tools.select(values.tools);
     this.filled = this.raw();
     this.filledFor = this.model.openId;
     this.showTotals(values.usage);
@@ -112,7 +132,7 @@ export class SettingsForm {
 
   raw() {
     const { ui } = this;
-    return [ui.prompt.value, ...NUMBERS.map((field) => ui[field.input].value)];
+    return [ui.prompt.value, ...NUMBERS.map((field) => ui[field.input].value), this.tools.key()];
   }
 
   /** Whether the person has changed a field since it was filled (or typed what is not a number). */
@@ -143,6 +163,8 @@ export class SettingsForm {
       }
       fields[field.key] = value;
     }
+    const tools = this.tools.selection(); // null: the list is not shown, the field stays as it is
+    if (tools) fields.tools = tools;
     return fields;
   }
 

@@ -9,11 +9,13 @@ import { showTime } from '../shared/times.js';
 import { enhance, fragmentFrom } from './server-html.js';
 import { setTail, setTailHTML, tailShowsCode } from './message-tail.js';
 import { syncBody } from './message-waiting.js';
+import { blockElement, findBlock, findCard, partsFragment, partsHaveCalls, setParts } from './reply-body.js';
 
 export { setReasoning, appendReasoning, shownReasoning, syncReasoning } from './reasoning.js';
 export { enhance } from './server-html.js';
 export { setTail, appendTail, setTailHTML } from './message-tail.js';
 export { syncBody } from './message-waiting.js';
+export { putToolCard, refreshToolCards, partsHaveCalls, setParts, showStoredParts } from './reply-body.js';
 
 const template = document.getElementById('message-template');
 
@@ -22,32 +24,26 @@ const STATUS_LABELS = {
   stopped: 'Stopped',
   failed: 'Failed',
   interrupted: 'Interrupted',
+  awaiting_approval: 'Waiting for approval',
 };
 
-function blockElement(index, html) {
-  const block = document.createElement('div');
-  block.className = 'block';
-  block.dataset.index = String(index);
-  block.sourceHTML = html;
-  block.append(fragmentFrom(html));
-  enhance(block);
-  return block;
-}
-
-function parts(el) {
+function bodyOf(el) {
   return {
     blocks: el.querySelector('.message-blocks'),
     tail: el.querySelector('.message-tail'),
   };
 }
 
-export function createMessageElement(message) {
+/** `titleOf(toolId)`: a tool's title for its cards ('' when unknown: the card shows the id). */
+export function createMessageElement(message, titleOf = null) {
   const el = template.content.firstElementChild.cloneNode(true);
   el.dataset.id = message.id;
   updateMeta(el, message);
   if (message.role !== 'assistant') {
     // What people typed is shown exactly as typed (issue 18): plain text, never Markdown.
     setPlainText(el, message.content || '');
+  } else if (message.status !== 'streaming' && partsHaveCalls(message.parts)) {
+    setParts(el, message.parts, titleOf);
   } else if (typeof message.html === 'string' && message.status !== 'streaming') {
     setHTML(el, message.html);
   } else if (message.status !== 'streaming') {
@@ -63,7 +59,7 @@ export function createMessageElement(message) {
 
 /** Whole finished body (from GET): one parse, no block wrappers. */
 export function setHTML(el, html) {
-  const { blocks } = parts(el);
+  const { blocks } = bodyOf(el);
   const fragment = fragmentFrom(html);
   enhance(fragment);
   blocks.replaceChildren(fragment);
@@ -74,7 +70,7 @@ export function setHTML(el, html) {
 
 /** Text exactly as given (what a user typed): every space, blank line and marker kept (pre-wrap). */
 function setPlainText(el, text) {
-  const { blocks, tail } = parts(el);
+  const { blocks, tail } = bodyOf(el);
   blocks.replaceChildren();
   blocks.sourceHTML = null;
   setTail(el, '');
@@ -84,12 +80,26 @@ function setPlainText(el, text) {
   syncBody(el);
 }
 
-/** `snapshot`: replaces the whole body; `tailHTML` is its provisional tail (null: none). */
-export function setBlocks(el, htmlBlocks, tailText, tailHTML = null) {
-  const { blocks } = parts(el);
-  const fragment = document.createDocumentFragment();
-  htmlBlocks.forEach((html, index) => fragment.append(blockElement(index, html)));
+/** `snapshot`: replaces the whole body; `tailHTML` is its provisional tail (null: none). With tool
+ *  calls in `replyParts`, the body walks them: each text part's blocks, each call's card. */
+export function setBlocks(el, htmlBlocks, tailText, tailHTML = null, replyParts = null, titleOf = null) {
+  const { blocks } = bodyOf(el);
+  let fragment;
+  if (partsHaveCalls(replyParts)) {
+    fragment = partsFragment(el, replyParts, { blocks: htmlBlocks, titleOf }).fragment;
+  } else {
+    fragment = document.createDocumentFragment();
+    htmlBlocks.forEach((html, index) => fragment.append(blockElement(index, html)));
+  }
+  // A card holding the focus (a decision just made) keeps it when the snapshot draws it again.
+  const active = document.activeElement;
+  const focused = active && blocks.contains(active) ? active.closest('.tool-card') : null;
   blocks.replaceChildren(fragment);
+  const again = focused ? findCard(el, focused.dataset.callId) : null;
+  if (again) {
+    again.tabIndex = -1;
+    again.focus({ preventScroll: true });
+  }
   blocks.sourceHTML = null;
   setTail(el, tailText);
   setTailHTML(el, tailHTML);
@@ -97,13 +107,14 @@ export function setBlocks(el, htmlBlocks, tailText, tailHTML = null) {
 
 /** `block`: appends a committed block (or replaces one with the same index). */
 export function putBlock(el, index, html) {
-  const { blocks } = parts(el);
+  const { blocks } = bodyOf(el);
   blocks.sourceHTML = null;
   // A commit moves the tail's start: the `tail` that follows replaces it. An open fence shown as
   // code was this block, which now takes its place (same frame, same spot: no jump).
   if (tailShowsCode(el)) setTail(el, '');
-  const existing = blocks.children[index];
-  if (existing && existing.classList.contains('block') && existing.dataset.index === String(index)) {
+  // Tool cards sit among the blocks (reply-body.js): a block is found by its index, not its place.
+  const existing = findBlock(blocks, index);
+  if (existing) {
     if (existing.sourceHTML !== html) existing.replaceWith(blockElement(index, html));
   } else {
     blocks.append(blockElement(index, html));
@@ -118,15 +129,16 @@ export function applyPatch(el, patch) {
 
 /** The HTML now shown (block sources joined), to compare with the stored message. */
 export function shownHTML(el) {
-  const { blocks } = parts(el);
+  const { blocks } = bodyOf(el);
   if (typeof blocks.sourceHTML === 'string') return blocks.sourceHTML;
   const list = blocks.querySelectorAll(':scope > .block');
-  if (list.length !== blocks.children.length) return null;
+  const cards = blocks.querySelectorAll(':scope > .tool-card').length;
+  if (list.length + cards !== blocks.children.length) return null;
   return Array.from(list, (block) => block.sourceHTML).join('');
 }
 
 export function blockCount(el) {
-  return parts(el).blocks.querySelectorAll(':scope > .block').length;
+  return bodyOf(el).blocks.querySelectorAll(':scope > .block').length;
 }
 
 /** Role, status badge, error, branch switcher and which actions apply. */

@@ -86,6 +86,10 @@ export const Api = {
   stop: (id) => api('POST', `/api/messages/${enc(id)}/stop`),
   regenerate: (id, fields = {}) => api('POST', `/api/messages/${enc(id)}/regenerate`, fields),
   continueMessage: (id) => api('POST', `/api/messages/${enc(id)}/continue`),
+  // Tools (issue 20): the catalogue, and a decision on a call that waits for approval.
+  tools: () => api('GET', '/api/tools'),
+  decideToolCall: (id, callId, decision, remember) =>
+    api('POST', `/api/messages/${enc(id)}/tool_calls/${enc(callId)}`, { decision, remember: Boolean(remember) }),
   me: () => api('GET', '/api/auth/me'),
   signIn: (username, password) => api('POST', '/api/auth/login', { username, password }),
   signOut: () => api('POST', '/api/auth/logout'),

@@ -21,6 +21,12 @@ What POST /v1/chat/completions answers:
   last messages are tool results is answered `TOOL_ANSWER_PREFIX` and those results joined by "; "
   (what the client's tools returned, read back).
   With `call_word` set, a user message containing it forces that call (`required`) too.
+- Scripted rounds of a tool-calling model (`rounds`, a list a test fills; each request takes the first
+  one left): {"text": [chunks], "calls": [(provider id, function name, [argument fragments])],
+  "gate": threading.Event or None}: the text chunks, then each call (its id and name first, then
+  its argument fragments), waiting for `gate` (when set) before the calls' fragments, and
+  `finish_reason: "tool_calls"` when it has calls (else `stop`). Scripted rounds come
+  first: with `rounds` empty, the rest applies.
 Per answer: `chunk_delay` (seconds) spaces the chunks, `first_delay` holds the first chunk back after
 the headers (a model slow to start), and with `answer_gate` set the answer waits for it before chunk
 `answer_gate_index` (a code block's closing fence, say). `reset()` puts these back.
@@ -76,6 +82,7 @@ class FakeUpstream:
         self.answer_gate = None
         self.answer_gate_index = None
         self.json_object_answer = {}
+        self.rounds = []
 
     def stop(self):
         self.server.shutdown()
@@ -94,6 +101,9 @@ class FakeUpstream:
                 yield {"content": f"word{index} "}, None
                 time.sleep(SLOW_CHUNK_S)
             yield {}, "stop"
+            return
+        if self.rounds:
+            yield from self._round(self.rounds.pop(0))
             return
         if self.mode == "reasoning":
             for piece in REASONING_CHUNKS:
@@ -126,6 +136,25 @@ class FakeUpstream:
                 time.sleep(self.chunk_delay)
             yield {"content": piece}, None
         yield {}, "stop"
+
+    def _round(self, script):
+        """One scripted round of a tool-calling model (see `rounds` above)."""
+        for index, piece in enumerate(script.get("text") or []):
+            if self.chunk_delay and index > 0:
+                time.sleep(self.chunk_delay)
+            yield {"content": piece}, None
+        calls = script.get("calls") or []
+        for index, (call_id, name, _) in enumerate(calls):
+            yield {"tool_calls": [{"index": index, "id": call_id, "type": "function",
+                                   "function": {"name": name, "arguments": ""}}]}, None
+        if script.get("gate") is not None:
+            script["gate"].wait(GATE_TIMEOUT_S)
+        for index, (_, _, fragments) in enumerate(calls):
+            for fragment in fragments:
+                if self.chunk_delay:
+                    time.sleep(self.chunk_delay)
+                yield {"tool_calls": [{"index": index, "function": {"arguments": fragment}}]}, None
+        yield {}, "tool_calls" if calls else "stop"
 
     def _structured_answer(self, request):
         """The JSON text asked for by `response_format`, or None when it asks for none."""
