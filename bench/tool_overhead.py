@@ -39,6 +39,7 @@ import asyncio
 import json
 import os
 import platform
+import random
 import re
 import shutil
 import signal
@@ -55,6 +56,7 @@ GOAL_P99_MS = 10.0
 GOAL_CONCURRENCY = 50
 PROTOCOL_VERSION = "2025-11-25"
 TOKEN = re.compile(r"tok-[a-z0-9]+-\d+")
+MODEL_MS = re.compile(r"model_ms=(\d+)")
 MAX_REQUEST_BYTES = 8 * 1024 * 1024
 
 
@@ -180,18 +182,30 @@ class Upstream(Recorder):
         request = json.loads(body or b"{}")
         messages = request.get("messages") or []
         results = [m for m in messages if isinstance(m, dict) and m.get("role") == "tool"]
-        usage = (request.get("stream_options") or {}).get("include_usage")
-        head = (b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
-                b"Transfer-Encoding: chunked\r\n\r\n")
+        users = [m for m in messages if isinstance(m, dict) and m.get("role") == "user"]
+        asked = str(users[-1].get("content")) if users else ""
+        model_ms = MODEL_MS.search(asked)
+        # Each answer's model time is drawn uniformly from 0.5-1.5x the level's, so that replies started
+        # together do not stay in lockstep (50 calls in the same millisecond are a burst, not 50 users).
+        delay = int(model_ms.group(1)) / 1000.0 * random.uniform(0.5, 1.5) if model_ms else 0.0
         if results:
             found = TOKEN.search(str(results[-1].get("content")))
             if found:
                 self.times.setdefault(found.group(0), {})["t3"] = arrived
+        found = TOKEN.search(asked)
+        token = found.group(0) if found else "tok-none-0"
+        if delay > 0:  # the model's time to its first byte, outside every measured span
+            self.loop.call_later(delay, self.answer, connection, request, bool(results), token)
+        else:
+            self.answer(connection, request, bool(results), token)
+
+    def answer(self, connection, request, after_result, token):
+        usage = (request.get("stream_options") or {}).get("include_usage")
+        head = (b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
+                b"Transfer-Encoding: chunked\r\n\r\n")
+        if after_result:
             connection.write(head + self.text("All done.") + self.end("stop", usage))
             return
-        users = [m for m in messages if isinstance(m, dict) and m.get("role") == "user"]
-        found = TOKEN.search(str(users[-1].get("content"))) if users else None
-        token = found.group(0) if found else "tok-none-0"
         tools = request.get("tools") or [{}]
         name = (tools[0].get("function") or {}).get("name", "echo")
         arguments = json.dumps({"text": token}, separators=(",", ":"))
@@ -346,13 +360,13 @@ async def wait_for_tool(port, deadline_s=20.0):
     raise bench.BenchError("parley did not list bench/echo as available within %.0f s" % deadline_s)
 
 
-async def one_reply(port, token):
+async def one_reply(port, token, model_ms):
     """A conversation with the tool enabled, one message, its event stream to `done`. Returns the status."""
     import bench
     conversation = await bench.request_json(port, "POST", "/api/conversations",
                                             {"title": "tools bench", "model": "openai:bench", "tools": ["bench/echo"]})
     created = await bench.request_json(port, "POST", "/api/conversations/%s/messages" % conversation["id"],
-                                       {"content": "Echo %s please." % token, "model": "openai:bench"})
+                                       {"content": "Echo %s please. model_ms=%d" % (token, model_ms), "model": "openai:bench"})
     path = "/api/messages/%s/stream?mode=text" % created["assistant_message"]["id"]
     status, headers, reader, writer = await bench.open_http(port, "GET", path)
     done = {}
@@ -375,7 +389,7 @@ async def one_reply(port, token):
     return done.get("status"), done.get("finish_reason")
 
 
-async def level(port, upstream_port, mcp_port, concurrency, replies, warmup, seconds, tag):
+async def level(port, upstream_port, mcp_port, concurrency, model_ms, replies, warmup, seconds, tag, parley_pid):
     """Runs `warmup + replies` replies, `concurrency` at a time (at most `seconds`); returns the
     per-reply times of the counted ones and how many replies ended otherwise than complete."""
     import bench
@@ -388,13 +402,16 @@ async def level(port, upstream_port, mcp_port, concurrency, replies, warmup, sec
             index = issued[0]
             issued[0] += 1
             token = "tok-%s-%d" % (tag, index)
-            status, finish = await one_reply(port, token)
+            status, finish = await one_reply(port, token, model_ms)
             if status != "complete" or finish != "stop":
                 failures.append((token, status, finish))
 
+    meter = bench.CPUMeter(parley_pid)
+    meter.start()
     started = time.monotonic()
     await asyncio.gather(*(worker() for _ in range(concurrency)))
     elapsed = time.monotonic() - started
+    cpu_ms = meter.stop()[1]
     upstream = await bench.request_json(upstream_port, "GET", "/bench/times")
     mcp = await bench.request_json(mcp_port, "GET", "/bench/times")
     rows = []
@@ -403,7 +420,7 @@ async def level(port, upstream_port, mcp_port, concurrency, replies, warmup, sec
         a, b = upstream.get(token, {}), mcp.get(token, {})
         if all(key in a for key in ("t0", "t3")) and all(key in b for key in ("t1", "t2")):
             rows.append((a["t0"], b["t1"], b["t2"], a["t3"]))
-    return {"rows": rows, "issued": issued[0], "failures": failures, "elapsed": elapsed}
+    return {"rows": rows, "issued": issued[0], "failures": failures, "elapsed": elapsed, "cpu_ms": cpu_ms}
 
 
 def quantiles(values):
@@ -430,28 +447,37 @@ def report(args, env, results):
     lines = ["Tool-call overhead (issue 20): Parley %s, %s, %s, %d cores, load %s at start; client and fake "
              "servers on %s" % (env["commit"], time.strftime("%Y-%m-%d"), platform.machine(), os.cpu_count(),
                                 env["load"], env["loop"]), "",
-             "| replies in flight | replies timed | call latency t1−t0 p50 / p90 / p99 / max (ms) "
-             "| answer latency t3−t2 p50 / p90 / p99 / max (ms) | MCP server's own t2−t1 p50 / p99 (ms) | replies/s |",
-             "|---|---|---|---|---|---|"]
+             "| replies in flight | model time per answer | replies timed | call latency t1−t0 p50 / p90 / p99 / max (ms) "
+             "| answer latency t3−t2 p50 / p90 / p99 / max (ms) | MCP server's own t2−t1 p50 / p99 (ms) | replies/s | Parley CPU per reply, share of one core |",
+             "|---|---|---|---|---|---|---|---|"]
     verdicts = []
-    for concurrency, result in results:
+    for concurrency, model_ms, result in results:
         s = summarize(result)
         call, answer, server = s["call"], s["answer"], s["server"]
         if call is None:
-            lines.append("| %d | 0 | — | — | — | — |" % concurrency)
+            lines.append("| %d | %d ms | 0 | — | — | — | — | — |" % (concurrency, model_ms))
             continue
-        lines.append("| %d | %d | %s / %s / %s / %s | %s / %s / %s / %s | %s / %s | %.0f |" % (
-            concurrency, s["count"], ms(call["p50"]), ms(call["p90"]), ms(call["p99"]), ms(call["max"]),
+        lines.append("| %d | %d ms | %d | %s / %s / %s / %s | %s / %s / %s / %s | %s / %s | %.0f | %.1f ms, %.0f%% |" % (
+            concurrency, model_ms, s["count"], ms(call["p50"]), ms(call["p90"]), ms(call["p99"]), ms(call["max"]),
             ms(answer["p50"]), ms(answer["p90"]), ms(answer["p99"]), ms(answer["max"]),
-            ms(server["p50"]), ms(server["p99"]), result["issued"] / result["elapsed"]))
+            ms(server["p50"]), ms(server["p99"]), result["issued"] / result["elapsed"],
+            result["cpu_ms"] / result["issued"], 100 * result["cpu_ms"] / 1000 / result["elapsed"]))
         if concurrency == GOAL_CONCURRENCY:
             met = all(q["p50"] <= GOAL_P50_MS and q["p99"] <= GOAL_P99_MS for q in (call, answer))
-            verdicts.append("Goal (p50 ≤ %g ms and p99 ≤ %g ms for both, at %d in flight): %s."
-                            % (GOAL_P50_MS, GOAL_P99_MS, GOAL_CONCURRENCY, "met" if met else "**not met**"))
+            verdicts.append("Goal (p50 ≤ %g ms and p99 ≤ %g ms for both, at %d in flight), model time %d ms: %s."
+                            % (GOAL_P50_MS, GOAL_P99_MS, GOAL_CONCURRENCY, model_ms, "met" if met else "**not met**"))
         if result["failures"]:
-            verdicts.append("%d replies at %d in flight did not end complete/stop (first: %s)."
-                            % (len(result["failures"]), concurrency, result["failures"][0]))
+            verdicts.append("%d replies at %d in flight (model %d ms) did not end complete/stop (first: %s)."
+                            % (len(result["failures"]), concurrency, model_ms, result["failures"][0]))
     return "\n".join(lines + [""] + verdicts) + "\n"
+
+
+def levels(text):
+    out = []
+    for item in text.split(","):
+        concurrency, _, model_ms = item.partition(":")
+        out.append((int(concurrency), int(model_ms or 0)))
+    return out
 
 
 def parse_args():
@@ -460,12 +486,14 @@ def parse_args():
     parser.add_argument("--role", choices=("upstream", "mcp"), help=argparse.SUPPRESS)
     parser.add_argument("--split-ms", type=float, default=5.0,
                         help="the upstream's pause between a tool call's first argument bytes and its last (ms)")
-    parser.add_argument("--concurrency", default="1,50", help="replies in flight, one level each")
+    parser.add_argument("--levels", default="1:100,50:0,50:1000",
+                        help="comma-separated IN_FLIGHT:MODEL_MS, one run each: replies kept in flight, and the "
+                             "model's time before each answer's first byte (0: the closed loop saturates Parley)")
     parser.add_argument("--replies", type=int, default=1000, help="replies timed per level (at most)")
-    parser.add_argument("--replies-1", type=int, default=200, help="replies timed at concurrency 1 (at most)")
+    parser.add_argument("--replies-1", type=int, default=100, help="replies timed at concurrency 1 (at most)")
     parser.add_argument("--warmup", type=int, default=20, help="replies per level before timing")
     parser.add_argument("--seconds", type=float, default=30.0, help="longest time of one level")
-    parser.add_argument("--time-limit", type=float, default=150)
+    parser.add_argument("--time-limit", type=float, default=170)
     parser.add_argument("--parley-bin", default=os.environ.get("PARLEY_BIN",
                                                                os.path.join(bench.REPO, ".build/release/parley")))
     parser.add_argument("--keep", action="store_true", help="keep the work directory (logs, database)")
@@ -519,13 +547,13 @@ def main():
         async def run():
             await wait_for_tool(port)
             results = []
-            for concurrency in (int(c) for c in args.concurrency.split(",")):
+            for concurrency, model_ms in levels(args.levels):
                 replies = args.replies_1 if concurrency == 1 else args.replies
-                result = await level(port, upstream_port, mcp_port, concurrency, replies, args.warmup,
-                                     args.seconds, "c%d" % concurrency)
-                log("tools bench: %d in flight: %d replies in %.1f s, %d timed"
-                    % (concurrency, result["issued"], result["elapsed"], len(result["rows"])))
-                results.append((concurrency, result))
+                result = await level(port, upstream_port, mcp_port, concurrency, model_ms, replies, args.warmup,
+                                     args.seconds, "c%dm%d" % (concurrency, model_ms), parley.pid)
+                log("tools bench: %d in flight, model %d ms: %d replies in %.1f s, %d timed"
+                    % (concurrency, model_ms, result["issued"], result["elapsed"], len(result["rows"])))
+                results.append((concurrency, model_ms, result))
             return results
 
         results = asyncio.run(run())
