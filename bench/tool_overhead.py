@@ -21,15 +21,21 @@ It starts three processes of its own (this file with --role) and one Parley:
   (`"approval": "never"`), `PARLEY_OPENAI_BASE_URL` at the fake upstream and caps far above the load.
 
 The client (this process) creates one conversation per reply with `"tools": ["bench/echo"]`, sends
-the message and reads the reply's event stream (`?mode=text`) to `done`, keeping --concurrency replies
-in flight until --replies replies (or --seconds) per level; the first --warmup replies of each level
-are not counted. Per reply:
+the message and reads the reply's event stream (`?mode=text`) to `done`. --levels lists runs as
+IN_FLIGHT:MODEL_MS (default 1:100,50:0,50:1000): that many replies kept in flight until --replies
+(--replies-1 at 1) or --seconds, the first --warmup of each not counted. MODEL_MS is the model's time
+before each answer's first byte (drawn from 0.5-1.5x per answer, so replies started together drift
+apart), outside every measured span: 0 is a closed loop that saturates Parley (the figures are then
+mostly queueing behind other replies' work), 1000 keeps 50 replies in flight the way people do.
+The database is in a temporary directory under $TMPDIR (TMPDIR=/dev/shm takes the disk's fsyncs out).
+Per reply:
 
     call latency   = t1 − t0   model's last argument byte written → tools/call at the MCP server
     answer latency = t3 − t2   tool result about to be written   → next model request at the upstream
 
 Both include the loopback hops and the fake servers' own event-loop delays (an upper bound of
-Parley's share); the table also gives t2 − t1, the MCP server's own time per call. The goal (issue 20):
+Parley's share); the table also gives t2 − t1, the MCP server's own time per call, and Parley's CPU
+(utime+stime) per reply, for the whole reply. The goal (issue 20):
 p50 ≤ 2 ms and p99 ≤ 10 ms for both, at 50 concurrent tool-using replies. Prints a Markdown table and
 writes it to bench/tool-results.md (git-ignored).
 """
