@@ -110,8 +110,8 @@ test: test-deps
 	  Tests/browser/run.sh \
 	  || { status=$$?; [ $$status -ne 124 ] || echo "browser tests: still running after $(BROWSER_TIME_LIMIT) s (BROWSER_TIME_LIMIT): stopped" >&2; exit $$status; }
 
-# Parley's relay against nginx relaying the same stream, and issue 10's scale figures; prints the
-# table kept in README.md. The load client runs on uvloop from a venv made here (pip, PyPI); if that
+# Parley's relay against nginx relaying the same stream, issue 10's scale figures, sign-in and search
+# timing, and the time Parley adds around an MCP tool call (bench/run.sh); prints the tables kept in README.md. The load client runs on uvloop from a venv made here (pip, PyPI); if that
 # cannot be installed the bench says so and runs on plain asyncio.
 BENCH_VENV = .build/bench-venv
 bench: bench-deps
