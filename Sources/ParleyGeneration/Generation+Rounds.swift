@@ -175,52 +175,55 @@ extension Generation {
                 call.result = .text("There is no tool named '\(call.name)'.", isError: true)
             }
             if call.status == .error {
-                parts.update(call)
-                batch.append(event(.toolResult(call)))
+                update([call], into: &batch) { _ in }
             } else {
                 runnable.append(call)
             }
         }
         if toolbox.runner == .client {
             // The API client runs them: the calls are complete as far as Parley goes, the reply ends here.
-            for var call in runnable {
-                call.status = .complete
-                parts.update(call)
-                batch.append(event(.toolCall(call)))
-            }
-            subscribers.deliver(batch)
-            finishReason = .toolCalls
-            await finish(status: .complete)
-            return false
+            update(runnable, into: &batch) { $0.status = .complete }
+            return await endRound(batch, reason: .toolCalls, status: .complete)
         }
         if parts.round >= limits.maxToolRounds {
-            for var call in runnable {
-                call.status = .error
-                call.result = .text("Parley's limit of \(limits.maxToolRounds) tool rounds was reached.", isError: true)
-                parts.update(call)
-                batch.append(event(.toolResult(call)))
+            let limit = limits.maxToolRounds
+            update(runnable, into: &batch) {
+                $0.status = .error
+                $0.result = .text("Parley's limit of \(limit) tool rounds was reached.", isError: true)
             }
-            subscribers.deliver(batch)
-            finishReason = .toolRounds
-            await finish(status: .complete)
-            return false
+            return await endRound(batch, reason: .toolRounds, status: .complete)
         }
-        let asking = runnable.contains { toolbox.tool(named: $0.name)?.needsApproval ?? true }
-        if asking {
-            for var call in runnable {
+        if runnable.contains(where: { toolbox.tool(named: $0.name)?.needsApproval ?? true }) {
+            let toolbox = toolbox
+            update(runnable, into: &batch) { call in
                 call.status = .awaitingApproval
                 // A call that needs no approval is decided already: it runs when the round resumes.
                 if toolbox.tool(named: call.name)?.needsApproval == false { call.decision = .approve }
-                parts.update(call)
-                batch.append(event(.toolCall(call)))
             }
-            subscribers.deliver(batch)
-            finishReason = .toolCalls
-            await finish(status: .awaitingApproval)
-            return false
+            return await endRound(batch, reason: .toolCalls, status: .awaitingApproval)
         }
         subscribers.deliver(batch)
         return await runCalls(runnable)
+    }
+
+    /// Changes each call as `change` says, records it, and adds its event: `tool_result` once it has a
+    /// result, `tool_call` otherwise.
+    private func update(_ calls: [ToolCallPart], into batch: inout [GenerationEvent],
+                        _ change: (inout ToolCallPart) -> Void) {
+        for var call in calls {
+            change(&call)
+            parts.update(call)
+            batch.append(event(call.result == nil ? .toolCall(call) : .toolResult(call)))
+        }
+    }
+
+    /// The reply ends after this round's calls were settled (`batch`): sent, then the final state.
+    /// Returns false (the loop stops).
+    private func endRound(_ batch: [GenerationEvent], reason: FinishReason, status: MessageStatus) async -> Bool {
+        subscribers.deliver(batch)
+        finishReason = reason
+        await finish(status: status)
+        return false
     }
 
     /// Runs the calls concurrently (each `running`, then its result as it comes), then ends the round.

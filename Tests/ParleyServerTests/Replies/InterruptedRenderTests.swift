@@ -12,16 +12,6 @@ final class InterruptedRenderTests: XCTestCase {
          "PARLEY_PUBLIC": TestParley.repositoryRoot.appendingPathComponent("Public").path].merging(extra) { $1 }
     }
 
-    private func call(_ base: String, _ method: String, _ path: String, _ json: [String: Any]? = nil) async throws
-        -> [String: Any] {
-        let body = try json.map { Array(try JSONSerialization.data(withJSONObject: $0)) }
-        let reply = try await Blocking.run {
-            try TestHTTPClient().request(method, base + path, headers: [("Content-Type", "application/json")],
-                                         body: body).body
-        }
-        return (try? JSONSerialization.jsonObject(with: Data(reply))) as? [String: Any] ?? [:]
-    }
-
     private func assertRendered(_ message: [String: Any], _ context: String,
                                 file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(message["status"] as? String, "interrupted", context, file: file, line: line)
@@ -40,23 +30,23 @@ final class InterruptedRenderTests: XCTestCase {
         let provider = ["PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1", "PARLEY_OPENAI_MODELS": "fake",
                         "PARLEY_FLUSH_INTERVAL_MS": "20"]
         var parley = try ParleyProcess(environment: settings(directory, provider))
-        let conversation = try await call(parley.base, "POST", "/api/conversations", ["model": "openai:fake"])
+        let conversation = try await parley.call("POST", "/api/conversations", ["model": "openai:fake"])
         let conversationID = try XCTUnwrap(conversation["id"] as? String)
-        let turn = try await call(parley.base, "POST", "/api/conversations/\(conversationID)/messages", ["content": "go"])
+        let turn = try await parley.call("POST", "/api/conversations/\(conversationID)/messages", ["content": "go"])
         let assistant = try XCTUnwrap((turn["assistant_message"] as? [String: Any])?["id"] as? String)
         // Kill only once the whole text is stored by a progress flush.
         let deadline = ContinuousClock.now + .seconds(20)
         var stored = ""
         while stored != Self.markdown, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
-            stored = try await call(parley.base, "GET", "/api/messages/\(assistant)")["content"] as? String ?? ""
+            stored = try await parley.call("GET", "/api/messages/\(assistant)")["content"] as? String ?? ""
         }
         XCTAssertEqual(stored, Self.markdown, "the progress flush stored the text")
         parley.kill()
 
         parley = try ParleyProcess(environment: settings(directory, provider))
-        assertRendered(try await call(parley.base, "GET", "/api/messages/\(assistant)"), "the message")
-        let branch = try await call(parley.base, "GET", "/api/conversations/\(conversationID)")
+        assertRendered(try await parley.call("GET", "/api/messages/\(assistant)"), "the message")
+        let branch = try await parley.call("GET", "/api/conversations/\(conversationID)")
         let last = try XCTUnwrap((branch["messages"] as? [[String: Any]])?.last)
         assertRendered(last, "the conversation's branch")
         parley.kill(SIGTERM)

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyTestSupport
 import Synchronization
 import XCTest
 
@@ -126,5 +127,17 @@ private final class Collected: Sendable {
     /// Waits (bounded) until both pipes reached their end, which they do when the process exits.
     func waitForEnd() {
         _ = readers.wait(timeout: .now() + 5)
+    }
+}
+
+extension ParleyProcess {
+    /// A JSON request to this process; the answer's body as a dictionary (empty when it is not one).
+    func call(_ method: String, _ path: String, _ json: [String: Any]? = nil) async throws -> [String: Any] {
+        let body = try json.map { Array(try JSONSerialization.data(withJSONObject: $0)) }
+        let url = base + path
+        let reply = try await Blocking.run {
+            try TestHTTPClient().request(method, url, headers: [("Content-Type", "application/json")], body: body).body
+        }
+        return (try? JSONSerialization.jsonObject(with: Data(reply))) as? [String: Any] ?? [:]
     }
 }

@@ -113,6 +113,20 @@ final class BuiltInToolTests: UpstreamTestCase {
         XCTAssertTrue(results[1].contains("no tool named"), results[1])
     }
 
+    func testAModelAskingPastTheRoundLimitEndsTheReplyWithToolRounds() async throws {
+        parley = try startParley(upstream: upstream, ["PARLEY_MAX_TOOL_ROUNDS": "1"])
+        upstream.enqueue(ToolStreams.round(calls: [("r1", "parley__search_history", ["{\"query\":\"a\"}"])]))
+        upstream.enqueue(ToolStreams.round(calls: [("r2", "parley__search_history", ["{\"query\":\"b\"}"])]))
+        let id = try await parley.conversation(["model": "openai:fake", "tools": ["parley/search_history"]])
+        let (_, assistant) = try await parley.send(id, "go")
+        let stored = try await parley.finished(assistant)
+        XCTAssertEqual(stored["status"] as? String, "complete")
+        XCTAssertEqual(stored["finish_reason"] as? String, "tool_rounds")
+        let calls = (stored["parts"] as? [[String: Any]] ?? []).filter { $0["type"] as? String == "tool_call" }
+        XCTAssertEqual(calls.map { $0["status"] as? String }, ["complete", "error"])
+        XCTAssertEqual(upstream.requests.count, 2, "the second round's call never ran and the model was not asked again")
+    }
+
     func testAConversationsToolsAreCheckedAndScopedToItsOwner() async throws {
         let bad = try await parley.call("POST", "/api/conversations", json: ["tools": ["nowhere/thing"]])
         XCTAssertEqual(bad.status, 400)

@@ -5,16 +5,6 @@ import XCTest
 /// A `kill -9` while a tool runs: after the restart the reply is `interrupted` with the call `cancelled`,
 /// and continue tells the model the call was cancelled, then goes on.
 final class ToolCrashTests: XCTestCase {
-    private func call(_ base: String, _ method: String, _ path: String, _ json: [String: Any]? = nil) async throws
-        -> [String: Any] {
-        let body = try json.map { Array(try JSONSerialization.data(withJSONObject: $0)) }
-        let reply = try await Blocking.run {
-            try TestHTTPClient().request(method, base + path, headers: [("Content-Type", "application/json")],
-                                         body: body).body
-        }
-        return (try? JSONSerialization.jsonObject(with: Data(reply))) as? [String: Any] ?? [:]
-    }
-
     private func toolStatus(_ message: [String: Any]) -> String? {
         (message["parts"] as? [[String: Any]])?.first { $0["type"] as? String == "tool_call" }?["status"] as? String
     }
@@ -31,30 +21,30 @@ final class ToolCrashTests: XCTestCase {
                         "PARLEY_FLUSH_INTERVAL_MS": "20"].merging(tools.settings) { $1 }
         var parley = try ParleyProcess(environment: settings)
         let ready = try await Deadline(.seconds(30)).wait(every: .milliseconds(50)) {
-            let items = try await self.call(parley.base, "GET", "/api/tools")["items"] as? [[String: Any]] ?? []
+            let items = try await parley.call("GET", "/api/tools")["items"] as? [[String: Any]] ?? []
             return items.contains { $0["id"] as? String == "free/slow" && $0["available"] as? Bool == true }
         }
         XCTAssertTrue(ready, "the MCP server came up")
-        let conversation = try await call(parley.base, "POST", "/api/conversations",
+        let conversation = try await parley.call("POST", "/api/conversations",
                                           ["model": "openai:fake", "tools": ["free/slow"]])
         let conversationID = try XCTUnwrap(conversation["id"] as? String)
-        let turn = try await call(parley.base, "POST", "/api/conversations/\(conversationID)/messages", ["content": "go"])
+        let turn = try await parley.call("POST", "/api/conversations/\(conversationID)/messages", ["content": "go"])
         let assistant = try XCTUnwrap((turn["assistant_message"] as? [String: Any])?["id"] as? String)
         let running = try await Deadline(.seconds(20)).wait(every: .milliseconds(20)) {
-            self.toolStatus(try await self.call(parley.base, "GET", "/api/messages/\(assistant)")) == "running"
+            self.toolStatus(try await parley.call("GET", "/api/messages/\(assistant)")) == "running"
         }
         XCTAssertTrue(running, "the running call was stored by a progress flush")
         parley.kill()
 
         upstream.enqueue(UpstreamStreams.complete(["Woken up."]))
         parley = try ParleyProcess(environment: settings)
-        let after = try await call(parley.base, "GET", "/api/messages/\(assistant)")
+        let after = try await parley.call("GET", "/api/messages/\(assistant)")
         XCTAssertEqual(after["status"] as? String, "interrupted")
         XCTAssertEqual(toolStatus(after), "cancelled")
         XCTAssertEqual(after["content"] as? String, "Sleeping.")
-        _ = try await call(parley.base, "POST", "/api/messages/\(assistant)/continue")
+        _ = try await parley.call("POST", "/api/messages/\(assistant)/continue")
         let done = try await Deadline(.seconds(20)).wait(every: .milliseconds(20)) {
-            try await self.call(parley.base, "GET", "/api/messages/\(assistant)")["status"] as? String == "complete"
+            try await parley.call("GET", "/api/messages/\(assistant)")["status"] as? String == "complete"
         }
         XCTAssertTrue(done)
         let told = ToolStreams.toolMessages(upstream.requests.last!).compactMap { $0["content"] as? String }
