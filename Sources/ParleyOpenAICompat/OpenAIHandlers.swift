@@ -108,6 +108,7 @@ package struct OpenAIHandlers: Sendable {
                                                           ownedBy: caller.userID, settings: chat.settings).id
         }
         let assistant: Message
+        var turn: (user: Message, assistant: Message)?
         do {
             let transcript = existing == nil
                 ? try store.appendTranscript(conversationID: conversationID,
@@ -120,22 +121,27 @@ package struct OpenAIHandlers: Sendable {
                 assistant = try await generations.continueMessage(messageID: target, owner: caller.userID,
                                                                   settings: chat.settings, options: chat.options,
                                                                   clientTools: chat.tools)
-                feed.replyStarted(assistant, owner: caller.userID)
             } else {
-                let turn = try await generations.send(conversationID: conversationID, placement: .afterCurrentLeaf,
-                                                      content: chat.content, model: model, owner: caller.userID,
-                                                      settings: chat.settings, options: chat.options,
-                                                      clientTools: chat.tools)
-                feed.turnStarted(user: turn.user, assistant: turn.assistant, owner: caller.userID)
-                assistant = turn.assistant
+                let started = try await generations.send(conversationID: conversationID, placement: .afterCurrentLeaf,
+                                                         content: chat.content, model: model, owner: caller.userID,
+                                                         settings: chat.settings, options: chat.options,
+                                                         clientTools: chat.tools)
+                turn = started
+                assistant = started.assistant
             }
         } catch {
             // A conversation made for this call is not left behind half made (no reply started).
             if existing == nil { _ = try? store.deleteConversation(id: conversationID, ownedBy: caller.userID) }
             throw error
         }
+        // Other tabs learn of the conversation before its turn (as for the page's own sends).
         if existing == nil, let conversation = try store.conversation(id: conversationID) {
             feed.conversationCreated(conversation)
+        }
+        if let turn {
+            feed.turnStarted(user: turn.user, assistant: turn.assistant, owner: caller.userID)
+        } else {
+            feed.replyStarted(assistant, owner: caller.userID)
         }
         // A continued reply already holds the calls the request answered: the response is what follows them.
         let start = OpenAIToolHistory.responseStart(assistant.parts)

@@ -43,12 +43,13 @@ struct MCPToolServer {
         return path
     }
 
-    /// Waits until both servers' tools are listed as available.
-    static func ready(_ parley: TestParley, as auth: [(String, String)] = [], timeout: Duration = .seconds(30)) async throws {
+    /// Waits until the servers' tools are listed as available.
+    static func ready(_ parley: TestParley, as auth: [(String, String)] = [], servers: Set<String> = ["test", "free"],
+                      timeout: Duration = .seconds(30)) async throws {
         let ready = try await Deadline(timeout).wait(every: .milliseconds(50)) {
             let items = try await parley.call("GET", "/api/tools", headers: auth).json["items"] as? [[String: Any]] ?? []
             let available = Set(items.filter { $0["available"] as? Bool == true }.compactMap { $0["server"] as? String })
-            return available.isSuperset(of: ["test", "free"])
+            return available.isSuperset(of: servers)
         }
         guard ready else { throw TestParleyError.timedOut("the MCP servers did not come up") }
     }

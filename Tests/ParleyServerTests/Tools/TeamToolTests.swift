@@ -12,7 +12,7 @@ final class TeamToolTests: XCTestCase {
         let parley = try startTeamParley(upstream: upstream, tools.settings.merging(["PARLEY_FRAME_INTERVAL_MS": "5"]) { $1 })
         let admin = try Team.bearer(parley, Team.admin.username, role: .admin)
         let member = try Team.bearer(parley, "bo")
-        try await MCPToolServer.ready(parley, as: [admin])
+        try await MCPToolServer.ready(parley, as: [admin], servers: ["test", "free", "staff"])
 
         let adminSees = try await parley.call("GET", "/api/tools", as: admin).items.compactMap { $0["server"] as? String }
         XCTAssertTrue(adminSees.contains("staff"))
