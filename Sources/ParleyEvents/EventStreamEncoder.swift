@@ -144,6 +144,9 @@ package struct EventStreamEncoder: Sendable {
                 $0.rawField("result", call.result?.json.text ?? "null")
             }
             return ("tool_result", json.text)
+        case .logprobs:
+            // Only a /v1 call asks for them (its relay writes them); a page never gets them, in either mode.
+            return nil
         case .done(let outcome):
             json.object {
                 $0.field("status", outcome.status.rawValue)

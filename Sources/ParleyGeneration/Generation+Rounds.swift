@@ -95,9 +95,8 @@ extension Generation {
                           outputTokens: Self.sum(usage?.outputTokens, reported.outputTokens))
         case .reasoning(let text):
             return receive(text, as: .reasoning)
-        case .logprobs:
-            // Not kept yet: /v1 refuses `logprobs: true` until a reply carries them to its stream.
-            break
+        case .logprobs(let items):
+            receiveLogprobs(items)
         case .toolCall(let delta):
             // With no tools offered, a call is only its finish reason (nothing to run or show).
             guard !toolbox.isEmpty else { return true }

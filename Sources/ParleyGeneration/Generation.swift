@@ -1,6 +1,7 @@
 import Foundation
 import ParleyMarkdown
 import ParleyOutcome
+import ParleyPrimitives
 import ParleyProviders
 import ParleyStore
 
@@ -43,6 +44,12 @@ public actor Generation: TickerTarget {
     var log: EventLog
     var ids: EventIDClock
     var subscribers = Subscribers()
+
+    /// The log probabilities the upstream sent with this run's answer (asked for by a /v1 call), in
+    /// order, at most `limits.maxLogprobItems`.
+    private(set) var logprobItems: [JSON] = []
+    /// Set once items past `maxLogprobItems` were dropped (logged once).
+    private var droppedLogprobs = false
 
     // MARK: - Outcome
     var finishReason: FinishReason?
@@ -118,6 +125,23 @@ public actor Generation: TickerTarget {
             break
         }
         return true
+    }
+
+    /// Log probabilities of the text just received: the frame holding that text is sent first, then
+    /// them (a logged `logprobs` event), so a /v1 relay writes them after the text they describe. Items
+    /// past `maxLogprobItems` are dropped.
+    func receiveLogprobs(_ items: [JSON]) {
+        let room = max(0, limits.maxLogprobItems - logprobItems.count)
+        let kept = items.count <= room ? items : Array(items.prefix(room))
+        if kept.count < items.count, !droppedLogprobs {
+            droppedLogprobs = true
+            FileHandle.standardError.write(Data(("parley: reply \(messageID): log probabilities past "
+                + "\(limits.maxLogprobItems) items dropped\n").utf8))
+        }
+        guard !kept.isEmpty else { return }
+        emitFrame()
+        logprobItems += kept
+        subscribers.deliver([event(.logprobs(kept))])
     }
 
     /// The frame timer armed in `receive` fired (called by the `FrameTicker`).
@@ -338,6 +362,9 @@ public actor Generation: TickerTarget {
         text.confirmStored(bytes)
         storedPartsVersion = max(storedPartsVersion, partsVersion)
     }
+
+    /// The id the event log starts from (`log.events(after:)` of it replays the whole run).
+    var logBaseID: Int64 { log.baseID }
 
     /// The last event id, so a continued reply's clock starts above it even if the wall clock stepped back.
     var lastEventID: Int64 { log.lastID }

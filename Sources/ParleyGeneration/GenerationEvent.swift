@@ -1,5 +1,6 @@
-import ParleyStore
 import ParleyOutcome
+import ParleyPrimitives
+import ParleyStore
 
 /// One entry of a message's event log: what subscribers receive, in id order.
 ///
@@ -36,6 +37,10 @@ public struct GenerationEvent: Sendable {
         case toolCallDelta(id: String, argumentsDelta: String)
         /// A call's result (or why it has none: denied, cancelled), with its final status.
         case toolResult(ToolCallPart)
+        /// Log probabilities of the answer text sent just before (OpenAI's `logprobs.content` items as the
+        /// upstream wrote them), for a /v1 call that asked for them (`logprobs: true`). Logged, so a /v1
+        /// relay gets them in order; never sent to a page (the reply stream drops them).
+        case logprobs([JSON])
         /// Last event of a run; the stream ends after it. A run paused for approval (`awaiting_approval`)
         /// or stopped may be resumed or continued: its events then go on above this one's id.
         case done(GenerationOutcome)

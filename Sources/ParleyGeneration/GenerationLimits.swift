@@ -22,11 +22,18 @@ public struct GenerationLimits: Sendable {
     /// Bytes of one tool result kept and sent to the model (`PARLEY_MAX_TOOL_RESULT_BYTES`); the rest is
     /// cut, with a marker the model reads.
     public var maxToolResultBytes: Int
+    /// Log probability items (one per token, OpenAI's `logprobs.content`) one run of a reply keeps for a
+    /// /v1 call that asked for them; later ones are dropped (with a log line), so memory stays bounded.
+    public var maxLogprobItems: Int
+
+    /// The default `maxLogprobItems`.
+    public static let defaultMaxLogprobItems = 100_000
 
     public init(frameInterval: Duration = .milliseconds(25), flushInterval: Duration = .milliseconds(200),
                 maxReplyBytes: Int = 256 * 1024, maxConcurrent: Int = 64, maxConcurrentPerUser: Int = 4,
                 contextBudgetCharacters: Int = 64_000, retainFinished: Duration = .seconds(30),
-                maxToolRounds: Int = 8, maxToolResultBytes: Int = 64 * 1024) {
+                maxToolRounds: Int = 8, maxToolResultBytes: Int = 64 * 1024,
+                maxLogprobItems: Int = GenerationLimits.defaultMaxLogprobItems) {
         self.frameInterval = frameInterval
         self.flushInterval = flushInterval
         self.maxReplyBytes = maxReplyBytes
@@ -36,5 +43,6 @@ public struct GenerationLimits: Sendable {
         self.retainFinished = retainFinished
         self.maxToolRounds = maxToolRounds
         self.maxToolResultBytes = maxToolResultBytes
+        self.maxLogprobItems = maxLogprobItems
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import ParleyMarkdown
+import ParleyPrimitives
 import ParleyProviders
 import ParleyStore
 
@@ -190,6 +191,21 @@ public actor Generations: TickerTarget {
     /// A stored reply's outcome; rendered off the actor to count its blocks.
     private nonisolated func storedOutcome(_ message: Message) async -> GenerationOutcome {
         FinishedReply(stored: message, renderer: renderer).outcome
+    }
+
+    /// The log probabilities the live or retained run of the message collected (`logprobs: true` on
+    /// /v1), in order; nil when no generation holds it any more. A caller that waited for the outcome
+    /// reads them here: a finished reply is retained for `retainFinished`.
+    public func logprobs(of messageID: String) async -> [JSON]? {
+        guard let generation = live[messageID] ?? retained.generation(for: messageID) else { return nil }
+        return await generation.logprobItems
+    }
+
+    /// The id the live or retained run's event log starts from: subscribing after it replays every event
+    /// of the run (its `logprobs` too, which a snapshot does not carry); nil when no generation holds it.
+    public func logStartID(of messageID: String) async -> Int64? {
+        guard let generation = live[messageID] ?? retained.generation(for: messageID) else { return nil }
+        return await generation.logBaseID
     }
 
     // MARK: - Persistence (group commit)

@@ -156,15 +156,17 @@ package struct OpenAIHandlers: Sendable {
                 ticket.attach(writer)
                 let relay = OpenAIStreamRelay(messageID: assistant.id, encoder: encoder, writer: writer, store: store,
                                               generations: generations, keepAlive: keepAlive,
-                                              before: assistant)
+                                              before: assistant, logprobs: chat.options.logprobs == true)
                 Task { await relay.start() }
             })
         }
         let message = try await finished(assistant.id)
         if let failure = Self.failure(of: message) { throw failure }
         let response = OpenAIToolHistory.response(message, from: start)
+        // Read from the run just waited for (retained after its end for `retainFinished`).
+        let logprobs = chat.options.logprobs == true ? await generations.logprobs(of: assistant.id) ?? [] : nil
         let body = encoder.completion(content: response.content, reasoning: response.reasoning,
-                                      toolCalls: response.toolCalls,
+                                      toolCalls: response.toolCalls, logprobs: logprobs,
                                       finishReason: OpenAIChunkEncoder.finishReason(message.finishReason),
                                       usage: ReplyUsage(message.usage))
         return HTTPResponse(status: 200, headers: [("Content-Type", "application/json; charset=utf-8")] + headers,

@@ -6,7 +6,8 @@ import Synchronization
 
 /// Relays one reply's generation events to an OpenAI-style stream: the role chunk first, then a
 /// content (or reasoning) chunk per delta, a tool call's first chunk (id, name) when the model begins
-/// it and an arguments chunk per fragment (calls indexed in this response's order), and at `done` the finish chunk, the usage chunk (with
+/// it and an arguments chunk per fragment (calls indexed in this response's order), a chunk with empty
+/// content carrying `logprobs` after the text they describe (when asked for), and at `done` the finish chunk, the usage chunk (with
 /// `include_usage`) and `[DONE]`, read from the stored message so the usage is the one stored
 /// (provider's, or the estimate). A client that leaves before the end stops the reply: the
 /// upstream call is aborted and the message stored `stopped`.
@@ -42,6 +43,9 @@ final class OpenAIStreamRelay: Sendable {
     /// `: keep-alive` after each interval without a chunk (nil: never). libmicrohttpd does not watch a suspended
     /// connection's socket, so a client that left is only noticed when a write to it fails.
     private let keepAlive: Duration?
+    /// The call asked for log probabilities: the relay replays the run from its start (a snapshot does not
+    /// carry them), and writes each `logprobs` event as a chunk.
+    private let logprobs: Bool
     private let state: Mutex<State>
 
     static let keepAliveComment: [UInt8] = Array(": keep-alive\n\n".utf8)
@@ -49,7 +53,8 @@ final class OpenAIStreamRelay: Sendable {
     /// - Parameter before: the reply as it was when this call started (empty for a new reply; a continued
     ///   one's earlier rounds, which its first snapshot repeats): its text and calls are never sent again.
     init(messageID: String, encoder: OpenAIChunkEncoder, writer: EventStreamWriter, store: Store,
-         generations: Generations, keepAlive: Duration?, before: Message) {
+         generations: Generations, keepAlive: Duration?, before: Message, logprobs: Bool = false) {
+        self.logprobs = logprobs
         state = Mutex(State(sentContent: before.content.utf8.count, sentReasoning: before.reasoning.utf8.count,
                             earlier: Set(before.toolCalls.map(\.id)), separatorPending: !before.content.isEmpty))
         self.keepAlive = keepAlive
@@ -80,7 +85,9 @@ final class OpenAIStreamRelay: Sendable {
             Task { _ = try? await generations.stop(messageID: messageID) }
         }
         do {
-            let subscription = try await generations.subscribe(messageID: messageID, after: nil) { [self] events in
+            // With log probabilities, every event of the run from its start (those sent before this subscribed too).
+            let after = logprobs ? await generations.logStartID(of: messageID) : nil
+            let subscription = try await generations.subscribe(messageID: messageID, after: after) { [self] events in
                 deliver(events)
             }
             if let subscription {
@@ -131,6 +138,9 @@ final class OpenAIStreamRelay: Sendable {
                 case .reasoning(let text):
                     pieces.append(encoder.reasoning(text))
                     state.sentReasoning += text.utf8.count
+                case .logprobs(let items):
+                    // After the chunk of the text they describe: a chunk of their own, with empty content.
+                    if logprobs { pieces.append(encoder.content("", logprobs: items)) }
                 case .done:
                     state.ended = true
                     finished = true

@@ -97,10 +97,9 @@ public struct OpenAICompatibleProvider: ChatProvider {
         }
     }
 
-    /// Every option is sent on as given (`tool_choice` and `parallel_tool_calls` too); only
-    /// `logprobs: true` is refused: the stream's log probabilities are parsed (`ProviderEvent.logprobs`)
-    /// but a reply does not carry them to its client yet.
+    /// Every option is sent on as given (`tool_choice`, `parallel_tool_calls`, `logprobs` and
+    /// `top_logprobs` too): the stream's log probabilities come back as `ProviderEvent.logprobs`.
     public func refusal(_ options: ChatOptions) -> String? {
-        options.logprobs == true ? "logprobs" : nil
+        nil
     }
 }

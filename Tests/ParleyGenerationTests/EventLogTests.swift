@@ -25,6 +25,7 @@ final class EventLogTests: XCTestCase {
             case .toolCall(let call): "tool_call:\(call.id):\(call.status.rawValue)"
             case .toolCallDelta(let id, let fragment): "tool_call_delta:\(id):\(fragment)"
             case .toolResult(let call): "tool_result:\(call.id):\(call.status.rawValue)"
+            case .logprobs(let items): "logprobs:\(items.count)"
             case .done: "done"
             }
         }

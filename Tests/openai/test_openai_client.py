@@ -130,7 +130,7 @@ def test_refused_options_name_their_parameter(parley):
     tools = [{"type": "function", "function": {"name": "f", "parameters": {}}}]
     for param, options in [("tools", {"model": "demo", "tools": tools}),
                            ("tools[0].function.name", {"tools": [{"type": "function", "function": {"name": "a b"}}]}),
-                           ("logprobs", {"logprobs": True}), ("seed", {"model": "demo", "seed": 1}),
+                           ("logprobs", {"model": "demo", "logprobs": True}), ("seed", {"model": "demo", "seed": 1}),
                            ("stop", {"stop": ["a", "b", "c", "d", "e"]})]:
         arguments = {"model": "openai:fake", "messages": [{"role": "user", "content": "x"}], **options}
         with pytest.raises(openai.BadRequestError) as caught:

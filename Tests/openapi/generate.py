@@ -25,6 +25,12 @@ def obj(properties, required=None, **extra):
 
 
 STRING, INTEGER, NUMBER, BOOLEAN = ({"type": t} for t in ("string", "integer", "number", "boolean"))
+# Log probabilities as OpenAI writes them (`choices[0].logprobs`): the upstream's items, relayed as it sent them.
+LOGPROB_TOKEN = {"token": STRING, "logprob": NUMBER,
+                 "bytes": {"type": ["array", "null"], "items": INTEGER}}
+LOGPROBS = obj({"content": {"type": "array", "items": obj(
+    {**LOGPROB_TOKEN, "top_logprobs": {"type": "array", "items": obj(LOGPROB_TOKEN)}})},
+    "refusal": {"type": "null"}})
 # A call of a client's tool, as OpenAI writes it in an assistant message.
 TOOL_CALL = obj({"id": STRING, "type": {"type": "string", "const": "function"},
                  "function": obj({"name": STRING, "arguments": STRING})})
@@ -262,10 +268,11 @@ SCHEMAS = {
             "seed": INTEGER,
             "presence_penalty": {"type": "number", "minimum": -2, "maximum": 2},
             "frequency_penalty": {"type": "number", "minimum": -2, "maximum": 2},
-            "logprobs": {"type": "boolean", "description": "true is refused (400): log probabilities are not "
-                                                           "relayed yet."},
+            "logprobs": {"type": "boolean", "description": "true relays the model's log probabilities "
+                                                           "(choices[0].logprobs.content, OpenAI's shape); "
+                                                           "OpenAI-compatible models only (others refuse it, 400)."},
             "top_logprobs": {"type": "integer", "minimum": 0, "maximum": 20,
-                             "description": "Requires logprobs: true (so refused for now)."},
+                             "description": "Requires logprobs: true."},
             "user": {"type": "string", "maxLength": 256,
                      "description": "Sent on as `user` (OpenAI-compatible) or `metadata.user_id` (Anthropic)."},
             "response_format": {"type": "object", "required": ["type"], "properties": {
@@ -290,7 +297,9 @@ SCHEMAS = {
                             "refusal": {"type": "null"}, "reasoning_content": STRING,
                             "tool_calls": {"type": "array", "items": TOOL_CALL}},
                            required=["role", "content", "refusal"]),
-            "logprobs": {"type": "null"}, "finish_reason": STRING})},
+            "logprobs": {"oneOf": [{"type": "null"}, LOGPROBS],
+                         "description": "null unless the request had logprobs: true."},
+            "finish_reason": STRING})},
         "usage": {"type": ["object", "null"], "properties": {
             "prompt_tokens": INTEGER, "completion_tokens": INTEGER, "total_tokens": INTEGER}}}),
 }

@@ -27,6 +27,9 @@ What POST /v1/chat/completions answers:
   its argument fragments), waiting for `gate` (when set) before the calls' fragments, and
   `finish_reason: "tool_calls"` when it has calls (else `stop`). Scripted rounds come
   first: with `rounds` empty, the rest applies.
+Log probabilities, as a model that honours `logprobs: true`: each content chunk then carries
+`logprobs.content`, one item per chunk (`logprob_item`: its token, a logprob from its position, its
+UTF-8 bytes, and `top_logprobs` alternatives of it).
 Per answer: `chunk_delay` (seconds) spaces the chunks, `first_delay` holds the first chunk back after
 the headers (a model slow to start), and with `answer_gate` set the answer waits for it before chunk
 `answer_gate_index` (a code block's closing fence, say). `reset()` puts these back.
@@ -238,9 +241,15 @@ class FakeUpstream:
                 try:
                     if upstream.first_delay:
                         time.sleep(upstream.first_delay)
+                    position = 0
                     for delta, finish in upstream._chunks(request):
+                        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+                        if request.get("logprobs") is True and delta.get("content"):
+                            item = logprob_item(delta["content"], position, request.get("top_logprobs") or 0)
+                            choice["logprobs"] = {"content": [item], "refusal": None}
+                            position += 1
                         self._event({"id": "c1", "object": "chat.completion.chunk", "model": "fake",
-                                     "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+                                     "choices": [choice]})
                     if upstream.usage is not None:
                         self._event({"id": "c1", "object": "chat.completion.chunk", "model": "fake",
                                      "choices": [], "usage": upstream.usage})
@@ -249,6 +258,16 @@ class FakeUpstream:
                     upstream.aborted.set()
 
         return Handler
+
+
+def logprob_item(token, position, top):
+    """The `logprobs.content` item the fake sends for the chunk `token` at `position` (0, 1, …), with `top`
+    alternatives: the token itself first, then "alt1", "alt2", … less likely."""
+    logprob = -0.25 * (position + 1)
+    alternatives = [{"token": token, "logprob": logprob, "bytes": list(token.encode())}]
+    alternatives += [{"token": f"alt{n}", "logprob": logprob - n, "bytes": list(f"alt{n}".encode())}
+                     for n in range(1, top)]
+    return {"token": token, "logprob": logprob, "bytes": list(token.encode()), "top_logprobs": alternatives[:top]}
 
 
 def example(schema, defs=None):

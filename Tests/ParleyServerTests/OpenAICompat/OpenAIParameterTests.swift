@@ -61,7 +61,7 @@ final class OpenAIParameterTests: XCTestCase {
             (#""seed":1.5"#, "seed"), (#""seed":"1""#, "seed"),
             (#""presence_penalty":2.5"#, "presence_penalty"), (#""frequency_penalty":-3"#, "frequency_penalty"),
             (#""frequency_penalty":"high""#, "frequency_penalty"),
-            (#""logprobs":"yes""#, "logprobs"), (#""logprobs":true"#, "logprobs"),
+            (#""logprobs":"yes""#, "logprobs"),
             (#""logprobs":true,"top_logprobs":21"#, "top_logprobs"), (#""top_logprobs":2"#, "top_logprobs"),
             (#""user":7"#, "user"), ("\"user\":\"" + String(repeating: "u", count: 257) + "\"", "user"),
             (#""response_format":{"type":"xml"}"#, "response_format"), (#""response_format":"json""#, "response_format"),
@@ -113,7 +113,8 @@ final class OpenAIParameterTests: XCTestCase {
 
     func testTheDemoModelAcceptsOnlyUser() async throws {
         let parley = try startParley()
-        for (field, param) in [(#""stop":"x""#, "stop"), (#""seed":1"#, "seed"),
+        for (field, param) in [(#""stop":"x""#, "stop"), (#""seed":1"#, "seed"), (#""logprobs":true"#, "logprobs"),
+                               (#""logprobs":true,"top_logprobs":2"#, "logprobs"),
                                (#""response_format":{"type":"json_object"}"#, "response_format"),
                                (#""tools":[{"type":"function","function":{"name":"f"}}]"#, "tools")] {
             assertRefused(try await post(parley, #"{"model":"demo","# + messages + "," + field + "}"), param: param)
