@@ -136,12 +136,8 @@ package struct MessageResource: Encodable {
             try container.encode(ErrorInfo(code: code.rawValue, message: message.errorMessage ?? ""), forKey: .error)
         }
         // The reply's reasoning, text and tool calls in order (a user message: its one text part, no HTML).
-        try container.encode(message.parts.map { part -> JSON in
-            guard case .text(let text, _) = part, message.role != .assistant || message.status == .streaming else {
-                return part.json
-            }
-            return MessagePart.text(text, html: nil).json
-        }, forKey: .parts)
+        let rendered = message.role == .assistant && message.status != .streaming
+        try container.encode(message.parts.map { (rendered ? $0 : $0.withoutHTML).json }, forKey: .parts)
     }
 }
 

@@ -243,7 +243,9 @@ public actor Generation: TickerTarget {
             batch.append(failure)
         }
         let html = blocks.joined()
-        let allParts = parts.all(text: text.answer, reasoning: text.reasoning, html: text.markdown.blocks.joined())
+        // Only a reply with tool calls stores parts (one of text alone has the parts its text gives).
+        let storedParts = parts.hasToolCalls
+            ? parts.all(text: text.answer, reasoning: text.reasoning, html: text.markdown.blocks.joined()) : nil
         // The row is written first: its usage, completed by the store (an estimate marked `estimated` when
         // the provider reported none), is what `done` carries, as a late reader's `done` built from the row does.
         // The provider's figures are clamped into `ReplyTokens.range` here, as every stored usage is.
@@ -254,7 +256,7 @@ public actor Generation: TickerTarget {
                 of: messageID, ReplyEnd(content: content, reasoning: reasoning, status: status,
                                         finishReason: finishReason, usage: reported, model: model,
                                         errorCode: errorCode, errorMessage: errorMessage, html: html,
-                                        parts: parts.hasToolCalls ? allParts : nil))
+                                        parts: storedParts))
             storedUsage = stored.usage ?? storedUsage
         } catch StoreError.notFound {
             // The conversation was deleted during the reply; nothing is left to write to.

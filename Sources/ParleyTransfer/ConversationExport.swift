@@ -86,10 +86,7 @@ struct MessageExport: Encodable {
         try container.encode(Timestamp.format(message.createdAt), forKey: .createdAt)
         try container.encode(Timestamp.format(message.updatedAt), forKey: .updatedAt)
         if !message.toolCalls.isEmpty {
-            try container.encode(message.parts.map { part -> JSON in
-                if case .text(let text, _) = part { return MessagePart.text(text, html: nil).json }
-                return part.json
-            }, forKey: .parts)
+            try container.encode(message.parts.map(\.withoutHTML.json), forKey: .parts)
         }
     }
 }

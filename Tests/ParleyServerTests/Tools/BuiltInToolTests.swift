@@ -1,4 +1,5 @@
 import Foundation
+import ParleyAPI
 import ParleySSE
 import ParleyTestSupport
 import XCTest
@@ -133,6 +134,17 @@ final class BuiltInToolTests: UpstreamTestCase {
         XCTAssertEqual(bad.errorCode, "unknown_tool")
         let wrongType = try await parley.call("POST", "/api/conversations", json: ["tools": "parley/*"])
         XCTAssertEqual(wrongType.status, 400)
+        // The field's limits (ToolRules): 128 entries of at most 200 characters.
+        let tooMany = try await parley.call("POST", "/api/conversations",
+                                            json: ["tools": Array(repeating: "parley/*", count: ToolRules.maxEntries + 1)])
+        XCTAssertEqual(tooMany.status, 400)
+        let atTheLimit = try await parley.call("POST", "/api/conversations",
+                                               json: ["tools": Array(repeating: "parley/*", count: ToolRules.maxEntries)])
+        XCTAssertEqual(atTheLimit.status, 201)
+        let tooLong = try await parley.call("POST", "/api/conversations",
+                                            json: ["tools": [String(repeating: "x", count: ToolRules.maxIDLength + 1)]])
+        XCTAssertEqual(tooLong.status, 400)
+        XCTAssertEqual(tooLong.errorCode, "invalid_request")
         let id = try await parley.conversation(["tools": ["parley/search_history", "parley/search_history"]])
         let shown = try await parley.call("GET", "/api/conversations/\(id)")
         XCTAssertEqual(shown.json["tools"] as? [String], ["parley/search_history"])

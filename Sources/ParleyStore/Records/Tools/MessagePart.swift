@@ -16,6 +16,13 @@ public enum MessagePart: Sendable, Equatable {
         return nil
     }
 
+    /// The part without its HTML (a text part's render is made again where it is needed: exports, a user
+    /// message, a reply still streaming); the others as they are.
+    public var withoutHTML: MessagePart {
+        if case .text(let text, _) = self { return .text(text, html: nil) }
+        return self
+    }
+
     /// The tool call of a tool part, nil for the others.
     public var toolCall: ToolCallPart? {
         if case .toolCall(let call) = self { return call }
