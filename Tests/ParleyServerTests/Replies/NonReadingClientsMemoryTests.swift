@@ -63,8 +63,10 @@ final class NonReadingClientsMemoryTests: UpstreamTestCase {
             + "-> \(held / Self.mebibyte) MiB (+\(rise / Self.mebibyte) MiB)")
         // One copy per client would leave at least 5 MB each on the server (a 9 MB frame, at most 4 MiB
         // of it in the kernel): 150 MB for 30 clients (measured without sharing: +278 MiB). Shared, the
-        // rise is allocator noise (measured +11 to +31 MiB on a loaded machine): a third of a copy each.
-        XCTAssertLessThan(rise, Self.clients * 5_000_000 / 3, "the snapshot's bytes should be held once, not per client")
+        // rise is allocator noise: +11 to +35 MiB alone, about 50 MiB once in a CI run of the whole suite,
+        // whose 400 MiB heap is fragmented by the tests before. Half a copy each still tells them apart.
+        XCTAssertLessThan(rise, Self.clients * 5_000_000 / 2,
+                          "the snapshot's bytes should be held once, not per client (RSS \(before) -> \(held))")
 
         for client in clients { client.close() }
         // glibc gives freed memory back only when asked (malloc_trim after large releases, at most once a second).
@@ -75,7 +77,7 @@ final class NonReadingClientsMemoryTests: UpstreamTestCase {
             after = Self.residentBytes()
         }
         print("MEASURE memory: after the clients left: RSS \(after / Self.mebibyte) MiB")
-        XCTAssertLessThanOrEqual(after, before + 64 * Self.mebibyte, "RSS returns within 64 MiB of its idle figure")
+        XCTAssertLessThanOrEqual(after, before + 64 * Self.mebibyte, "RSS returns within 64 MiB of its idle figure (\(before))")
     }
 
     /// Resident set size of this process, from /proc/self/statm (second field, in pages).
