@@ -278,6 +278,11 @@ extension ServerCore {
             mhdResponse = MHD_create_response_from_callback(UInt64.max, 64 * 1024, pulledRead, retained, pulledFreed)
             if mhdResponse == nil { Unmanaged<PulledBody>.fromOpaque(retained).release() }
             headers += response.headers
+        case .sized(let length, let next):
+            let retained = Unmanaged.passRetained(PulledBody(next)).toOpaque()
+            mhdResponse = MHD_create_response_from_callback(UInt64(max(0, length)), 64 * 1024, pulledRead, retained, pulledFreed)
+            if mhdResponse == nil { Unmanaged<PulledBody>.fromOpaque(retained).release() }
+            headers += response.headers
         case .eventStream(let start):
             // Only nil after shutdown, when the daemon (and so this thread) has stopped.
             guard let streamSockets else { return MHD_Result.NO }
