@@ -30,11 +30,13 @@ extension Migration {
             -- the owner's list, newest first (keyset pagination), live files only
             CREATE INDEX files_by_owner ON files (owner_id, created_at, id) WHERE deleted_at IS NULL;
 
-            -- the files a message shows, in order; they go with the message (conversation deletes cascade)
+            -- the files a message shows, in order; they go with the message (conversation deletes cascade).
+            -- The key's columns come first: SQLite 3.40's quick_check (run on every backup) misreads a
+            -- WITHOUT ROWID table whose key columns are not its leading ones ("NULL value in ...file_id").
             CREATE TABLE message_files (
                 message_id TEXT NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
-                file_id    TEXT NOT NULL REFERENCES files (id) ON DELETE CASCADE,
                 position   INTEGER NOT NULL,
+                file_id    TEXT NOT NULL REFERENCES files (id) ON DELETE CASCADE,
                 PRIMARY KEY (message_id, position)
             ) WITHOUT ROWID;
             -- "is this file still held?" without reading every message's files
