@@ -40,7 +40,9 @@ public protocol FileStore: Sendable {
     ) throws(StoreError)
 
     /// Collects what a crash or a message delete left behind: stored bytes no file refers to, and
-    /// deleted files no message holds. Call before serving. Returns how many blobs were removed.
+    /// deleted files no message holds. Call once at start, before serving, from the serving process
+    /// only (a save in another process is between its blob and its row for a moment). Returns how many
+    /// blobs were removed.
     @discardableResult
     func collectOrphanFiles() throws(StoreError) -> Int
 

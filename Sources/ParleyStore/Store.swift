@@ -80,8 +80,9 @@ public final class Store: Sendable {
             path: path, configuration: StoreConfiguration(readers: readers, busyTimeout: busyTimeout))
     }
 
-    /// Opens (creating if needed) the database at `path` and its files database, applies pending
-    /// migrations and collects orphan files (`collectOrphanFiles`: nothing can be saving yet).
+    /// Opens (creating if needed) the database at `path` and its files database and applies pending
+    /// migrations. The server then calls `markInterruptedAtStartup` and `collectOrphanFiles` (not done
+    /// here: `parley user` opens a store beside a running server, whose saves it must not disturb).
     /// `now` is the clock for timestamps (tests pin it to make equal `updated_at` values).
     public init(
         path: String, configuration: StoreConfiguration,
@@ -106,7 +107,6 @@ public final class Store: Sendable {
         self.fileBlobs = try FileBlobs(
             path: Self.filesDatabasePath(forDatabaseAt: path), readers: configuration.readers,
             busyTimeoutMilliseconds: timeout)
-        try collectOrphanFiles()
     }
 
     /// Where the files database of the main database at `path` lives: `NAME.files.sqlite` beside it

@@ -1,5 +1,6 @@
 import Foundation
 @testable import ParleyStore
+import Synchronization
 import XCTest
 
 /// Files and the messages that hold them: delete, keep, release, and what a crash leaves behind.
@@ -71,11 +72,41 @@ final class FileLifecycleTests: FileTestCase {
         store = nil
 
         let reopened = try makeStore()
+        XCTAssertEqual(try reopened.fileBlobs.ids().count, 2, "opening a store alone collects nothing")
+        XCTAssertEqual(try reopened.collectOrphanFiles(), 1)
         let ids = try reopened.fileBlobs.ids()
         XCTAssertEqual(ids.count, 1, "only the blob of the file that has a row")
         XCTAssertFalse(ids.contains(orphan.id))
         XCTAssertEqual(try drain(reopened.fileContent(id: kept.id, ownedBy: "alice")).bytes, pattern(1000))
         XCTAssertEqual(try reopened.collectOrphanFiles(), 0, "nothing left to collect")
+    }
+
+    /// In one process a collection may run beside saves: it never takes a blob whose row is coming.
+    func testACollectionBesideSavesNeverTakesABlobWhoseRowIsComing() throws {
+        let store = try makeStore()
+        let contents = try (0..<4).map { try localFile(pattern(300_000, seed: UInt8($0))) }
+        let uploads = (0..<24).map { metadata(upload: "u\($0)") }
+        let errors = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 24) { index in
+            do {
+                if index % 3 == 0 {
+                    try store.collectOrphanFiles()
+                } else {
+                    _ = try store.saveFile(uploads[index], content: contents[index % 4], thumbnail: nil, text: nil)
+                }
+            } catch {
+                errors.withLock { $0.append("\(error)") }
+            }
+        }
+        XCTAssertEqual(errors.withLock { $0 }, [])
+        let files = try store.listFiles(ownedBy: "alice", limit: 100, cursor: nil).items
+        XCTAssertEqual(files.count, 16)
+        for file in files {
+            let index = try XCTUnwrap(Int(file.uploadSHA256.dropFirst()))
+            XCTAssertEqual(try drain(store.fileContent(id: file.id, ownedBy: "alice")).bytes,
+                           pattern(300_000, seed: UInt8(index % 4)))
+        }
+        XCTAssertEqual(try store.fileBlobs.ids().count, 16)
     }
 
     func testAReleasedBlobLeftInTheQueueIsRemovedAtStart() throws {
@@ -88,6 +119,7 @@ final class FileLifecycleTests: FileTestCase {
         XCTAssertEqual(try XCTUnwrap(store).fileBlobs.ids().count, 1)
         store = nil
         let reopened = try makeStore()
+        XCTAssertEqual(try reopened.collectOrphanFiles(), 1)
         XCTAssertEqual(try reopened.fileBlobs.ids(), [])
         let queued = try reopened.read { (database) throws(StoreError) in
             try database.queryFirst("SELECT count(*) FROM released_blobs") { $0.int64(0) }

@@ -13,7 +13,8 @@ import Foundation
 /// Thread-safe. Writes run on this file's one writer connection under its own lock, each one
 /// `BEGIN IMMEDIATE` transaction; reads run on its own reader pool, each one deferred transaction. The
 /// main database's rows are the truth: a blob is written before the row that names it and removed after
-/// that row is gone, so a crash leaves at worst an unreferenced blob (`Store.collectOrphanFiles`).
+/// that row is gone, so a crash leaves at worst an unreferenced blob, which the server's start collects
+/// (`Store.collectOrphanFiles`).
 final class FileBlobs: Sendable {
     private let writer: ExclusiveAccess<Database>
     private let readers: ReaderPool

@@ -3,8 +3,10 @@ import Foundation
 extension Store {
     // MARK: - Collecting what files leave behind
 
-    /// Runs at start from `init` (nothing can be saving then), and is safe later too: it holds
-    /// `fileSaves`, so no blob is between its write and its row. Steps: deleted files no message holds
+    /// Call once at start, before serving, like `markInterruptedAtStartup` (`ParleyApp` does). Within
+    /// this process it is safe at any time: it holds `fileSaves`, so no blob is between its write and its
+    /// row; another process's saves it cannot see, so never call it from a command run beside a server.
+    /// Steps: deleted files no message holds
     /// go (the trigger normally does it; this covers rows from before it or a crash); released blobs go;
     /// then every blob whose id no `files` row names. Returns how many blobs were removed.
     @discardableResult
