@@ -70,6 +70,7 @@ public protocol FileStore: Sendable {
     func fileBytes(ownedBy owner: String) throws(StoreError) -> Int64
 
     /// The files each message shows, in order, keyed by message id (messages without files are absent).
+    /// No owner is asked: callers have found the messages through their owner's conversation.
     func messageFiles(messageIDs: [String]) throws(StoreError) -> [String: [StoredFile]]
 }
 

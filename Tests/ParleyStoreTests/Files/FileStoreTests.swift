@@ -108,6 +108,17 @@ final class FileStoreTests: FileTestCase {
         }
     }
 
+    func testLocalModesFilesMoveWithItsConversationsToTheFirstAdmin() throws {
+        let store = try makeStore()
+        let file = try save(store, owner: User.localID)
+        let message = try userMessage(store, owner: User.localID)
+        try store.attachFiles([file.id], toMessage: message.messageID, ownedBy: User.localID)
+        XCTAssertEqual(try store.assignLocalConversations(to: "admin"), 1)
+        XCTAssertEqual(try store.file(id: file.id, ownedBy: "admin").ownerID, "admin")
+        assertFileNotFound(file.id, try store.file(id: file.id, ownedBy: User.localID))
+        XCTAssertEqual(try store.messageFiles(messageID: message.messageID).map(\.id), [file.id])
+    }
+
     func testTheOwnersTotalCountsEveryStoredByteOfTheirsOnly() throws {
         let store = try makeStore()
         XCTAssertEqual(try store.fileBytes(ownedBy: "alice"), 0)

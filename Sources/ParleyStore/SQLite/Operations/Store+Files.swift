@@ -53,9 +53,18 @@ extension Store: FileStore {
         }
     }
 
-    /// Write transaction (it may clear `deleted_at`).
+    /// A read transaction; a write one only to bring back a deleted file (most uploads are new bytes,
+    /// and those should not wait for the writer).
     public func fileForUpload(ownedBy owner: String, uploadSHA256: String) throws(StoreError) -> StoredFile? {
-        try write { (writer, _) throws(StoreError) in
+        let live = try read { (database) throws(StoreError) in
+            try database.queryFirst(
+                "SELECT \(StoredFile.columns), deleted_at IS NULL FROM files WHERE owner_id = ? AND upload_sha256 = ?",
+                [.text(owner), .text(uploadSHA256)]
+            ) { (row) throws(StoreError) in (file: try StoredFile(row: row), live: row.int64(15) == 1) }
+        }
+        guard let live else { return nil }
+        if live.live { return live.file }
+        return try write { (writer, _) throws(StoreError) in
             try writer.database.queryFirst(
                 """
                 UPDATE files SET deleted_at = NULL WHERE owner_id = ? AND upload_sha256 = ?
