@@ -51,6 +51,10 @@ public protocol FileStore: Sendable {
     /// The owner's file, live or deleted-but-kept.
     func file(id: String, ownedBy owner: String) throws(StoreError) -> StoredFile
 
+    /// The owner's live files with these ids, in the order given: what a new message may attach, checked
+    /// before anything is sent or stored. The first id that is not a live file of `owner` is `notFound`.
+    func liveFiles(ids: [String], ownedBy owner: String) throws(StoreError) -> [StoredFile]
+
     /// The owner's live files, newest first; `cursor` is a previous page's `nextCursor`.
     func listFiles(ownedBy owner: String, limit: Int, cursor: String?) throws(StoreError) -> FilePage
 

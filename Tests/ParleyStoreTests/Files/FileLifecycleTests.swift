@@ -31,6 +31,8 @@ final class FileLifecycleTests: FileTestCase {
         XCTAssertEqual(try store.listFiles(ownedBy: "alice", limit: 10, cursor: nil).items.map(\.id), [other.id])
         XCTAssertEqual(try store.file(id: file.id, ownedBy: "alice"), file, "still served for its messages")
         XCTAssertEqual(try drain(store.fileContent(id: file.id, ownedBy: "alice")).bytes, pattern(1000))
+        assertFileNotFound(file.id, try store.liveFiles(ids: [other.id, file.id], ownedBy: "alice"))
+        XCTAssertEqual(try store.liveFiles(ids: [other.id, other.id], ownedBy: "alice"), [other, other])
         let third = try userMessage(store)
         assertFileNotFound(file.id, try store.attachFiles([other.id, file.id], toMessage: third.messageID, ownedBy: "alice"))
         XCTAssertEqual(try store.messageFiles(messageID: third.messageID), [], "all or nothing")

@@ -67,6 +67,7 @@ final class FileStoreTests: FileTestCase {
         let message = try userMessage(store, owner: "bob")
         for id in [file.id, "no-such-file"] {
             assertFileNotFound(id, try store.file(id: id, ownedBy: "bob"))
+            assertFileNotFound(id, try store.liveFiles(ids: [id], ownedBy: "bob"))
             assertFileNotFound(id, try store.fileContent(id: id, ownedBy: "bob"))
             assertFileNotFound(id, try store.fileThumbnail(id: id, ownedBy: "bob"))
             assertFileNotFound(id, try store.fileText(id: id, ownedBy: "bob"))

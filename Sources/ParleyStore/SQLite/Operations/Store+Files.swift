@@ -102,6 +102,19 @@ extension Store: FileStore {
         try read { (database) throws(StoreError) in try Self.file(id: id, ownedBy: owner, database).file }
     }
 
+    /// Read transaction: one primary-key probe per id.
+    public func liveFiles(ids: [String], ownedBy owner: String) throws(StoreError) -> [StoredFile] {
+        try read { (database) throws(StoreError) in
+            try ids.map { (id) throws(StoreError) -> StoredFile in
+                guard let file = try database.queryFirst(
+                    "SELECT \(StoredFile.columns) FROM files WHERE id = ? AND owner_id = ? AND deleted_at IS NULL",
+                    [.text(id), .text(owner)], StoredFile.init(row:))
+                else { throw StoreError.notFound(.file(id: id)) }
+                return file
+            }
+        }
+    }
+
     /// Keyset pagination on `(created_at, id)` like `listConversations` (a page costs the same however
     /// deep it is); `limit` is cut to 1...`configuration.maxPageSize`. Read transaction.
     public func listFiles(ownedBy owner: String, limit: Int, cursor: String?) throws(StoreError) -> FilePage {
