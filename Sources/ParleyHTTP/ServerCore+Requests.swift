@@ -135,7 +135,8 @@ extension ServerCore {
         case .awaitingHeaders:
             if let entry = connectionEntry(connection) { connections.headersReceived(entry) }
             context.headers = headerFields(of: connection)
-            let upload = router.uploadMethods.contains(method) ? uploadRoute(for: context, method: method) : nil
+            let upload = !router.uploadMethods.isEmpty && router.uploadMethods.contains(method)
+                ? uploadRoute(for: context, method: method) : nil
             if let refusal = firstLook(method: method, headers: context.headers, bodyLimit: upload == nil) {
                 context.phase = .refused
                 return queue(Self.closing(refusal.response), on: connection, context: context)
@@ -231,10 +232,7 @@ extension ServerCore {
             return queue(response, on: connection, context: context)
         case .handler(.async(let handler), let parameters):
             request.parameters = parameters
-            let ready = request
-            return runSuspended(on: connection, context: context) { try await handler(ready) } failed: { error in
-                ServerCore.errorResponse(error, for: ready)
-            }
+            return runSuspended(request, on: connection, context: context, handler)
         case .handler(.upload, _):
             // Upload routes are matched at headers time (`uploadMethods`) and never get here.
             return queue(HTTPError.internal.response, on: connection, context: context)
@@ -248,12 +246,10 @@ extension ServerCore {
         }
     }
 
-    /// Suspends the connection and runs `work` as a task; its response (or `failed`'s answer to what it
-    /// threw) is queued when the connection resumes. 503 when shutting down.
+    /// Suspends the connection and runs `handler` on `request` as a task; its response (or the answer to
+    /// what it threw) is queued when the connection resumes. 503 when shutting down.
     func runSuspended(
-        on connection: OpaquePointer, context: RequestContext,
-        _ work: @escaping @Sendable () async throws -> HTTPResponse,
-        failed: @escaping @Sendable (any Error) -> HTTPResponse
+        _ request: HTTPRequest, on connection: OpaquePointer, context: RequestContext, _ handler: @escaping Router.Handler
     ) -> MHD_Result {
         guard beginHandler() else {
             return queue(HTTPError.serviceUnavailable.response, on: connection, context: context)
@@ -264,9 +260,9 @@ extension ServerCore {
         Task {
             let response: HTTPResponse
             do {
-                response = try await work()
+                response = try await handler(request)
             } catch {
-                response = failed(error)
+                response = ServerCore.errorResponse(error, for: request)
             }
             context.setResult(response)
             // Counted before the handler stops counting, so shutdown never sees neither.

@@ -163,6 +163,36 @@ final class UploadTests: XCTestCase {
         XCTAssertEqual(admitted.status, 201)
     }
 
+    func testAHandlerThatThrowsIsAnsweredAndItsFileStillDeleted() throws {
+        let folder = makeUploadFolder(self)
+        let (_, base) = try startServer(self, configure: { $0.uploadDirectory = folder }, routes: { router in
+            router.on("PUT", "/api/things/:id/file", upload: UploadRoute(maxBytes: 100) { request, body in
+                let id = try request.parameter("id")
+                throw HTTPError(status: 415, code: "unsupported_file", message: "\(id): \(body.byteCount) bytes")
+            })
+        })
+        let response = try TestHTTPClient().request(
+            "PUT", base + "/api/things/7/file", headers: [("Content-Type", "text/plain")], body: [1, 2, 3])
+        XCTAssertEqual(response.status, 415)
+        XCTAssertTrue(response.text.contains("7: 3 bytes"), response.text)
+        XCTAssertTrue(uploadFiles(in: folder).isEmpty)
+    }
+
+    /// Without a configured folder the server makes a private one and removes it at shutdown.
+    func testWithoutAFolderAPrivateOneIsUsedAndRemovedAtShutdown() throws {
+        let (server, base) = try startServer(self, routes: { router in
+            router.on("POST", "/api/upload", upload: UploadRoute(maxBytes: 100) { [recorder] request, body in
+                recorder.record(request, body)
+                return .noContent()
+            })
+        })
+        XCTAssertEqual(try post(base, [1], contentType: "text/plain").status, 204)
+        let folder = try XCTUnwrap(recorder.last?.body.file.deletingLastPathComponent().path)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder))
+        server.shutdown()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder))
+    }
+
     /// The small-JSON path is untouched by the upload route beside it.
     func testInMemoryRoutesKeepWorkingBesideAnUploadRoute() throws {
         let (base, _) = try start()

@@ -72,11 +72,9 @@ extension ServerCore {
             let route = receiver.route
             let request = receiver.request
             // Refused at shutdown, the task never runs: the lease goes with the closure (its deinit).
-            return runSuspended(on: connection, context: context) {
+            return runSuspended(request, on: connection, context: context) { request in
                 defer { lease.end() }
                 return try await route.handler(request, body)
-            } failed: { error in
-                ServerCore.errorResponse(error, for: request)
             }
         }
     }
