@@ -5,7 +5,8 @@ import Synchronization
 
 /// The HTTP face of Parley: an HTTP/1.1 server over libmicrohttpd, with a pool of epoll threads,
 /// keep-alive, async handlers (the connection is suspended while the handler runs), chunked event
-/// streams, pulled bodies and static files, and the limits that keep one client from holding it all.
+/// streams, pulled bodies, upload bodies streamed to temp files (`UploadRoute`) and static files, and
+/// the limits that keep one client from holding it all.
 ///
 /// What it must never know: chat, providers, replies, the store, accounts. It moves requests and bytes
 /// for whoever registered the routes (`Router`); what the bytes mean is the caller's. It is also the
