@@ -90,7 +90,7 @@ let package = Package(
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyAccounts", "ParleyQuotas", "ParleyConversations",
                                "ParleyTransfer", "ParleyOpenAICompat", "ParleyTools", "ParleyHTTP", "ParleyStore",
                                "ParleyProviders", "ParleyGeneration", "ParleyMarkdown", "ParleyUpstream",
-                               "ParleyPrimitives", "ParleyMCP"],
+                               "ParleyPrimitives", "ParleyMCP", "ParleyMedia"],
                 resources: [.embedInCode("openapi.json")]),
         // The command line: serve, backup, user, health.
         .target(name: "ParleyCLI",

@@ -59,7 +59,8 @@ public struct MediaSettings: Sendable, Equatable {
         if timeout <= .zero { return "PARLEY_MEDIA_TIMEOUT must be positive" }
         if workers < 1 { return "PARLEY_MEDIA_WORKERS must be at least 1 (got \(workers))" }
         if queue < 0 { return "PARLEY_MEDIA_QUEUE must not be negative (got \(queue))" }
-        if memoryBytes < 16 << 20 { return "PARLEY_MEDIA_MEMORY_BYTES must be at least 16 MiB (got \(memoryBytes))" }
+        // The worker is the whole `parley` binary: its libraries alone take about 200 MiB of address space.
+        if memoryBytes < 256 << 20 { return "PARLEY_MEDIA_MEMORY_BYTES must be at least 256 MiB (got \(memoryBytes))" }
         if outputMaxBytes < 1 << 20 { return "the media output limit must be at least 1 MiB (got \(outputMaxBytes))" }
         return nil
     }
