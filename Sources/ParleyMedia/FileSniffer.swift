@@ -26,6 +26,8 @@ public enum FileSniffer {
         if head.isEmpty { throw .empty }
         if let format = imageOrPDF(head) { return format }
         if let other = otherBinary(head, ext: fileExtension(filename)) { throw .unsupported(found: other) }
+        // UTF-16 text (a byte-order mark) is text, in the wrong encoding.
+        if head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0xFE, 0xFF]) { throw .notUTF8 }
         if head.contains(0) { throw .unsupported(found: "binary data") }
         guard isUTF8(head, complete: complete) else { throw .notUTF8 }
         return try textFormat(head, ext: fileExtension(filename))
@@ -84,8 +86,10 @@ public enum FileSniffer {
     private static func textFormat(_ head: [UInt8], ext: String) throws(MediaError) -> SniffedFormat {
         let start = String(decoding: head.prefix(1024), as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-        let markup = start.hasPrefix("<?xml") || start.hasPrefix("<svg") || start.hasPrefix("<!--") || start.hasPrefix("<!doctype")
-        if ext == "svg" || ext == "svgz" || (markup && start.contains("<svg")) { throw .unsupported(found: "an SVG image") }
+        // An SVG document, not an HTML page that happens to hold an inline <svg>.
+        let prolog = start.hasPrefix("<?xml") || start.hasPrefix("<!--") || start.hasPrefix("<!doctype svg")
+        let svg = start.hasPrefix("<svg") || (prolog && start.contains("<svg") && !start.contains("<html"))
+        if ext == "svg" || ext == "svgz" || svg { throw .unsupported(found: "an SVG image") }
         if ["png", "jpg", "jpeg", "gif", "webp", "pdf", "bmp", "tif", "tiff", "ico", "heic", "avif"].contains(ext) {
             let what = start.hasPrefix("<!doctype html") || start.hasPrefix("<html") ? "HTML" : "text"
             throw .unsupported(found: "\(what) named as .\(ext)")

@@ -41,10 +41,18 @@ final class FileSnifferTests: XCTestCase {
             (Array("just text".utf8), "a.jpg", .unsupported(found: "text named as .jpg")),
             ([0x61, 0xE9, 0x62], "a.txt", .notUTF8),
             ([0x61, 0x00, 0x62], "a.txt", .unsupported(found: "binary data")),
+            ([0xFF, 0xFE, 0x61, 0x00], "a.txt", .notUTF8),
         ]
         for (bytes, name, expected) in cases {
             XCTAssertThrowsError(try sniff(bytes, name), name) { XCTAssertEqual($0 as? MediaError, expected, name) }
         }
+    }
+
+    func testAnHTMLPageWithAnInlineSVGIsText() throws {
+        let page = Array("<!DOCTYPE html><html><body><svg width='1'></svg></body></html>".utf8)
+        XCTAssertEqual(try sniff(page, "page.html"), .text(mediaType: "text/plain"))
+        let xml = Array("<?xml version='1.0'?>\n<!-- drawn -->\n<svg xmlns='http://www.w3.org/2000/svg'/>".utf8)
+        XCTAssertThrowsError(try sniff(xml, "a.xml")) { XCTAssertEqual($0 as? MediaError, .unsupported(found: "an SVG image")) }
     }
 
     func testACharacterCutAtTheEndOfTheHeadIsNotAFault() throws {
