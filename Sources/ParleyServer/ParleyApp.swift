@@ -45,7 +45,8 @@ public final class ParleyApp: Sendable {
             Log.info("\(interrupted) reply(s) cut by the last shutdown are marked interrupted")
         }
         let providerConfiguration = try ProviderConfiguration(environment: configuration.settings)
-        let providers = ProviderRegistry(configuration: providerConfiguration, client: UpstreamClient())
+        let providers = ProviderRegistry(configuration: providerConfiguration, client: UpstreamClient(),
+                                         vision: configuration.visionModels)
         let renderer = MarkdownRenderer()
         try Self.renderUnrenderedMessages(store: store, renderer: renderer)
         var source: MCPToolSource?

@@ -6,6 +6,7 @@ import ParleyGeneration
 import ParleyHTTP
 import ParleyMCP
 import ParleyPrimitives
+import ParleyProviders
 import ParleyQuotas
 
 /// Everything Parley can be told at start-up. Each value comes from an environment variable
@@ -34,6 +35,9 @@ public struct ParleyConfiguration: Sendable {
     public var streams = StreamLimits()
     /// How a conversation gets its title after the first answer (`PARLEY_TITLES`).
     public var titles = TitleSource.model
+    /// Which models are sent images (PARLEY_VISION_MODELS: ids or `*` patterns); none by default but the
+    /// demo model, which always sees.
+    public var visionModels = VisionModels()
     /// The merged environment and flags, for the providers' own settings.
     public var settings: [String: String] = [:]
     /// The MCP servers of the file at `PARLEY_MCP_CONFIG` (nil: none); `${VAR}` in it is read from the
@@ -167,6 +171,7 @@ public struct ParleyConfiguration: Sendable {
                                                   range: 1...10_000_000)
         accounts = try Self.accountSettings(host: host, read: read)
         usage = try Self.usagePolicy(read: read)
+        visionModels = VisionModels(read.list("PARLEY_VISION_MODELS"))
         accounts.proxyHeader = try Self.proxyHeader(read: read, trustedProxies: http.trustedProxies)
     }
 }
