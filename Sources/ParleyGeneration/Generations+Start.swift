@@ -179,7 +179,7 @@ extension Generations {
             return ReplyStart(user: written.user, reply: ended ?? written.reply, context: written.context)
         }
         let reply = written.reply
-        var messages = context.messages(systemPrompt: prepared.systemPrompt, branch: written.context)
+        var messages = try context.messages(systemPrompt: prepared.systemPrompt, branch: written.context)
         var prefill: String?
         var previousID: Int64 = 0
         if case .continueReply = prepared.plan {
