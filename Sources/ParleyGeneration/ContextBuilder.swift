@@ -28,6 +28,17 @@ struct ContextBuilder: Sendable {
         let files: [AttachmentSummary]
         var omitted: Set<Int> = []
 
+        init(message: ChatMessage, origin: Message, files: [AttachmentSummary] = []) {
+            self.message = message
+            self.origin = origin
+            self.files = files
+        }
+
+        /// The turn of a stored message's text.
+        init(_ role: ChatMessage.Role, _ origin: Message, files: [AttachmentSummary] = []) {
+            self.init(message: ChatMessage(role: role, content: origin.content), origin: origin, files: files)
+        }
+
         var size: Int {
             files.indices.reduce(ContextBuilder.size(of: message)) {
                 omitted.contains($1) ? $0 : $0 + files[$1].characters
@@ -40,14 +51,14 @@ struct ContextBuilder: Sendable {
             switch message.role {
             case .assistant where !message.toolCalls.isEmpty:
                 return ToolTurns.messages(from: message.parts, messageID: message.id)
-                    .map { Turn(message: $0, origin: message, files: []) }
+                    .map { Turn(message: $0, origin: message) }
             case .user:
                 let summaries = try files.summaries(for: message)
                 guard !message.content.isEmpty || !summaries.isEmpty else { return [] }
-                return [Turn(message: ChatMessage(role: .user, content: message.content), origin: message, files: summaries)]
+                return [Turn(.user, message, files: summaries)]
             case _ where message.content.isEmpty: return []
-            case .assistant: return [Turn(message: ChatMessage(role: .assistant, content: message.content), origin: message, files: [])]
-            case .system: return [Turn(message: ChatMessage(role: .system, content: message.content), origin: message, files: [])]
+            case .assistant: return [Turn(.assistant, message)]
+            case .system: return [Turn(.system, message)]
             }
         }
         var leftOut = LeftOutFiles()
@@ -74,7 +85,8 @@ struct ContextBuilder: Sendable {
         }
         if let note = leftOut.note {
             if let first = messages.firstIndex(where: { $0.role == .user }) {
-                messages[first].content = messages[first].content.isEmpty ? note : note + "\n\n" + messages[first].content
+                let text = messages[first].content
+                messages[first].content = text.isEmpty ? note : note + "\n\n" + text
             } else {
                 messages.insert(ChatMessage(role: .user, content: note), at: 0)
             }
