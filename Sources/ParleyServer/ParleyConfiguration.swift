@@ -7,6 +7,7 @@ import ParleyHTTP
 import ParleyMCP
 import ParleyMedia
 import ParleyPrimitives
+import ParleyProviders
 import ParleyQuotas
 
 /// Everything Parley can be told at start-up. Each value comes from an environment variable
@@ -38,6 +39,9 @@ public struct ParleyConfiguration: Sendable {
     public var streams = StreamLimits()
     /// How a conversation gets its title after the first answer (`PARLEY_TITLES`).
     public var titles = TitleSource.model
+    /// Which models are sent images (PARLEY_VISION_MODELS: ids or `*` patterns); none by default but the
+    /// demo model, which always sees.
+    public var visionModels = VisionModels()
     /// The merged environment and flags, for the providers' own settings.
     public var settings: [String: String] = [:]
     /// The MCP servers of the file at `PARLEY_MCP_CONFIG` (nil: none); `${VAR}` in it is read from the
@@ -179,6 +183,7 @@ public struct ParleyConfiguration: Sendable {
         accounts = try Self.accountSettings(host: host, read: read)
         usage = try Self.usagePolicy(read: read)
         media = try Self.mediaSettings(read: read)
+        visionModels = VisionModels(read.list("PARLEY_VISION_MODELS"))
         accounts.proxyHeader = try Self.proxyHeader(read: read, trustedProxies: http.trustedProxies)
     }
 }

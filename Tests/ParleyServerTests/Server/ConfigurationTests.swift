@@ -31,6 +31,7 @@ final class ConfigurationTests: XCTestCase {
             "PARLEY_ANTHROPIC_API_KEY": none.anthropic == nil ? "" : "set",
             "PARLEY_ANTHROPIC_MODELS": anthropic.models.joined(separator: ","),
             "PARLEY_DEMO_TOKENS_PER_SECOND": Self.number(none.demoTokensPerSecond),
+            "PARLEY_VISION_MODELS": server.visionModels.patterns.joined(separator: ","),
             "PARLEY_UPSTREAM_CONNECT_TIMEOUT": Self.number(none.limits.connectTimeout),
             "PARLEY_UPSTREAM_IDLE_TIMEOUT": Self.number(none.limits.idleTimeout),
             "PARLEY_UPSTREAM_MAX_BYTES": "\(none.limits.maxResponseBytes)",
