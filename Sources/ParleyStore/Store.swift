@@ -20,7 +20,8 @@ import Foundation
 /// WAL with `synchronous = NORMAL`: once a write method returns, its transaction is in the WAL
 /// file and survives a crash or `kill -9` of this process. Only an OS crash or power loss may undo
 /// the last few commits (`FULL` would fsync every commit, too slow for 200 ms progress saves).
-/// A commit never syncs: checkpoints (which do) run on a thread of their own (`Checkpointer`).
+/// Checkpoints, which sync, run on a thread of their own (`Checkpointer`): a commit syncs only the WAL's
+/// header when it reuses the WAL from its start.
 ///
 /// ## Files
 /// `path` must name a file (not `:memory:`): readers and writer share it through the WAL.
