@@ -1,8 +1,8 @@
 import CSQLite
 import Foundation
 
-/// Copies the WAL back into the database file on a thread of its own, so that no commit ever waits
-/// for a checkpoint.
+/// Copies the WAL back into the database file on a thread of its own, so that a commit does not run
+/// a checkpoint (unless the WAL is past its bound, below).
 ///
 /// Why: with SQLite's automatic checkpoint, the commit that takes the WAL past 1,000 pages runs the
 /// checkpoint itself, and a checkpoint calls `fdatasync` twice. The store's writes are made from
@@ -18,8 +18,10 @@ import Foundation
 ///   so commits arriving during each copy could keep it growing: the thread catches up at once
 ///   (`catchUpRounds`). The WAL's bound: a commit that leaves more than `limits.hardPages` pages
 ///   uncopied runs one `PASSIVE` checkpoint itself (`walGrew` says so; the writer's WAL hook runs it),
-///   as SQLite's automatic checkpoint would, unless this thread is copying at that moment. So the WAL
-///   holds at most about `hardPages` plus what is committed during one of this thread's checkpoints.
+///   as SQLite's automatic checkpoint would, once this thread's copy under way (if any) has ended
+///   (`writerCheckpoints`). A writer committing without pause can still outrun this (it reuses the WAL
+///   only at a moment when every page is copied and no copy is under way): a test loop of 16 KB
+///   commits peaked at 7–17 MB of WAL with a 64-page bound; Parley's writes leave it such moments.
 ///   Nothing waits for a reader: a reader's old snapshot (a long backup) can hold the WAL past the
 ///   bound until it ends, as it can with SQLite's automatic checkpoint. With `journal_size_limit` on
 ///   the writer (`Database.reportWALSize`), the file is cut back to `limits.pages` pages at the
