@@ -127,8 +127,7 @@ let package = Package(
                     dependencies: ["ParleyServer", "ParleyCLI", "ParleyAPI", "ParleyEvents", "ParleyAccounts",
                                    "ParleyQuotas", "ParleyConversations", "ParleyTransfer", "ParleyOpenAICompat", "ParleyTools",
                                    "ParleyHTTP", "ParleyAuth", "ParleyGeneration", "ParleyProviders",
-                                   "ParleySSE", "ParleyStore", "ParleyPrimitives", "ParleyTestSupport", "ParleyFiles",
-                                   "ParleyMedia"]),
+                                   "ParleySSE", "ParleyStore", "ParleyPrimitives", "ParleyTestSupport", "ParleyMedia"]),
     ],
     swiftLanguageModes: [.v6]
 )
