@@ -60,11 +60,19 @@ export class AttachmentTray {
       event.preventDefault();
       onFiles(files);
     });
+    // A file dropped beside the composer would make the browser leave the page to show it: refused.
+    for (const kind of ['dragover', 'drop']) {
+      window.addEventListener(kind, (event) => {
+        if (!carriesFiles(event) || ui.dropZone.contains(event.target)) return;
+        event.preventDefault();
+        event.dataTransfer.dropEffect = 'none';
+      });
+    }
     ui.tray.addEventListener('click', (event) => {
       const button = event.target.closest('button[data-action]');
       const chip = button && button.closest('.attachment-chip');
       if (!chip) return;
-      if (button.dataset.action === 'remove-attachment') onRemove(chip.dataset.key, { byKeyboard: event.detail === 0 });
+      if (button.dataset.action === 'remove-attachment') onRemove(chip.dataset.key);
       else if (button.dataset.action === 'retry-attachment') onRetry(chip.dataset.key);
     });
   }

@@ -14,6 +14,9 @@ export function fileParts(parts) {
 function imageItem(part, name) {
   const thumbnail = el('img', { className: 'message-file-thumb', src: Api.thumbnailURL(part.file_id), alt: '',
     loading: 'lazy', decoding: 'async' });
+  // No thumbnail (the file gone, the server unreachable): the badge says what it was, and it still opens.
+  thumbnail.addEventListener('error', () => thumbnail.replaceWith(el('span', { className: 'file-badge' }, extensionOf(name))),
+    { once: true });
   return el('li', { className: 'message-file is-image' },
     el('button', { className: 'message-file-open', type: 'button', 'data-action': 'view-image',
       'data-file-id': part.file_id, 'data-filename': name, 'aria-label': `View ${name}`, title: name }, thumbnail));
