@@ -126,6 +126,6 @@ export function attaching(page) {
   return {
     add, remove, retry, take, modelShown,
     get uploading() { return pending.uploading; },
-    get isEmpty() { return pending.isEmpty; },
+    get hasReady() { return pending.ready().length > 0; },
   };
 }

@@ -32,10 +32,6 @@ export class PendingAttachments {
     return [...this.items.values()];
   }
 
-  get isEmpty() {
-    return this.items.size === 0;
-  }
-
   /** Whether any upload is still running (Send waits for it). */
   get uploading() {
     return this.all.some((item) => item.state === 'uploading');

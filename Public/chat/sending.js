@@ -15,13 +15,13 @@ export function sender(page) {
   function sendFromComposer() {
     const text = composer.text;
     const { attachments } = page;
-    if (model.streamingId || model.sending || (!text.trim() && attachments.isEmpty)) return;
+    if (model.streamingId || model.sending) return;
     if (attachments.uploading) {
       announce('Wait for the attached files to finish uploading.');
       return;
     }
+    if (!text.trim() && !attachments.hasReady) return;
     const files = attachments.take();
-    if (!text.trim() && !files.length) return;
     composer.clear();
     send(text, null, files);
   }
