@@ -14,7 +14,6 @@ import struct
 import zipfile
 import zlib
 
-import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
@@ -147,6 +146,10 @@ def sent_question_id(driver):
         "return m.length ? m[m.length - 1].dataset.id : null;"), message="the sent question")
 
 
+def answer_text(driver):
+    return driver.find_element(By.CSS_SELECTOR, f"#message-list .message[data-id='{last_assistant_id(driver)}'] .message-body").text
+
+
 def send_text(driver, text):
     before = len(messages(driver))
     box = driver.find_element(By.ID, "input")
@@ -238,6 +241,9 @@ def test_pasted_and_dropped_images_are_sent_and_shown(browser, parley_fast, arti
     parts = [part for part in stored.get("parts") or [] if part.get("type") == "file"]
     assert [part["filename"] for part in parts] == ["pasted.png", "dropped.png"], stored
     assert all(part["kind"] == "image" for part in parts), parts
+    # The demo model describes what it was sent: both images, at their sizes.
+    answer = answer_text(browser)
+    assert "120×80" in answer and "64×48" in answer, answer
     files = wait_until(lambda: (lambda f: f if f and all(x["loaded"] for x in f) else None)(
         browser.execute_script(SENT_FILES_JS, question)), message="the thumbnails loaded")
     assert [f["id"] for f in files] == [part["file_id"] for part in parts], files
@@ -286,6 +292,7 @@ def test_a_document_is_a_chip_that_downloads(browser, parley_fast, tmp_path):
     send_text(browser, "Summarise my notes")
     wait_idle(browser)
     question = sent_question_id(browser)
+    assert "notes.md" in answer_text(browser), "the model was sent the document"
     (shown,) = browser.execute_script(SENT_FILES_JS, question)
     assert shown["kind"] == "document" and shown["download"] == "notes.md" and "notes.md" in shown["text"], shown
     assert shown["href"].startswith("/api/files/") and "?" not in shown["href"], shown
