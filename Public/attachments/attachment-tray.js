@@ -73,7 +73,11 @@ export class AttachmentTray {
       const chip = button && button.closest('.attachment-chip');
       if (!chip) return;
       if (button.dataset.action === 'remove-attachment') onRemove(chip.dataset.key);
-      else if (button.dataset.action === 'retry-attachment') onRetry(chip.dataset.key);
+      else if (button.dataset.action === 'retry-attachment') {
+        // Try again hides itself while the file uploads: the focus stays on the chip, at its Remove.
+        chip.querySelector('.attachment-remove').focus();
+        onRetry(chip.dataset.key);
+      }
     });
   }
 
