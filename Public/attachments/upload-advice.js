@@ -35,7 +35,9 @@ export function uploadAdvice(error) {
     case 'busy':
       return { text: 'The server is busy with other files. Try again in a moment.', retry: true };
     case 'network':
-      return { text: 'The upload was cut off. Check the connection and try again.', retry: true };
+      // A server refusing a body past its size limit may also just close the connection.
+      return { text: 'The upload was cut off. Check the connection and try again; if the file is large, '
+        + 'it may be over the size limit: try a smaller one.', retry: true };
     default:
       // A server fault or a lost connection may pass on a second try; a refusal will not.
       return { text: `Not attached. ${server || 'The upload failed. '}`.trim(), retry: !(error && error.status >= 400 && error.status < 500) };

@@ -14,11 +14,24 @@ import struct
 import zipfile
 import zlib
 
+import pytest
+
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from axe_check import assert_accessible
-from conftest import last_assistant_id, messages, open_page, screenshot, wait_idle, wait_until
+from conftest import last_assistant_id, messages, open_page, screenshot, start_parley, wait_idle, wait_until
+
+# The file size limit of the `parley_small_files` server.
+SMALL_FILE_LIMIT = 4096
+
+
+@pytest.fixture(scope="module")
+def parley_small_files(artifacts):
+    """A server that takes files of at most SMALL_FILE_LIMIT bytes."""
+    server = start_parley("small-files", {"PARLEY_MAX_FILE_BYTES": str(SMALL_FILE_LIMIT)})
+    yield server
+    server.stop()
 
 
 def png_bytes(width, height, seed=1):
@@ -342,3 +355,13 @@ def test_a_model_without_vision_says_so_at_an_image_chip(browser, parley_fake, t
     assert photo["warning"] and "cannot see images" in photo["warning"], photo
     assert readme["warning"] is None, "a document needs no vision"
     assert_accessible(browser, "vision warning")
+
+
+def test_a_file_over_the_limit_says_it_is_too_big(browser, parley_small_files, tmp_path, request):
+    request.node.allowed_console = ["status of 413"]  # the refused upload
+    open_page(browser, parley_small_files.base)
+    attach(browser, tmp_path, "big.png", png_bytes(64, 64, seed=7))  # ~12 KB
+    (chip,) = settled(browser, 1)
+    assert chip["state"] == "failed" and chip["error"].startswith("Too big."), chip
+    assert "smaller file" in chip["error"] and not chip["retry"], chip
+    assert stored_files(parley_small_files) == [], "nothing stored"
