@@ -172,6 +172,30 @@ def send_text(driver, text):
     wait_until(lambda: len(messages(driver)) >= before + 2, message="the sent message and its answer")
 
 
+# MARK: - The CSP
+
+def test_the_csp_lets_the_page_show_blob_images_only(browser, parley_fast, request):
+    """img-src 'self' blob: (the composer's previews): a blob: image loads; a data: one still does not."""
+    request.node.allowed_console = ["violates the following Content Security Policy directive: \"img-src 'self' blob:\""]
+    policy = parley_fast.call("GET", "/").headers["Content-Security-Policy"]
+    assert "img-src 'self' blob:;" in policy, policy
+    open_page(browser, parley_fast.base)
+    data = base64.b64encode(png_bytes(7, 5)).decode()
+    loaded = browser.execute_async_script("""
+        const [data, done] = arguments;
+        const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+        const load = (src) => new Promise((resolve) => {
+          const img = new Image();
+          img.onload = () => resolve(img.naturalWidth);
+          img.onerror = () => resolve(0);
+          img.src = src;
+        });
+        const blob = URL.createObjectURL(new Blob([bytes], {type: 'image/png'}));
+        Promise.all([load(blob), load('data:image/png;base64,' + data)]).then(done);
+    """, data)
+    assert loaded == [7, 0], loaded
+
+
 # MARK: - Choosing, progress, removing
 
 def test_a_chosen_image_shows_its_preview_and_progress_then_is_ready(browser, parley_fast, tmp_path, artifacts):
