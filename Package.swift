@@ -21,6 +21,7 @@ let package = Package(
                        providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CSodium", path: "Sources/CSodium", pkgConfig: "libsodium",
                        providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CYajl", path: "Sources/CYajl", pkgConfig: "yajl", providers: [.apt(["libyajl-dev"])]),
 
         // MARK: - The data flow, one module per stage.
         // Encodings of standard values that stages which must not know each other share (base64url for
@@ -70,7 +71,7 @@ let package = Package(
         // Export and import (JSON and Markdown).
         .target(name: "ParleyTransfer",
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyQuotas", "ParleyHTTP", "ParleyStore",
-                               "ParleyMarkdown", "ParleyOutcome", "ParleyPrimitives"]),
+                               "ParleyMarkdown", "ParleyOutcome", "ParleyPrimitives", "CYajl"]),
         // The OpenAI-compatible endpoint (/v1).
         .target(name: "ParleyOpenAICompat",
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyQuotas", "ParleyHTTP", "ParleyStore",

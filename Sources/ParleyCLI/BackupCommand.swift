@@ -1,8 +1,9 @@
 import ParleyServer
 import ParleyStore
 
-/// `parley backup FILE`: a consistent copy of the configured database (`PARLEY_DB`), safe to take
-/// while a server writes to it. The store does the copying (`StoreBackup`); this only words it.
+/// `parley backup FILE`: a consistent copy of the configured database (`PARLEY_DB`) and of the files
+/// database beside it (to `FILE` with `.files.sqlite` for its extension), safe to take while a server
+/// writes to them. The store does the copying (`StoreBackup`); this only words it.
 public enum BackupCommand {
     /// What `parley` prints and its exit status: 0 copied, 2 the file exists (bad use without
     /// `--force`), 1 the copy failed (the message names the file).
@@ -11,7 +12,14 @@ public enum BackupCommand {
         let source = configuration.databasePath
         do {
             let summary = try StoreBackup.copy(from: source, to: destination, replacing: replacing)
-            return (0, "backed up \(source) to \(destination) (\(summary.pages) pages, \(summary.bytes) bytes)")
+            var message = "backed up \(source) to \(destination) (\(summary.pages) pages, \(summary.bytes) bytes)"
+            if let files = summary.filesPath {
+                message += "; its files to \(files) (\(summary.filePages) pages, \(summary.fileBytes) bytes)"
+                if summary.droppedFiles > 0 {
+                    message += "; \(summary.droppedFiles) files deleted during the backup were left out"
+                }
+            }
+            return (0, message)
         } catch StoreError.fileExists(let path) {
             return (2, "\(path) already exists; --force replaces it")
         } catch {

@@ -1,3 +1,4 @@
+import CMicroHTTPD
 import Foundation
 import Synchronization
 
@@ -25,6 +26,8 @@ final class ConnectionRegistry: Sendable {
         /// Uptime nanoseconds by which the current request's headers must be complete; nil while a
         /// request is being handled or answered.
         var deadline: UInt64?
+        /// An upload body is being received: a peer that has left is looked for on every tick.
+        var receivingUpload = false
     }
 
     private struct State {
@@ -109,15 +112,30 @@ final class ConnectionRegistry: Sendable {
         }
     }
 
-    /// Shuts down the socket of every connection past its deadline (libmicrohttpd then sees the
-    /// connection end and cleans it up on its own thread). Returns how many.
+    // MARK: - Uploads
+
+    /// An upload body started or ended (see `closeOverdue`).
+    func receivingUpload(_ entry: Entry, _ receiving: Bool) {
+        state.withLock { $0.open[ObjectIdentifier(entry)]?.receivingUpload = receiving }
+    }
+
+    /// Shuts down the socket of every connection past its deadline, and of every upload whose client
+    /// has left (libmicrohttpd then sees the connection end and cleans it up on its own thread).
+    /// Why the second: 0.9.75 with epoll takes a short read as "drained" and waits for the next edge,
+    /// so a FIN that arrived with the last body bytes goes unnoticed, and the upload's temp file and
+    /// slot would be held until the idle timeout. Returns how many.
     @discardableResult
     func closeOverdue(now: UInt64) -> Int {
         state.withLock { state in
             var closed = 0
             for (key, tracked) in state.open {
-                guard let deadline = tracked.deadline, deadline <= now else { continue }
-                state.open[key]?.deadline = nil
+                if let deadline = tracked.deadline, deadline <= now {
+                    state.open[key]?.deadline = nil
+                } else if tracked.receivingUpload, parley_socket_peer_closed(tracked.entry.socket) != 0 {
+                    state.open[key]?.receivingUpload = false
+                } else {
+                    continue
+                }
                 _ = shutdown(tracked.entry.socket, Int32(SHUT_RDWR))
                 closed += 1
             }

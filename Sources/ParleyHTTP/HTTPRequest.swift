@@ -1,5 +1,6 @@
 /// One parsed HTTP request as handlers see it. The body is complete (never larger than
-/// `HTTPServerConfiguration.maxBodyBytes`); nothing here refers back to the connection.
+/// `HTTPServerConfiguration.maxBodyBytes`), or empty for an upload route, whose body is on disk
+/// (`UploadedBody`); nothing here refers back to the connection.
 public struct HTTPRequest: Sendable {
     /// Upper-case method (`GET`, `POST`, ...).
     public var method: String

@@ -11,6 +11,10 @@ public struct HTTPResponse: Sendable {
         /// A chunked body made piece by piece as the client reads (see `PulledBody`): `next` returns the
         /// next bytes, nil at the end; a throw cuts the response off. Runs on a server thread: keep it short.
         case pulled(@Sendable () throws -> [UInt8]?)
+        /// Like `pulled`, for a body whose length is known (a stored file): sent with a Content-Length
+        /// instead of chunked, so clients show progress and can resume. `next` must give exactly
+        /// `length` bytes in all; fewer cuts the response off.
+        case sized(length: Int, @Sendable () throws -> [UInt8]?)
     }
 
     public var status: Int

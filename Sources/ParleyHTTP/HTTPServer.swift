@@ -5,7 +5,8 @@ import Synchronization
 
 /// The HTTP face of Parley: an HTTP/1.1 server over libmicrohttpd, with a pool of epoll threads,
 /// keep-alive, async handlers (the connection is suspended while the handler runs), chunked event
-/// streams, pulled bodies and static files, and the limits that keep one client from holding it all.
+/// streams, pulled bodies, upload bodies streamed to temp files (`UploadRoute`) and static files, and
+/// the limits that keep one client from holding it all.
 ///
 /// What it must never know: chat, providers, replies, the store, accounts. It moves requests and bytes
 /// for whoever registered the routes (`Router`); what the bytes mean is the caller's. It is also the
@@ -82,6 +83,8 @@ final class ServerCore: Sendable {
         var inFlightResponses = 0
         var streams: [ObjectIdentifier: EventStreamWriter] = [:]
         var heartbeat: HeartbeatTimer?
+        /// Where upload bodies are written; prepared by `start()` when the router has upload routes.
+        var uploadDirectory: UploadDirectory?
     }
 
     let configuration: HTTPServerConfiguration
@@ -98,6 +101,8 @@ final class ServerCore: Sendable {
     let refusingConnections = Atomic<Bool>(false)
     /// Open connections: the per-address cap and the header deadline.
     let connections: ConnectionRegistry
+    /// Uploads held at once (`maxConcurrentUploads`).
+    let uploadSlots: UploadSlots
 
     init(configuration: HTTPServerConfiguration, router: Router) {
         self.configuration = configuration
@@ -108,7 +113,11 @@ final class ServerCore: Sendable {
             idleTimeout: configuration.connectionTimeout > 0 ? configuration.connectionTimeout : nil)
         staticFiles = configuration.publicDirectory.map { StaticFiles(directory: $0) }
         backlogBudget = StreamBacklogBudget(limit: configuration.streamBacklogTotalLimit)
+        uploadSlots = UploadSlots(limit: configuration.maxConcurrentUploads)
     }
+
+    /// The prepared upload directory; nil before `start()`, after `shutdown()` and without upload routes.
+    var uploadDirectory: UploadDirectory? { lifecycle.withLock { $0.uploadDirectory } }
 
     var boundPort: Int { lifecycle.withLock { $0.port } }
 
@@ -124,6 +133,15 @@ final class ServerCore: Sendable {
         }
         if alreadyStarted { throw .alreadyStarted }
         ServerCore.raiseOpenFileLimit()
+        var uploads: UploadDirectory?
+        if !router.uploadMethods.isEmpty {
+            do {
+                uploads = try UploadDirectory.prepare(configuration.uploadDirectory)
+            } catch {
+                lifecycle.withLock { $0.started = false }
+                throw error
+            }
+        }
 
         var flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
             | MHD_USE_ERROR_LOG.rawValue
@@ -134,6 +152,7 @@ final class ServerCore: Sendable {
         }
         if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
         guard let streamSockets = StreamSocketLoop() else {
+            uploads?.close()
             ServerCore.log("could not create the event-stream socket loop (epoll, eventfd)")
             lifecycle.withLock { $0.started = false }
             throw .startFailed(host: configuration.host, port: configuration.port)
@@ -151,6 +170,7 @@ final class ServerCore: Sendable {
         }
         guard let daemon else {
             streamSockets.stop()
+            uploads?.close()
             lifecycle.withLock { $0.started = false }
             throw .startFailed(host: configuration.host, port: configuration.port)
         }
@@ -161,6 +181,7 @@ final class ServerCore: Sendable {
             state.streamSockets = streamSockets
             state.port = port == 0 ? configuration.port : port
             state.heartbeat = HeartbeatTimer(source: timer)
+            state.uploadDirectory = uploads
         }
         timer.resume()
     }
@@ -188,17 +209,20 @@ final class ServerCore: Sendable {
             _ = lifecycle.wait(timeout: nil) { $0.inFlightHandlers == 0 }
         }
         MHD_stop_daemon(daemon.raw)
-        let (leftovers, streamSockets) = lifecycle.withLock { state in
+        let (leftovers, streamSockets, uploads) = lifecycle.withLock { state in
             state.daemon = nil
             state.heartbeat = nil
             defer {
                 state.streams = [:]
                 state.streamSockets = nil
+                state.uploadDirectory = nil
             }
-            return (Array(state.streams.values), state.streamSockets)
+            return (Array(state.streams.values), state.streamSockets, state.uploadDirectory)
         }
         for stream in leftovers { stream.connectionEnded() }
         streamSockets?.stop()
+        // Every connection is closed (NOTIFY_COMPLETED ended their uploads) and every handler returned.
+        uploads?.close()
     }
 
     /// One timer for the periodic work: `: ping` on idle event streams, and closing connections whose

@@ -44,6 +44,13 @@ public struct HTTPServerConfiguration: Sendable {
     public var publicDirectory: String?
     /// Seconds `shutdown()` lets open event streams drain after finishing them before dropping them.
     public var shutdownGracePeriod: TimeInterval
+    /// Upload bodies (`UploadRoute`) received at once; more get 503 `busy` at headers time. Each holds
+    /// a temp file until its handler returns, so this also bounds the disk they use.
+    public var maxConcurrentUploads: Int
+    /// Where upload bodies are written while they arrive: created if missing (0700); the temp files
+    /// of an earlier run are deleted at start. nil: a private folder in the system's temp folder,
+    /// removed at shutdown. Used only when the router has an upload route.
+    public var uploadDirectory: String?
     /// Headers added to every response (security headers); `X-Content-Type-Options: nosniff` is always sent.
     public var defaultHeaders: [(String, String)]
 
@@ -66,6 +73,8 @@ public struct HTTPServerConfiguration: Sendable {
         heartbeatInterval: TimeInterval = 15,
         publicDirectory: String? = nil,
         shutdownGracePeriod: TimeInterval = 5,
+        maxConcurrentUploads: Int = 32,
+        uploadDirectory: String? = nil,
         defaultHeaders: [(String, String)] = [("Referrer-Policy", "no-referrer"), ("X-Frame-Options", "DENY")]
     ) {
         self.host = host
@@ -86,6 +95,8 @@ public struct HTTPServerConfiguration: Sendable {
         self.heartbeatInterval = heartbeatInterval
         self.publicDirectory = publicDirectory
         self.shutdownGracePeriod = shutdownGracePeriod
+        self.maxConcurrentUploads = maxConcurrentUploads
+        self.uploadDirectory = uploadDirectory
         self.defaultHeaders = defaultHeaders
     }
 

@@ -15,6 +15,10 @@ final class RequestContext: @unchecked Sendable {
     /// The raw header fields, repeats included, read once at the first call.
     var headers: [HeaderField] = []
     var body: [UInt8] = []
+    /// The target and route, when they were looked up at headers time (requests whose method has an
+    /// upload route); the final call then reuses them instead of looking again.
+    var target: RequestTarget?
+    var match: Router.Match?
     var stream: EventStreamWriter?
     private let result = Mutex<HTTPResponse?>(nil)
     /// A response exists for this request and is not yet sent (counted by the server until
@@ -29,6 +33,8 @@ final class RequestContext: @unchecked Sendable {
         case readingBody
         /// The body went past the limit: this many bytes were read and dropped; 413 at its end.
         case discardingBody(Int)
+        /// An upload route's body is streaming to its temp file (see `UploadReceiver`).
+        case receivingUpload(UploadReceiver)
         /// An error was queued at the first look or after the body; later calls are ignored.
         case refused
         /// The route's handler was started; its response is queued when it arrives.
@@ -37,6 +43,17 @@ final class RequestContext: @unchecked Sendable {
 
     init(rawTarget: String) {
         self.rawTarget = rawTarget
+    }
+
+    /// The request as handlers see it, with the raw header fields folded (repeats joined by `, `).
+    func makeRequest(method: String, target: RequestTarget, remoteAddress: String) -> HTTPRequest {
+        var folded: [String: String] = [:]
+        for field in headers {
+            folded[field.key] = folded[field.key].map { $0 + ", " + field.value } ?? field.value
+        }
+        return HTTPRequest(
+            method: method, path: target.path, query: target.query, headers: folded, body: body,
+            remoteAddress: remoteAddress)
     }
 
     func setResult(_ response: HTTPResponse) {

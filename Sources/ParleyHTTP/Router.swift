@@ -12,6 +12,8 @@ public struct Router: Sendable {
     enum Action: Sendable {
         case async(Handler)
         case immediate(ImmediateHandler)
+        /// The body streams to a temp file (`UploadRoute`); matched when the headers arrive.
+        case upload(UploadRoute)
     }
 
     private struct Route: Sendable {
@@ -35,6 +37,9 @@ public struct Router: Sendable {
     }
 
     private var routes: [Route] = []
+    /// Methods that have an upload route: only their requests are matched at headers time, so every
+    /// other request pays nothing for uploads.
+    private(set) var uploadMethods: Set<String> = []
 
     public init() {}
 
@@ -51,6 +56,15 @@ public struct Router: Sendable {
     /// Registers a handler that never suspends (see `ImmediateHandler`).
     public mutating func on(_ method: String, _ pattern: String, immediate handler: @escaping ImmediateHandler) {
         add(method, pattern, .immediate(handler))
+    }
+
+    /// Registers a route whose body streams to a temp file instead of memory (see `UploadRoute`).
+    /// Not for GET or HEAD, which carry no body.
+    public mutating func on(_ method: String, _ pattern: String, upload route: UploadRoute) {
+        let method = method.uppercased()
+        precondition(method != "GET" && method != "HEAD", "an upload route needs a method with a body")
+        uploadMethods.insert(method)
+        add(method, pattern, .upload(route))
     }
 
     private mutating func add(_ method: String, _ pattern: String, _ action: Action) {

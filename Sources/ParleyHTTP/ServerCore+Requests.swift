@@ -49,7 +49,7 @@ func connectionNotified(
     }
 }
 
-private func connectionEntry(_ connection: OpaquePointer) -> ConnectionRegistry.Entry? {
+func connectionEntry(_ connection: OpaquePointer) -> ConnectionRegistry.Entry? {
     parley_mhd_socket_context(connection).map {
         Unmanaged<ConnectionRegistry.Entry>.fromOpaque($0).takeUnretainedValue()
     }
@@ -79,6 +79,8 @@ func requestCompleted(
     requestClass.pointee = nil
     let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
     context.stream?.connectionEnded()
+    // A client that left mid-upload: its temp file and slot go now.
+    if case .receivingUpload(let receiver) = context.phase { receiver.abandon() }
     guard let cls else { return }
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
     if context.isResponding { core.endResponse() }
@@ -133,9 +135,15 @@ extension ServerCore {
         case .awaitingHeaders:
             if let entry = connectionEntry(connection) { connections.headersReceived(entry) }
             context.headers = headerFields(of: connection)
-            if let refusal = firstLook(method: method, headers: context.headers) {
+            let upload = !router.uploadMethods.isEmpty && router.uploadMethods.contains(method)
+                ? uploadRoute(for: context, method: method) : nil
+            if let refusal = firstLook(method: method, headers: context.headers, bodyLimit: upload == nil) {
                 context.phase = .refused
                 return queue(Self.closing(refusal.response), on: connection, context: context)
+            }
+            if let upload {
+                return beginUpload(upload.route, parameters: upload.parameters, method: method,
+                                   connection: connection, context: context)
             }
             context.phase = .readingBody
             return MHD_Result.YES
@@ -164,6 +172,12 @@ extension ServerCore {
         case .discardingBody:
             context.phase = .refused
             return queue(Self.closing(HTTPError.payloadTooLarge.response), on: connection, context: context)
+        case .receivingUpload(let receiver) where pieceSize > 0:
+            // Past the discard limit the connection is closed, as for any other body.
+            guard let uploadData, receiver.receive(uploadData, count: pieceSize) else { return MHD_Result.NO }
+            return MHD_Result.YES
+        case .receivingUpload(let receiver):
+            return finishUpload(receiver, connection: connection, context: context)
         case .refused:
             return MHD_Result.YES
         case .routed:
@@ -173,8 +187,8 @@ extension ServerCore {
     }
 
     /// What is refused before any body byte is read: unsafe framing, a host or origin this server does
-    /// not serve, a declared body over the limit.
-    private func firstLook(method: String, headers: [HeaderField]) -> HTTPError? {
+    /// not serve, a declared body over the limit (`bodyLimit`; upload routes check their own).
+    private func firstLook(method: String, headers: [HeaderField], bodyLimit: Bool) -> HTTPError? {
         if let problem = RequestFraming.problem(in: headers) { return problem }
         func value(_ key: String) -> String? {
             headers.first { $0.key == key }?.value
@@ -184,34 +198,29 @@ extension ServerCore {
             authorized: value("authorization")?.lowercased().hasPrefix("bearer ") == true) {
             return problem
         }
-        if let declared = value("content-length"), let length = Int(declared), length > configuration.maxBodyBytes {
+        if bodyLimit, let declared = value("content-length"), let length = Int(declared),
+           length > configuration.maxBodyBytes {
             return .payloadTooLarge
         }
         return nil
     }
 
     /// A refusal also ends the connection: whatever the client sent after it is never read as a request.
-    private static func closing(_ response: HTTPResponse) -> HTTPResponse {
+    static func closing(_ response: HTTPResponse) -> HTTPResponse {
         var response = response
         response.headers.append(("Connection", "close"))
         return response
     }
 
     private func route(connection: OpaquePointer, context: RequestContext, method: String) -> MHD_Result {
-        let target = RequestTarget(raw: context.rawTarget)
+        let target = context.target ?? RequestTarget(raw: context.rawTarget)
         if target.isMalformed {
             return queue(HTTPError.badRequest("Malformed URL.").response, on: connection, context: context)
         }
-        var headers: [String: String] = [:]
-        for field in context.headers {
-            headers[field.key] = headers[field.key].map { $0 + ", " + field.value } ?? field.value
-        }
-        var request = HTTPRequest(
-            method: method, path: target.path, query: target.query, headers: headers,
-            body: context.body, remoteAddress: remoteAddress(of: connection))
+        var request = context.makeRequest(method: method, target: target, remoteAddress: remoteAddress(of: connection))
         context.body = []
 
-        switch router.match(method: request.method, segments: target.segments) {
+        switch context.match ?? router.match(method: request.method, segments: target.segments) {
         case .handler(.immediate(let handler), let parameters):
             request.parameters = parameters
             let response: HTTPResponse
@@ -223,26 +232,10 @@ extension ServerCore {
             return queue(response, on: connection, context: context)
         case .handler(.async(let handler), let parameters):
             request.parameters = parameters
-            guard beginHandler() else {
-                return queue(HTTPError.serviceUnavailable.response, on: connection, context: context)
-            }
-            MHD_suspend_connection(connection)
-            let handle = ConnectionHandle(raw: connection)
-            let core = self
-            Task {
-                let response: HTTPResponse
-                do {
-                    response = try await handler(request)
-                } catch {
-                    response = ServerCore.errorResponse(error, for: request)
-                }
-                context.setResult(response)
-                // Counted before the handler stops counting, so shutdown never sees neither.
-                if context.markResponding() { core.beginResponse() }
-                MHD_resume_connection(handle.raw)
-                core.endHandler()
-            }
-            return MHD_Result.YES
+            return runSuspended(request, on: connection, context: context, handler)
+        case .handler(.upload, _):
+            // Upload routes are matched at headers time (`uploadMethods`) and never get here.
+            return queue(HTTPError.internal.response, on: connection, context: context)
         case .methodNotAllowed(let allow):
             return queue(HTTPError.methodNotAllowed(allow: allow).response, on: connection, context: context)
         case .noRoute:
@@ -253,8 +246,35 @@ extension ServerCore {
         }
     }
 
+    /// Suspends the connection and runs `handler` on `request` as a task; its response (or the answer to
+    /// what it threw) is queued when the connection resumes. 503 when shutting down.
+    func runSuspended(
+        _ request: HTTPRequest, on connection: OpaquePointer, context: RequestContext, _ handler: @escaping Router.Handler
+    ) -> MHD_Result {
+        guard beginHandler() else {
+            return queue(HTTPError.serviceUnavailable.response, on: connection, context: context)
+        }
+        MHD_suspend_connection(connection)
+        let handle = ConnectionHandle(raw: connection)
+        let core = self
+        Task {
+            let response: HTTPResponse
+            do {
+                response = try await handler(request)
+            } catch {
+                response = ServerCore.errorResponse(error, for: request)
+            }
+            context.setResult(response)
+            // Counted before the handler stops counting, so shutdown never sees neither.
+            if context.markResponding() { core.beginResponse() }
+            MHD_resume_connection(handle.raw)
+            core.endHandler()
+        }
+        return MHD_Result.YES
+    }
+
     /// An `HTTPError`'s own response; anything else is logged and answered 500.
-    private static func errorResponse(_ error: any Error, for request: HTTPRequest) -> HTTPResponse {
+    static func errorResponse(_ error: any Error, for request: HTTPRequest) -> HTTPResponse {
         if let error = error as? HTTPError { return error.response }
         log("handler for \(request.method) \(request.path) failed: \(error)")
         return HTTPError.internal.response
@@ -262,7 +282,7 @@ extension ServerCore {
 
     // MARK: - Responses
 
-    private func queue(_ response: HTTPResponse, on connection: OpaquePointer, context: RequestContext) -> MHD_Result {
+    func queue(_ response: HTTPResponse, on connection: OpaquePointer, context: RequestContext) -> MHD_Result {
         var headers: [(String, String)] = [("X-Content-Type-Options", "nosniff")] + configuration.defaultHeaders
         let mhdResponse: OpaquePointer?
         var stream: (EventStreamWriter, @Sendable (EventStreamWriter) -> Void)?
@@ -276,6 +296,11 @@ extension ServerCore {
         case .pulled(let next):
             let retained = Unmanaged.passRetained(PulledBody(next)).toOpaque()
             mhdResponse = MHD_create_response_from_callback(UInt64.max, 64 * 1024, pulledRead, retained, pulledFreed)
+            if mhdResponse == nil { Unmanaged<PulledBody>.fromOpaque(retained).release() }
+            headers += response.headers
+        case .sized(let length, let next):
+            let retained = Unmanaged.passRetained(PulledBody(next)).toOpaque()
+            mhdResponse = MHD_create_response_from_callback(UInt64(max(0, length)), 64 * 1024, pulledRead, retained, pulledFreed)
             if mhdResponse == nil { Unmanaged<PulledBody>.fromOpaque(retained).release() }
             headers += response.headers
         case .eventStream(let start):
@@ -341,7 +366,7 @@ extension ServerCore {
         return collector.fields
     }
 
-    private func remoteAddress(of connection: OpaquePointer) -> String {
+    func remoteAddress(of connection: OpaquePointer) -> String {
         guard let address = parley_mhd_client_address(connection) else { return "" }
         return SocketAddress.numericHost(address)
     }

@@ -36,13 +36,18 @@ public final class ParleyApp: Sendable {
     /// Every route's method and pattern (`/api/conversations/:id`), for the OpenAPI document's test.
     let routes: [(method: String, pattern: String)]
 
-    /// Opens the store (marking replies cut by a crash as `interrupted`) and builds the server.
+    /// Opens the store (marking replies cut by a crash as `interrupted`, collecting the file bytes a
+    /// crash left unreferenced) and builds the server.
     public init(configuration: ParleyConfiguration) throws {
         self.configuration = configuration
         store = try Store(path: configuration.databasePath)
         let interrupted = try store.markInterruptedAtStartup()
         if interrupted > 0 {
             Log.info("\(interrupted) reply(s) cut by the last shutdown are marked interrupted")
+        }
+        let orphans = try store.collectOrphanFiles()
+        if orphans > 0 {
+            Log.info("\(orphans) stored file(s) no longer referenced were removed")
         }
         let providerConfiguration = try ProviderConfiguration(environment: configuration.settings)
         let providers = ProviderRegistry(configuration: providerConfiguration, client: UpstreamClient())

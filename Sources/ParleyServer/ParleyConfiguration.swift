@@ -18,6 +18,9 @@ public struct ParleyConfiguration: Sendable {
     public var databasePath = "./parley.db"
     public var publicDirectory = "./Public"
     public var http = HTTPServerConfiguration()
+    /// The largest uploaded file (PARLEY_MAX_FILE_BYTES): the upload route's `UploadRoute.maxBytes`.
+    /// At most 10^9 bytes, SQLite's default blob limit, since files are stored as blobs.
+    public var maxFileBytes = 20 << 20
     public var generation = GenerationLimits()
     public var input = InputLimits()
     /// How often an OpenAI-style stream with nothing new writes `: keep-alive` (PARLEY_OPENAI_KEEPALIVE_MS):
@@ -119,6 +122,11 @@ public struct ParleyConfiguration: Sendable {
                                                         default: http.streamBacklogTotalLimit,
                                                         range: (64 << 10)...(1 << 40))
         http.maxDiscardBytes = try read.optionalInteger("PARLEY_MAX_DISCARD_BYTES", range: 0...(1 << 40))
+        maxFileBytes = try read.integer("PARLEY_MAX_FILE_BYTES", default: maxFileBytes, range: 1...1_000_000_000)
+        http.maxConcurrentUploads = try read.integer("PARLEY_MAX_UPLOADS", default: http.maxConcurrentUploads,
+                                                     range: 1...100_000)
+        http.uploadDirectory = values["PARLEY_UPLOAD_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? Self.uploadDirectory(besideDatabase: databasePath)
         http.headerTimeout = try read.seconds("PARLEY_HEADER_TIMEOUT", default: http.headerTimeout)
         http.connectionsPerAddress = try read.optionalInteger("PARLEY_MAX_CONNECTIONS_PER_IP", range: 1...1_000_000)
         http.trustedProxies = try read.addressRanges("PARLEY_TRUSTED_PROXIES")
@@ -174,6 +182,13 @@ public struct ParleyConfiguration: Sendable {
 }
 
 extension ParleyConfiguration {
+    /// PARLEY_UPLOAD_DIR's default: `.parley-uploads` in the database's folder, so uploads land on the
+    /// disk that will store them (the move into the files database stays on one file system).
+    public static func uploadDirectory(besideDatabase databasePath: String) -> String {
+        let folder = (databasePath as NSString).deletingLastPathComponent
+        return (folder.isEmpty ? "." : folder) + "/.parley-uploads"
+    }
+
     /// Team mode when PARLEY_AUTH=on, and by default off loopback (a network address without
     /// accounts must be asked for with PARLEY_AUTH=off); local mode otherwise.
     fileprivate static func accountSettings(host: String, read: SettingReader) throws(ConfigurationError)

@@ -8,6 +8,8 @@ public enum MissingRecord: Sendable, Equatable, CustomStringConvertible {
     case messageInConversation(id: String, conversationID: String, assistant: Bool)
     /// A tool call that is not in the given message.
     case toolCall(id: String, messageID: String)
+    /// An uploaded file (unknown, or another user's: the two are never told apart).
+    case file(id: String)
 
     /// Whether the conversation itself is what is missing (not a message in it).
     public var isConversation: Bool {
@@ -22,6 +24,7 @@ public enum MissingRecord: Sendable, Equatable, CustomStringConvertible {
         case .messageInConversation(let id, let conversationID, let assistant):
             "\(assistant ? "assistant message" : "message") \(id) in conversation \(conversationID)"
         case .toolCall(let id, let messageID): "tool call \(id) in message \(messageID)"
+        case .file(let id): "file \(id)"
         }
     }
 }

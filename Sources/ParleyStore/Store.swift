@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The SQLite store of conversations and their message trees. Knows nothing of HTTP.
 ///
@@ -22,7 +23,9 @@ import Foundation
 /// the last few commits (`FULL` would fsync every commit, too slow for 200 ms progress saves).
 ///
 /// ## Files
-/// `path` must name a file (not `:memory:`): readers and writer share it through the WAL.
+/// `path` must name a file (not `:memory:`): readers and writer share it through the WAL. Uploaded
+/// files' bytes live in a second database beside it (`Store.filesDatabasePath(forDatabaseAt:)`) with
+/// its own writer, lock and readers (`FileBlobs`), so a big upload never holds the writer above.
 public final class Store: Sendable {
     /// The writer connection and the clock state that only writes touch.
     final class Writer {
@@ -55,6 +58,12 @@ public final class Store: Sendable {
     private let writer: ExclusiveAccess<Writer>
     private let readers: ReaderPool
     let now: @Sendable () -> Date
+    /// The bytes of uploaded files (see `FileStore`).
+    let fileBlobs: FileBlobs
+    /// Held for a whole `saveFile` (blob, then row) and by `collectOrphanFiles`, so the collection never
+    /// takes a just-written blob for an orphan before its row commits. Saves take turns on the files
+    /// writer anyway; this adds only the short row insert to what they wait for.
+    let fileSaves = Mutex(())
 
     /// The default title of a conversation created without one.
     public static let defaultTitle = "New conversation"
@@ -71,7 +80,9 @@ public final class Store: Sendable {
             path: path, configuration: StoreConfiguration(readers: readers, busyTimeout: busyTimeout))
     }
 
-    /// Opens (creating if needed) the database at `path` and applies pending migrations.
+    /// Opens (creating if needed) the database at `path` and its files database and applies pending
+    /// migrations. The server then calls `markInterruptedAtStartup` and `collectOrphanFiles` (not done
+    /// here: `parley user` opens a store beside a running server, whose saves it must not disturb).
     /// `now` is the clock for timestamps (tests pin it to make equal `updated_at` values).
     public init(
         path: String, configuration: StoreConfiguration,
@@ -93,6 +104,15 @@ public final class Store: Sendable {
             database: database, lastMessageMilliseconds: lastMessage,
             lastConversationMilliseconds: lastConversation))
         self.readers = try ReaderPool(path: path, count: configuration.readers, busyTimeoutMilliseconds: timeout)
+        self.fileBlobs = try FileBlobs(
+            path: Self.filesDatabasePath(forDatabaseAt: path), readers: configuration.readers,
+            busyTimeoutMilliseconds: timeout)
+    }
+
+    /// Where the files database of the main database at `path` lives: `NAME.files.sqlite` beside it
+    /// (`parley.sqlite` -> `parley.files.sqlite`). Backups copy both.
+    public static func filesDatabasePath(forDatabaseAt path: String) -> String {
+        FileBlobs.path(forDatabaseAt: path)
     }
 
     // MARK: - Connections

@@ -13,7 +13,8 @@ final class Database {
         case deferred
     }
 
-    private let handle: OpaquePointer
+    /// The connection; outside this type only `IncrementalBlob` uses it (sqlite3_blob_* need it).
+    let handle: OpaquePointer
     private var statements: [String: Statement] = [:]
     /// The connection's search tokenizer: `Store.search` tells it whose rows a MATCH may find.
     let search: OwnedTrigramTokenizer

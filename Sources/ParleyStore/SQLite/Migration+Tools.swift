@@ -1,5 +1,5 @@
 extension Migration {
-    /// v12–: tools (issue 20). New steps go at the end.
+    /// v12: tools (issue 20).
     static let tools: [Migration] = [
         Migration(name: "v12_tool_calls", sql: """
             -- a reply's reasoning, text and tool calls in order (JSON array, see MessagePart+JSON);

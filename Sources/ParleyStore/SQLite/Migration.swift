@@ -15,8 +15,8 @@ struct Migration: Sendable {
     }
 
     /// Every step in order: the message history (v1–v6), settings, usage, search and preferences
-    /// (v7–v11), tools (v12–).
-    static let all: [Migration] = history + settingsUsageAndSearch + tools
+    /// (v7–v11), tools (v12), files (v13–).
+    static let all: [Migration] = history + settingsUsageAndSearch + tools + files
 
     /// Applies every migration past the file's `user_version`, each in its own transaction with
     /// its version bump, so a crash mid-way leaves a consistent, resumable schema.

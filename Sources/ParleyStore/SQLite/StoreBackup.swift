@@ -12,11 +12,20 @@ import Foundation
 /// The copy is written to `DESTINATION.partial-PID`, checked with `PRAGMA quick_check`, then moved to
 /// its name, so a failed backup never leaves a file that looks like one. Synchronous; call it from
 /// any thread. It opens its own connections and never creates or migrates the source.
+///
+/// The files database beside the source (`Store.filesDatabasePath(forDatabaseAt:)`) is copied too,
+/// to the files path of the destination (see `StoreBackup+Files`).
 public enum StoreBackup {
     /// What was copied.
     public struct Summary: Sendable, Equatable {
         public let pages: Int
         public let bytes: Int
+        /// The copy of the files database; nil when the source has none (written before files existed).
+        public let filesPath: String?
+        public let filePages: Int
+        public let fileBytes: Int
+        /// Files left out of the copy because they were deleted while it was taken (see `StoreBackup+Files`).
+        public let droppedFiles: Int
     }
 
     /// Copies the database at `source` to the new file `destination`. An existing `destination` is
@@ -27,27 +36,46 @@ public enum StoreBackup {
         from source: String, to destination: String, replacing: Bool = false,
         busyTimeout: Duration = .seconds(10)
     ) throws(StoreError) -> Summary {
-        if !replacing, FileManager.default.fileExists(atPath: destination) {
-            throw StoreError.fileExists(destination)
+        let files = FilesCopy(source: source, destination: destination)
+        if !replacing {
+            for path in [destination] + (files.exists ? [files.destination] : [])
+            where FileManager.default.fileExists(atPath: path) {
+                throw StoreError.fileExists(path)
+            }
         }
         let timeout = StoreConfiguration(busyTimeout: busyTimeout).busyTimeoutMilliseconds
         let partial = "\(destination).partial-\(getpid())"
         unlink(partial)
-        do {
-            let summary = try copyPages(from: source, to: partial, busyTimeoutMilliseconds: timeout)
-            try place(partial, at: destination, replacing: replacing)
+        unlink(files.partial)
+        do throws(StoreError) {
+            // The main database first: see `StoreBackup+Files` for why this order makes a sound pair.
+            let main = try copyPages(from: source, to: partial, busyTimeoutMilliseconds: timeout)
+            var summary = Summary(pages: main.pages, bytes: main.bytes, filesPath: nil, filePages: 0, fileBytes: 0,
+                                  droppedFiles: 0)
+            if files.exists {
+                summary = try copyFiles(files, besideCopy: partial, summary: summary, busyTimeoutMilliseconds: timeout)
+                try place(files.partial, at: files.destination, replacing: replacing)
+            }
+            do throws(StoreError) {
+                try place(partial, at: destination, replacing: replacing)
+            } catch {
+                if files.exists, !replacing { unlink(files.destination) }  // the pair, or nothing
+                throw error
+            }
             return summary
         } catch {
             unlink(partial)
+            unlink(files.partial)
             throw error
         }
     }
 
     // MARK: - Steps
 
-    private static func copyPages(
+    /// Copies every page of `source` into the new file `partial` in one snapshot, then checks it.
+    static func copyPages(
         from source: String, to partial: String, busyTimeoutMilliseconds: Int32
-    ) throws(StoreError) -> Summary {
+    ) throws(StoreError) -> (pages: Int, bytes: Int) {
         // No CREATE: a mistyped PARLEY_DB must fail, not back up a new empty file.
         let from = try open(source, flags: SQLITE_OPEN_READWRITE, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         defer { sqlite3_close_v2(from) }
@@ -73,7 +101,7 @@ public enum StoreBackup {
         guard finish == SQLITE_OK else { throw StoreError.from(connection: to, code: finish) }
         try check(to, path: partial)
         let pageSize = Int(try single(to, "PRAGMA page_size") ?? "0") ?? 0
-        return Summary(pages: pages, bytes: pages * pageSize)
+        return (pages, pages * pageSize)
     }
 
     /// Moves the checked copy to its name. Without `replacing`, `link` fails if the name was taken
@@ -92,7 +120,7 @@ public enum StoreBackup {
 
     // MARK: - SQLite helpers
 
-    private static func open(_ path: String, flags: Int32, busyTimeoutMilliseconds: Int32) throws(StoreError)
+    static func open(_ path: String, flags: Int32, busyTimeoutMilliseconds: Int32) throws(StoreError)
         -> OpaquePointer {
         var handle: OpaquePointer?
         let rc = sqlite3_open_v2(path, &handle, flags, nil)
@@ -107,7 +135,7 @@ public enum StoreBackup {
     }
 
     /// `PRAGMA quick_check` must answer exactly "ok".
-    private static func check(_ connection: OpaquePointer, path: String) throws(StoreError) {
+    static func check(_ connection: OpaquePointer, path: String) throws(StoreError) {
         let answer = try single(connection, "PRAGMA quick_check")
         guard answer == "ok" else {
             throw StoreError.corrupt("the copy \(path) failed quick_check: \(answer ?? "no answer")")
@@ -115,7 +143,7 @@ public enum StoreBackup {
     }
 
     /// The first column of the first row of `sql`, as text.
-    private static func single(_ connection: OpaquePointer, _ sql: String) throws(StoreError) -> String? {
+    static func single(_ connection: OpaquePointer, _ sql: String) throws(StoreError) -> String? {
         let statement = try Statement(connection: connection, sql: sql)
         guard try statement.step() else { return nil }
         return statement.row.text(0)

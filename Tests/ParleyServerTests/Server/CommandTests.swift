@@ -110,6 +110,10 @@ final class CommandTests: XCTestCase {
         let backup = try parley(["backup", copy], ["PARLEY_DB": databasePath])
         XCTAssertEqual(backup.status, 0, backup.errors)
         XCTAssertTrue(backup.output.contains(copy), backup.output)
+        // The files database beside it is copied too, beside the copy.
+        let filesCopy = directory.appendingPathComponent("copy.files.sqlite").path
+        XCTAssertTrue(backup.output.contains(filesCopy), backup.output)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: filesCopy))
 
         // The copy alone (no -wal beside it) serves every conversation.
         XCTAssertFalse(FileManager.default.fileExists(atPath: copy + "-wal"))

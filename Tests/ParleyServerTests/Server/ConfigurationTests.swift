@@ -39,6 +39,9 @@ final class ConfigurationTests: XCTestCase {
             "PARLEY_MAX_BODY_BYTES": "\(server.http.maxBodyBytes)",
             // Derived defaults (nil: the HTTP layer applies the formula the README names).
             "PARLEY_MAX_DISCARD_BYTES": server.http.maxDiscardBytes.map { "\($0)" } ?? "4 × body limit",
+            "PARLEY_MAX_FILE_BYTES": "\(server.maxFileBytes)",
+            "PARLEY_MAX_UPLOADS": "\(server.http.maxConcurrentUploads)",
+            "PARLEY_UPLOAD_DIR": server.http.uploadDirectory ?? "",
             "PARLEY_MAX_CONNECTIONS_PER_IP": server.http.connectionsPerAddress.map { "\($0)" } ?? "max connections / 4",
             "PARLEY_HEADER_TIMEOUT": Self.number(server.http.headerTimeout),
             "PARLEY_TRUSTED_PROXIES": server.http.trustedProxies.map(\.description).joined(separator: ","),
@@ -187,6 +190,22 @@ final class ConfigurationTests: XCTestCase {
         XCTAssertEqual(configuration.generation.maxConcurrentPerUser, 2)
         XCTAssertEqual(configuration.generation.contextBudgetCharacters, 1234)
         XCTAssertEqual(configuration.generation.retainFinished, .seconds(7))
+    }
+
+    func testTheUploadSettingsAreReadAndTheFolderFollowsTheDatabase() throws {
+        let configuration = try ParleyConfiguration(environment: [
+            "PARLEY_DB": "/srv/parley/main.db", "PARLEY_MAX_FILE_BYTES": "1000", "PARLEY_MAX_UPLOADS": "3",
+        ], arguments: [])
+        XCTAssertEqual(configuration.maxFileBytes, 1000)
+        XCTAssertEqual(configuration.http.maxConcurrentUploads, 3)
+        XCTAssertEqual(configuration.http.uploadDirectory, "/srv/parley/.parley-uploads")
+        XCTAssertEqual(ParleyConfiguration.uploadDirectory(besideDatabase: "parley.db"), "./.parley-uploads")
+        let chosen = try ParleyConfiguration(environment: ["PARLEY_DB": "/srv/p.db"], arguments: ["--upload-dir", "/tmp/up"])
+        XCTAssertEqual(chosen.http.uploadDirectory, "/tmp/up")
+        for (name, value) in [("PARLEY_MAX_FILE_BYTES", "0"), ("PARLEY_MAX_FILE_BYTES", "2000000000"),
+                              ("PARLEY_MAX_UPLOADS", "0"), ("PARLEY_MAX_UPLOADS", "x")] {
+            XCTAssertThrowsError(try ParleyConfiguration(environment: [name: value], arguments: []), "\(name)=\(value)")
+        }
     }
 
     func testTheStreamCapsAreReadAndBounded() throws {

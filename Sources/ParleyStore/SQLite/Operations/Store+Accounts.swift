@@ -80,12 +80,16 @@ extension Store {
     }
 
     /// Gives local mode's conversations to `userID` (the first admin, when a server moves to team
-    /// mode). Returns how many moved. Write transaction.
+    /// mode), and local mode's files with them (their messages show them only to the files' owner).
+    /// Returns how many conversations moved. Write transaction.
     @discardableResult
     public func assignLocalConversations(to userID: String) throws(StoreError) -> Int {
         try write { (writer, _) throws(StoreError) in
-            try writer.database.run("UPDATE conversations SET owner_id = ? WHERE owner_id = ?",
+            // OR IGNORE: a file of the same upload `userID` already has stays local (a new admin has none).
+            try writer.database.run("UPDATE OR IGNORE files SET owner_id = ? WHERE owner_id = ?",
                                     [.text(userID), .text(User.localID)])
+            return try writer.database.run("UPDATE conversations SET owner_id = ? WHERE owner_id = ?",
+                                           [.text(userID), .text(User.localID)])
         }
     }
 

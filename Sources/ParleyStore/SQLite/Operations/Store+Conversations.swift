@@ -59,14 +59,17 @@ extension Store {
         }
     }
 
-    /// Deletes a conversation and all its messages. Returns false if there was no such
-    /// conversation. Write transaction.
+    /// Deletes a conversation and all its messages, and with them the deleted files only they held
+    /// (their bytes are removed right after, see `releaseFileBlobs`). Returns false if there was no
+    /// such conversation. Write transaction.
     @discardableResult
     public func deleteConversation(id: String, ownedBy owner: String = User.localID) throws(StoreError) -> Bool {
-        try write { (writer, _) throws(StoreError) in
+        let deleted = try write { (writer, _) throws(StoreError) in
             try writer.database.run("DELETE FROM conversations WHERE id = ? AND owner_id = ?",
                                     [.text(id), .text(owner)]) > 0
         }
+        if deleted { releaseFileBlobsAfterCommit() }
+        return deleted
     }
 
     // MARK: - Reading conversations
