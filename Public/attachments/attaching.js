@@ -25,7 +25,7 @@ export function attaching(page) {
     tray.show(item, {
       preview: previews.get(item.key) || null,
       warning: warningFor(item),
-      error: item.state === 'failed' ? uploadAdvice(item.error) : null,
+      error: item.state === 'failed' ? uploadAdvice(item.error, item.size) : null,
     });
   }
 
@@ -67,7 +67,7 @@ export function attaching(page) {
       const failed = pending.failed(key, error);
       if (!failed) return;
       show(failed);
-      announce(`${failed.name} was not attached. ${uploadAdvice(error).text}`);
+      announce(`${failed.name} was not attached. ${uploadAdvice(error, failed.size).text}`);
     }).finally(() => {
       if (uploads.get(key) === upload) uploads.delete(key);
       syncSend();

@@ -11,13 +11,20 @@ function said(error) {
   return /[.!?]$/.test(text) ? `${text} ` : `${text}. `;
 }
 
-/** `{text, retry}` for a failed upload (an ApiError): `retry` when trying again may work. */
-export function uploadAdvice(error) {
+/** The limit, when the server's answer does not name it (the HTTP layer's 413 does not). */
+const FILE_LIMIT = 'the server\'s limit for one file (PARLEY_MAX_FILE_BYTES: 20 MiB unless the admin changed it)';
+
+/** `{text, retry}` for a failed upload (an ApiError) of a file of `size` bytes: `retry` when trying
+ *  again may work. */
+export function uploadAdvice(error, size = null) {
   const code = error && error.code;
   const server = said(error);
   switch (code) {
-    case 'payload_too_large':
-      return { text: `Too big. ${server}Attach a smaller file, or shrink this one first.`, retry: false };
+    case 'payload_too_large': {
+      const limit = /\d/.test(server) ? server : `It is over ${FILE_LIMIT}. `;
+      const what = size ? `Too big (${sizeText(size)}). ` : 'Too big. ';
+      return { text: `${what}${limit}Attach a smaller file, or shrink this one first.`, retry: false };
+    }
     case 'quota_exceeded':
       return { text: `Your storage for files is full. ${server}Delete files you no longer need, or ask an admin for more space.`, retry: false };
     case 'unsupported_file':

@@ -386,6 +386,6 @@ def test_a_file_over_the_limit_says_it_is_too_big(browser, parley_small_files, t
     open_page(browser, parley_small_files.base)
     attach(browser, tmp_path, "big.png", png_bytes(64, 64, seed=7))  # ~12 KB
     (chip,) = settled(browser, 1)
-    assert chip["state"] == "failed" and chip["error"].startswith("Too big."), chip
-    assert "smaller file" in chip["error"] and not chip["retry"], chip
+    assert chip["state"] == "failed" and chip["error"].startswith("Too big ("), chip
+    assert "limit" in chip["error"] and "smaller file" in chip["error"] and not chip["retry"], chip
     assert stored_files(parley_small_files) == [], "nothing stored"
