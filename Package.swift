@@ -22,6 +22,10 @@ let package = Package(
         .systemLibrary(name: "CSodium", path: "Sources/CSodium", pkgConfig: "libsodium",
                        providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CYajl", path: "Sources/CYajl", pkgConfig: "yajl", providers: [.apt(["libyajl-dev"])]),
+        .systemLibrary(name: "CVips", path: "Sources/CVips", pkgConfig: "vips",
+                       providers: [.apt(["libvips-dev"])]),
+        .systemLibrary(name: "CPoppler", path: "Sources/CPoppler", pkgConfig: "poppler-glib",
+                       providers: [.apt(["libpoppler-glib-dev"])]),
 
         // MARK: - The data flow, one module per stage.
         // Encodings of standard values that stages which must not know each other share (base64url for
@@ -43,6 +47,10 @@ let package = Package(
         .target(name: "ParleyHTTP", dependencies: ["CMicroHTTPD"]),
         // Team mode's credentials: Argon2id passwords and random tokens (libsodium only here).
         .target(name: "ParleyAuth", dependencies: ["CSodium", "ParleyPrimitives"]),
+        // What an uploaded file IS and what Parley makes of it: kind by its bytes, images re-encoded
+        // (libvips), PDF text (poppler), all decoding in a `parley media-worker` child with rlimits.
+        // Knows nothing of HTTP, the store or providers.
+        .target(name: "ParleyMedia", dependencies: ["CVips", "CPoppler", "ParleyPrimitives"]),
         // MARK: - The API, one module per feature; each depends only on the layers below it.
         // The API's shared vocabulary: who is calling, errors as answers, JSON bodies, field rules,
         // resources (records as JSON), open-stream caps, the log.
@@ -83,12 +91,12 @@ let package = Package(
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyAccounts", "ParleyQuotas", "ParleyConversations",
                                "ParleyTransfer", "ParleyOpenAICompat", "ParleyTools", "ParleyHTTP", "ParleyStore",
                                "ParleyProviders", "ParleyGeneration", "ParleyMarkdown", "ParleyUpstream",
-                               "ParleyPrimitives", "ParleyMCP"],
+                               "ParleyPrimitives", "ParleyMCP", "ParleyMedia"],
                 resources: [.embedInCode("openapi.json")]),
         // The command line: serve, backup, user, health.
         .target(name: "ParleyCLI",
                 dependencies: ["ParleyServer", "ParleyAccounts", "ParleyAuth", "ParleyStore",
-                               "ParleyHTTP", "ParleyUpstream"]),
+                               "ParleyHTTP", "ParleyUpstream", "ParleyMedia"]),
         .executableTarget(name: "parley", dependencies: ["ParleyCLI", "ParleyServer"]),
         // `make bench`: the cost of streaming Markdown against one full render.
         .executableTarget(name: "parley-markdown-bench", dependencies: ["ParleyMarkdown", "ParleyTestSupport"]),
@@ -106,6 +114,8 @@ let package = Package(
         .testTarget(name: "ParleyGenerationTests",
                     dependencies: ["ParleyGeneration", "ParleyProviders", "ParleyStore", "ParleyMarkdown", "ParleyPrimitives"]),
         .testTarget(name: "ParleyAuthTests", dependencies: ["ParleyAuth"]),
+        // Real libvips and poppler on files the tests make; the worker is the built `parley`.
+        .testTarget(name: "ParleyMediaTests", dependencies: ["ParleyMedia", "CVips"]),
         .testTarget(name: "ParleyMCPTests",
                     dependencies: ["ParleyMCP", "ParleyUpstream", "ParleyPrimitives", "ParleyTestSupport"]),
         .testTarget(name: "ParleyServerTests",

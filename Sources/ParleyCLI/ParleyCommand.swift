@@ -17,6 +17,9 @@ public enum ParleyCommand: Sendable {
     case backup(ParleyConfiguration, destination: String, replacing: Bool)
     /// `parley user add NAME [--admin] | passwd NAME | disable NAME | enable NAME | list`.
     case user(ParleyConfiguration, UserCommand)
+    /// `parley media-worker`: the child that decodes one uploaded file (`MediaWorker`), run by the
+    /// server itself. It reads no configuration: its request and limits come on stdin.
+    case mediaWorker
 
     /// Reads the command line; `arguments` exclude the program name.
     public init(environment: [String: String], arguments: [String]) throws(CommandLineError) {
@@ -24,6 +27,8 @@ public enum ParleyCommand: Sendable {
         let name = rest.first.flatMap { $0.hasPrefix("-") ? nil : $0 } ?? "serve"
         if rest.first == name { rest.removeFirst() }
         switch name {
+        case "media-worker":
+            self = .mediaWorker
         case "serve":
             self = .serve(try Self.configuration(environment, rest))
         case "healthcheck":

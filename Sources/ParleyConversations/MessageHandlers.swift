@@ -41,7 +41,8 @@ package struct MessageHandlers: Sendable {
     package func models(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         let models = await access.models(for: caller)
         return .json(ModelListResource(models: models.map {
-            ModelListResource.Model(id: $0.id, provider: $0.provider, label: $0.label)
+            ModelListResource.Model(id: $0.id, provider: $0.provider, label: $0.label,
+                                    vision: providers.canSeeImages($0.id))
         }))
     }
 
@@ -169,12 +170,13 @@ struct TurnResource: Encodable {
     }
 }
 
-/// `GET /api/models`.
+/// `GET /api/models`. `vision`: the model is sent images (PARLEY_VISION_MODELS; the demo always).
 struct ModelListResource: Encodable {
     struct Model: Encodable {
         let id: String
         let provider: String
         let label: String
+        let vision: Bool
     }
 
     let models: [Model]

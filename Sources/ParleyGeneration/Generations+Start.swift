@@ -179,7 +179,16 @@ extension Generations {
             return ReplyStart(user: written.user, reply: ended ?? written.reply, context: written.context)
         }
         let reply = written.reply
-        var messages = context.messages(systemPrompt: prepared.systemPrompt, branch: written.context)
+        var messages: [ChatMessage]
+        do {
+            messages = try context.messages(systemPrompt: prepared.systemPrompt, branch: written.context)
+        } catch {
+            // The reply row exists: it ends failed at once rather than stay `streaming` with no generation.
+            let ended = try? store.finishMessage(
+                id: reply.id, content: reply.content, status: .failed, errorCode: .attachmentsUnreadable,
+                errorMessage: "The conversation's files could not be read: \(error)", html: renderer.render(reply.content))
+            return ReplyStart(user: written.user, reply: ended ?? reply, context: written.context)
+        }
         var prefill: String?
         var previousID: Int64 = 0
         if case .continueReply = prepared.plan {

@@ -48,15 +48,16 @@ public actor Generations: TickerTarget {
 
     /// - Parameter clock: when finished replies are released (`limits.retainFinished` after their end).
     /// - Parameter tools: runs the tools conversations enable (nil: replies are offered none).
+    /// - Parameter files: the files user messages carry, sent with them (`NoAttachments`: none).
     public init(store: Store, providers: ProviderRegistry, limits: GenerationLimits,
                 renderer: MarkdownRenderer = MarkdownRenderer(), clock: RetentionClock = .continuous,
-                tools: (any ToolRunner)? = nil) {
+                tools: (any ToolRunner)? = nil, files: any AttachmentSource = NoAttachments()) {
         self.tools = tools
         self.store = store
         self.providers = providers
         self.limits = limits
         self.renderer = renderer
-        self.context = ContextBuilder(budget: limits.contextBudgetCharacters)
+        self.context = ContextBuilder(budget: limits.contextBudgetCharacters, files: files)
         self.retained = RetainedReplies(keep: limits.retainFinished)
         self.clock = clock
         self.flusher = ProgressFlusher(recorder: store, interval: limits.flushInterval)

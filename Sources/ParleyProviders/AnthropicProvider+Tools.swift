@@ -3,7 +3,8 @@ import ParleyPrimitives
 /// Anthropic's form of a conversation with tool calls: an assistant turn is content blocks (its text,
 /// then one `tool_use` per call); the results are `tool_result` blocks of the next user turn. The API
 /// wants user and assistant turns to alternate, so consecutive `.tool` messages make ONE user turn, and
-/// a user message right after them joins that turn as a text block.
+/// a user message right after them joins that turn as a text block. A user turn with images is
+/// content blocks too (`ChatRequestBody.anthropicBlocks`): images, then the text.
 extension AnthropicProvider {
     /// The non-system messages as Anthropic turns.
     static func messages(_ messages: [ChatMessage]) -> [ChatRequestBody.Message] {
@@ -21,10 +22,12 @@ extension AnthropicProvider {
                 results.append(.toolResult(toolUseID: message.toolCallID ?? "", content: message.content,
                                            isError: message.isError))
             case .user where !results.isEmpty:
-                if !message.content.isEmpty { results.append(.text(message.content)) }
+                results += ChatRequestBody.anthropicBlocks(message)
                 flushResults()
+            case .user where !message.images.isEmpty:
+                turns.append(ChatRequestBody.Message(role: "user", content: .blocks(ChatRequestBody.anthropicBlocks(message))))
             case .user:
-                turns.append(ChatRequestBody.Message(role: "user", content: message.content))
+                turns.append(ChatRequestBody.Message(role: "user", content: message.textWithDocuments))
             case .assistant:
                 flushResults()
                 if message.toolCalls.isEmpty {

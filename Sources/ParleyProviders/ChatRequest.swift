@@ -3,6 +3,7 @@ import ParleyPrimitives
 /// One turn of a conversation as sent to a model. An assistant turn may end with tool calls; each
 /// call's result follows as a `.tool` turn naming it (`toolCallID`), in call order. A provider writes
 /// them in its own dialect (OpenAI `tool_calls` + `role: tool`; Anthropic `tool_use` + `tool_result` blocks).
+/// A user turn may carry files (`attachments`): documents go before its text, images as image parts.
 public struct ChatMessage: Sendable, Equatable {
     public enum Role: String, Sendable {
         case system, user, assistant, tool
@@ -16,14 +17,18 @@ public struct ChatMessage: Sendable, Equatable {
     public var toolCallID: String?
     /// A `.tool` turn: the result is an error (Anthropic `is_error`; OpenAI has no such flag).
     public var isError: Bool
+    /// A user turn's files, in the order the user attached them (empty otherwise). A turn without any
+    /// is sent exactly as before attachments existed.
+    public var attachments: [ChatAttachment]
 
     public init(role: Role, content: String, toolCalls: [ChatToolCall] = [], toolCallID: String? = nil,
-                isError: Bool = false) {
+                isError: Bool = false, attachments: [ChatAttachment] = []) {
         self.role = role
         self.content = content
         self.toolCalls = toolCalls
         self.toolCallID = toolCallID
         self.isError = isError
+        self.attachments = attachments
     }
 
     /// The result of one tool call, answering `id`.

@@ -70,14 +70,16 @@ extension ChatRequestBody {
         }
     }
 
-    /// An Anthropic content block: text, a tool call (`tool_use`) or a tool's result (`tool_result`).
+    /// An Anthropic content block: text, an image (`ChatRequestBody+Attachments`), a tool call
+    /// (`tool_use`) or a tool's result (`tool_result`).
     enum Block: Encodable {
         case text(String)
+        case image(ImageSource)
         case toolUse(id: String, name: String, input: JSON)
         case toolResult(toolUseID: String, content: String, isError: Bool)
 
         private enum CodingKeys: String, CodingKey {
-            case type, text, id, name, input, content
+            case type, text, id, name, input, content, source
             case toolUseID = "tool_use_id"
             case isError = "is_error"
         }
@@ -95,6 +97,9 @@ extension ChatRequestBody {
             case .text(let text):
                 try container.encode("text", forKey: .type)
                 try container.encode(text, forKey: .text)
+            case .image(let source):
+                try container.encode("image", forKey: .type)
+                try container.encode(source, forKey: .source)
             case .toolUse(let id, let name, let input):
                 try container.encode("tool_use", forKey: .type)
                 try container.encode(id, forKey: .id)

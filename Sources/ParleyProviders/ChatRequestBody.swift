@@ -6,13 +6,15 @@ import ParleyPrimitives
 /// fields left out) rather than through `JSONSerialization` and `[String: Any]`, which cost 4% of a
 /// reply's start. The tool-calling pieces of each dialect are in `ChatRequestBody+Tools.swift`.
 struct ChatRequestBody: Encodable {
-    /// One message. `content` is text, null (an OpenAI assistant turn that only calls tools) or
-    /// Anthropic content blocks; `tool_calls` and `tool_call_id` are OpenAI's.
+    /// One message. `content` is text, null (an OpenAI assistant turn that only calls tools),
+    /// Anthropic content blocks or OpenAI content parts (a turn with images); `tool_calls` and
+    /// `tool_call_id` are OpenAI's.
     struct Message: Encodable {
         enum Content: Encodable {
             case text(String)
             case null
             case blocks([Block])
+            case parts([OpenAIPart])
 
             func encode(to encoder: Encoder) throws {
                 var container = encoder.singleValueContainer()
@@ -20,6 +22,7 @@ struct ChatRequestBody: Encodable {
                 case .text(let text): try container.encode(text)
                 case .null: try container.encodeNil()
                 case .blocks(let blocks): try container.encode(blocks)
+                case .parts(let parts): try container.encode(parts)
                 }
             }
         }

@@ -1,6 +1,6 @@
-/// A built-in model that needs no LLM: streams a deterministic Markdown answer (heading, quote of the
-/// user's text, lists, fenced code, GFM table, link) at a realistic pace. For trying Parley out and
-/// for tests. Immutable and thread-safe; cancelling the consumer stops it at once.
+/// A built-in model that needs no LLM: streams a deterministic Markdown answer (heading, what it sees
+/// of the user's files, quote of the user's text, lists, fenced code, GFM table, link) at a realistic
+/// pace. For trying Parley out and for tests. Immutable and thread-safe; cancelling the consumer stops it at once.
 public struct DemoProvider: ChatProvider {
     public static let modelID = "demo"
     public static let label = "Demo model (built-in, no LLM)"
@@ -28,7 +28,8 @@ public struct DemoProvider: ChatProvider {
     }
 
     public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ProviderEvent, Error> {
-        let answer = Self.answer(to: request.messages.last { $0.role == .user }?.content ?? "")
+        let user = request.messages.last { $0.role == .user }
+        let answer = Self.answer(to: user?.content ?? "", attachments: user?.attachments ?? [])
         // Continue: skip what the prefill already holds of the deterministic text.
         let skip = request.prefill.map { $0.count } ?? 0
         let remaining = String(answer.dropFirst(min(skip, answer.count)))
@@ -37,7 +38,7 @@ public struct DemoProvider: ChatProvider {
         let tokens = request.maxTokens.map { Array(all.prefix(max(0, $0))) } ?? all
         let finish: FinishReason = tokens.count < all.count ? .length : .stop
         let interval: Duration? = tokensPerSecond > 0 ? .seconds(1.0 / tokensPerSecond) : nil
-        let inputTokens = request.messages.reduce(0) { $0 + Self.tokens($1.content).count }
+        let inputTokens = request.messages.reduce(0) { $0 + Self.tokens($1.textWithDocuments).count }
         return providerStream { continuation in
             for token in tokens {
                 if let interval {
@@ -52,17 +53,19 @@ public struct DemoProvider: ChatProvider {
         }
     }
 
-    /// The whole deterministic answer to a user message.
-    public static func answer(to userText: String) -> String {
+    /// The whole deterministic answer to a user message; its files, if any, are described first
+    /// (`description(of:)`), the rest is the same.
+    public static func answer(to userText: String, attachments: [ChatAttachment] = []) -> String {
         var quoted = userText.split(whereSeparator: \.isNewline).joined(separator: " ")
         if quoted.count > 200 { quoted = String(quoted.prefix(200)) + "…" }
         quoted = quoted.replacingOccurrences(of: "`", with: "'")
         if quoted.trimmingWhitespace.isEmpty { quoted = "(nothing)" }
         let words = quoted.split(separator: " ").count
+        let files = description(of: attachments).map { $0 + "\n\n" } ?? ""
         return """
         ## Demo answer
 
-        You wrote: `\(quoted)` (\(words) word\(words == 1 ? "" : "s")). This is the built-in demo model: \
+        \(files)You wrote: `\(quoted)` (\(words) word\(words == 1 ? "" : "s")). This is the built-in demo model: \
         no language model is running, but the text streams like a real one so that you can try **Markdown** \
         rendering, *stopping* and continuing.
 

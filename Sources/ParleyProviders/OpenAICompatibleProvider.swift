@@ -84,7 +84,8 @@ public struct OpenAICompatibleProvider: ChatProvider {
     }
 
     /// OpenAI's form of a message: an assistant turn's calls as `tool_calls` (its content null when it
-    /// has no text), a tool's result as `role: tool` naming the call.
+    /// has no text), a tool's result as `role: tool` naming the call, a turn with attachments as
+    /// `ChatRequestBody.openAIContent` makes it.
     private static func message(_ message: ChatMessage) -> ChatRequestBody.Message {
         switch message.role {
         case .assistant where !message.toolCalls.isEmpty:
@@ -93,7 +94,7 @@ public struct OpenAICompatibleProvider: ChatProvider {
         case .tool:
             ChatRequestBody.Message(role: "tool", content: .text(message.content), toolCallID: message.toolCallID ?? "")
         case .system, .user, .assistant:
-            ChatRequestBody.Message(role: message.role.rawValue, content: message.content)
+            ChatRequestBody.Message(role: message.role.rawValue, content: ChatRequestBody.openAIContent(message))
         }
     }
 

@@ -10,6 +10,8 @@ import Synchronization
 public final class ProviderRegistry: Sendable {
     public let providers: [any ChatProvider]
     public let demo: DemoProvider
+    /// Which models are sent images (PARLEY_VISION_MODELS); see `canSeeImages`.
+    public let vision: VisionModels
     private let knownModels: Mutex<[ModelInfo]>
     /// The last complete listing and when it was made: model servers are asked at most once per
     /// `listLifetime` (the page, every message without a model and, with PARLEY_LISTED_MODELS_ONLY,
@@ -24,14 +26,16 @@ public final class ProviderRegistry: Sendable {
     private let listLifetime: Duration
 
     public init(providers: [any ChatProvider], demo: DemoProvider = DemoProvider(), configuredModels: [ModelInfo] = [],
-                modelListLifetime: Duration = ProviderRegistry.modelListLifetime) {
+                modelListLifetime: Duration = ProviderRegistry.modelListLifetime, vision: VisionModels = VisionModels()) {
         self.providers = providers
         self.demo = demo
+        self.vision = vision
         knownModels = Mutex(configuredModels)
         listLifetime = modelListLifetime
     }
 
-    public convenience init(configuration: ProviderConfiguration, client: UpstreamClient) {
+    public convenience init(configuration: ProviderConfiguration, client: UpstreamClient,
+                            vision: VisionModels = VisionModels()) {
         var providers: [any ChatProvider] = []
         var configured: [ModelInfo] = []
         if let openAI = configuration.openAI {
@@ -48,7 +52,7 @@ public final class ProviderRegistry: Sendable {
             configured += anthropic.models.map { ModelInfo(provider: "anthropic", model: $0, label: $0) }
         }
         self.init(providers: providers, demo: DemoProvider(tokensPerSecond: configuration.demoTokensPerSecond),
-                  configuredModels: configured)
+                  configuredModels: configured, vision: vision)
     }
 
     /// Every model of every provider (asked concurrently), or just the demo model when none is configured.
@@ -86,6 +90,14 @@ public final class ProviderRegistry: Sendable {
     /// The first listed model, or `demo` when there is none.
     public func defaultModelID() async -> String {
         await models().first?.id ?? DemoProvider.modelID
+    }
+
+    /// Whether the model of `modelID` (any accepted spelling: a bare name counts as the id of the
+    /// provider listing it) is sent images, as `vision` says; false for an unknown model.
+    public func canSeeImages(_ modelID: String) -> Bool {
+        guard let resolved = resolve(modelID) else { return false }
+        if resolved.provider is DemoProvider { return true }
+        return vision.canSee(ModelID.make(provider: resolved.provider.name, model: resolved.model))
     }
 
     /// The provider and its own model name for a model id, or nil for an unknown id.

@@ -50,7 +50,8 @@ public final class ParleyApp: Sendable {
             Log.info("\(orphans) stored file(s) no longer referenced were removed")
         }
         let providerConfiguration = try ProviderConfiguration(environment: configuration.settings)
-        let providers = ProviderRegistry(configuration: providerConfiguration, client: UpstreamClient())
+        let providers = ProviderRegistry(configuration: providerConfiguration, client: UpstreamClient(),
+                                         vision: configuration.visionModels)
         let renderer = MarkdownRenderer()
         try Self.renderUnrenderedMessages(store: store, renderer: renderer)
         var source: MCPToolSource?

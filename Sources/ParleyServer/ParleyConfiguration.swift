@@ -5,7 +5,9 @@ import ParleyConversations
 import ParleyGeneration
 import ParleyHTTP
 import ParleyMCP
+import ParleyMedia
 import ParleyPrimitives
+import ParleyProviders
 import ParleyQuotas
 
 /// Everything Parley can be told at start-up. Each value comes from an environment variable
@@ -37,6 +39,9 @@ public struct ParleyConfiguration: Sendable {
     public var streams = StreamLimits()
     /// How a conversation gets its title after the first answer (`PARLEY_TITLES`).
     public var titles = TitleSource.model
+    /// Which models are sent images (PARLEY_VISION_MODELS: ids or `*` patterns); none by default but the
+    /// demo model, which always sees.
+    public var visionModels = VisionModels()
     /// The merged environment and flags, for the providers' own settings.
     public var settings: [String: String] = [:]
     /// The MCP servers of the file at `PARLEY_MCP_CONFIG` (nil: none); `${VAR}` in it is read from the
@@ -44,6 +49,8 @@ public struct ParleyConfiguration: Sendable {
     public var mcp: MCPConfiguration?
     /// What a stdio MCP server gets of Parley's environment besides its own `env`: PATH and HOME.
     public var mcpEnvironment: [String: String] = [:]
+    /// Uploaded files' limits and workers (PARLEY_IMAGE_*, PARLEY_PDF_MAX_PAGES, PARLEY_MEDIA_*).
+    public var media = MediaSettings()
 
     public init() {
         http.defaultHeaders = Self.securityHeaders
@@ -177,6 +184,8 @@ public struct ParleyConfiguration: Sendable {
                                                   range: 1...10_000_000)
         accounts = try Self.accountSettings(host: host, read: read)
         usage = try Self.usagePolicy(read: read)
+        media = try Self.mediaSettings(read: read)
+        visionModels = VisionModels(read.list("PARLEY_VISION_MODELS"))
         accounts.proxyHeader = try Self.proxyHeader(read: read, trustedProxies: http.trustedProxies)
     }
 }
@@ -219,6 +228,22 @@ extension ParleyConfiguration {
         settings.loginAttempts = try read.integer("PARLEY_LOGIN_ATTEMPTS", default: settings.loginAttempts,
                                                   range: 1...100_000)
         return settings
+    }
+
+    fileprivate static func mediaSettings(read: SettingReader) throws(ConfigurationError) -> MediaSettings {
+        var media = MediaSettings()
+        media.imageMaxEdge = try read.integer("PARLEY_IMAGE_MAX_EDGE", default: media.imageMaxEdge, range: 16...65_535)
+        media.imageMaxPixels = try read.integer("PARLEY_IMAGE_MAX_PIXELS", default: media.imageMaxPixels,
+                                                range: 1...2_000_000_000)
+        media.imageMaxBytes = try read.integer("PARLEY_IMAGE_MAX_BYTES", default: media.imageMaxBytes,
+                                               range: 4096...(1 << 30))
+        media.pdfMaxPages = try read.integer("PARLEY_PDF_MAX_PAGES", default: media.pdfMaxPages, range: 1...100_000)
+        media.timeout = .milliseconds(Int64(1000 * (try read.seconds("PARLEY_MEDIA_TIMEOUT", default: 30))))
+        media.workers = try read.integer("PARLEY_MEDIA_WORKERS", default: media.workers, range: 1...256)
+        media.queue = try read.integer("PARLEY_MEDIA_QUEUE", default: media.queue, range: 0...100_000)
+        media.memoryBytes = try read.integer("PARLEY_MEDIA_MEMORY_BYTES", default: media.memoryBytes,
+                                             range: (256 << 20)...(1 << 40))
+        return media
     }
 
     fileprivate static func usagePolicy(read: SettingReader) throws(ConfigurationError) -> UsagePolicy {

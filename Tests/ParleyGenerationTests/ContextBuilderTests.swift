@@ -19,64 +19,64 @@ final class ContextBuilderTests: XCTestCase {
 
     private func contents(_ messages: [ChatMessage]) -> [String] { messages.map(\.content) }
 
-    func testEverythingFitsAndTheSystemPromptComesFirst() {
-        let sent = ContextBuilder(budget: 1000).messages(systemPrompt: "Be brief.", branch: branch(["q1", "a1", "q2"]))
+    func testEverythingFitsAndTheSystemPromptComesFirst() throws {
+        let sent = try ContextBuilder(budget: 1000).messages(systemPrompt: "Be brief.", branch: branch(["q1", "a1", "q2"]))
         XCTAssertEqual(sent.map(\.role), [.system, .user, .assistant, .user])
         XCTAssertEqual(contents(sent), ["Be brief.", "q1", "a1", "q2"])
     }
 
-    func testTheOldestTurnsAreDroppedFirst() {
+    func testTheOldestTurnsAreDroppedFirst() throws {
         // Five turns of 10 characters; a budget of 30 keeps the newest three and drops the oldest two.
         let turns = ["question 1", "answer   1", "question 2", "answer   2", "question 3"]
-        let sent = ContextBuilder(budget: 30).messages(systemPrompt: nil, branch: branch(turns))
+        let sent = try ContextBuilder(budget: 30).messages(systemPrompt: nil, branch: branch(turns))
         XCTAssertEqual(contents(sent), ["question 2", "answer   2", "question 3"])
         XCTAssertEqual(sent.map(\.role), [.user, .assistant, .user])
     }
 
-    func testTheBudgetIsExactlyFilledFromTheNewestTurn() {
+    func testTheBudgetIsExactlyFilledFromTheNewestTurn() throws {
         let turns = ["aaaa", "bbbb", "cccc", "dddd", "eeee"]
         // 12 characters: the newest three fit exactly, the fourth would not.
-        let sent = ContextBuilder(budget: 12).messages(systemPrompt: nil, branch: branch(turns))
+        let sent = try ContextBuilder(budget: 12).messages(systemPrompt: nil, branch: branch(turns))
         XCTAssertEqual(contents(sent), ["cccc", "dddd", "eeee"])
-        let oneLess = ContextBuilder(budget: 11).messages(systemPrompt: nil, branch: branch(turns))
+        let oneLess = try ContextBuilder(budget: 11).messages(systemPrompt: nil, branch: branch(turns))
         XCTAssertEqual(contents(oneLess), ["eeee"], "dddd would make it start with an assistant turn")
     }
 
-    func testTheNewestUserTurnIsKeptEvenAloneOverTheBudget() {
+    func testTheNewestUserTurnIsKeptEvenAloneOverTheBudget() throws {
         let long = String(repeating: "x", count: 500)
-        let sent = ContextBuilder(budget: 10).messages(systemPrompt: "sys", branch: branch(["old", "reply", long]))
+        let sent = try ContextBuilder(budget: 10).messages(systemPrompt: "sys", branch: branch(["old", "reply", long]))
         XCTAssertEqual(contents(sent), ["sys", long])
         XCTAssertEqual(sent.map(\.role), [.system, .user])
     }
 
-    func testTheSystemPromptIsOutsideTheBudget() {
+    func testTheSystemPromptIsOutsideTheBudget() throws {
         let system = String(repeating: "s", count: 1000)
         let turns = ["q1", "a1", "q2"]
         // The turns alone fit in 6 characters: a long system prompt does not push any of them out.
-        let sent = ContextBuilder(budget: 6).messages(systemPrompt: system, branch: branch(turns))
+        let sent = try ContextBuilder(budget: 6).messages(systemPrompt: system, branch: branch(turns))
         XCTAssertEqual(contents(sent), [system] + turns)
-        let none = ContextBuilder(budget: 6).messages(systemPrompt: "", branch: branch(turns))
+        let none = try ContextBuilder(budget: 6).messages(systemPrompt: "", branch: branch(turns))
         XCTAssertEqual(contents(none), turns, "an empty system prompt sends no system turn")
     }
 
-    func testTheHistoryNeverStartsWithAnAssistantTurn() {
+    func testTheHistoryNeverStartsWithAnAssistantTurn() throws {
         let turns = ["a long first question", "a1", "q2"]
         // The budget keeps "a1" and "q2" (4 characters); a1 is then dropped as a leading assistant turn.
-        let sent = ContextBuilder(budget: 4).messages(systemPrompt: "sys", branch: branch(turns))
+        let sent = try ContextBuilder(budget: 4).messages(systemPrompt: "sys", branch: branch(turns))
         XCTAssertEqual(sent.map(\.role), [.system, .user])
         XCTAssertEqual(contents(sent), ["sys", "q2"])
     }
 
-    func testEmptyTurnsAreLeftOut() {
+    func testEmptyTurnsAreLeftOut() throws {
         // A reply stopped before its first token is stored empty; it is not sent.
-        let sent = ContextBuilder(budget: 100).messages(systemPrompt: nil, branch: branch(["q1", "", "q2"]))
+        let sent = try ContextBuilder(budget: 100).messages(systemPrompt: nil, branch: branch(["q1", "", "q2"]))
         XCTAssertEqual(contents(sent), ["q1", "q2"])
     }
 
-    func testTheBudgetCountsCharactersNotBytes() {
+    func testTheBudgetCountsCharactersNotBytes() throws {
         // "日本語の質問" is 6 characters and 18 UTF-8 bytes.
         let turns = ["日本語の質問", "答え", "日本語の質問"]
-        let sent = ContextBuilder(budget: 14).messages(systemPrompt: nil, branch: branch(turns))
+        let sent = try ContextBuilder(budget: 14).messages(systemPrompt: nil, branch: branch(turns))
         XCTAssertEqual(contents(sent), turns)
     }
 }

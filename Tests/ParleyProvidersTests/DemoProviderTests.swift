@@ -70,3 +70,58 @@ final class DemoProviderTests: XCTestCase {
         XCTAssertLessThan(latency, .milliseconds(100))
     }
 }
+
+/// The demo model sees: it describes each image's size (read from its header) and each document.
+final class DemoAttachmentTests: XCTestCase {
+    /// The signature and IHDR of a 640×480 PNG (the rest of the file does not matter to the header).
+    static let png640x480: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13,
+                                      0x49, 0x48, 0x44, 0x52, 0, 0, 0x02, 0x80, 0, 0, 0x01, 0xE0, 8, 6, 0, 0, 0]
+
+    func testTheDemoDescribesImagesAndDocuments() async {
+        let padded = Self.png640x480 + [UInt8](repeating: 0, count: 12_345 - Self.png640x480.count)
+        let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0, 4, 0, 0, 0xFF, 0xC0, 0, 11, 8, 0x00, 0x30, 0x00, 0x40, 1, 0, 0, 0]
+        let turn = ChatMessage(role: .user, content: "What are these?", attachments: [
+            .image(mediaType: "image/png", data: padded),
+            .image(mediaType: "image/jpeg", data: jpeg),
+            .image(mediaType: "image/webp", data: [1, 2, 3]),
+            .document(filename: "notes.md", mediaType: "text/markdown", text: String(repeating: "n", count: 1_500)),
+        ])
+        let outcome = await collect(DemoProvider(tokensPerSecond: 0).stream(ChatRequest(model: "demo", messages: [turn])))
+        XCTAssertTrue(outcome.text.hasPrefix("""
+            ## Demo answer
+
+            I see 3 images: 640×480 PNG, 12,345 bytes; 64×48 JPEG, 21 bytes; WEBP, 3 bytes. \
+            I read 1 document: notes.md (text/markdown, 1,500 characters).
+
+            You wrote: `What are these?`
+            """), outcome.text)
+        XCTAssertEqual(outcome.text, DemoProvider.answer(to: "What are these?", attachments: turn.attachments))
+    }
+
+    func testOneImageIsSingular() {
+        XCTAssertEqual(DemoProvider.description(of: [.image(mediaType: "image/png", data: Self.png640x480)]),
+                       "I see 1 image: 640×480 PNG, 29 bytes.")
+        XCTAssertNil(DemoProvider.description(of: []))
+    }
+
+    func testGIFAndWebPSizesAreRead() {
+        let gif: [UInt8] = Array("GIF89a".utf8) + [0x20, 0x03, 0x58, 0x02, 0, 0, 0]
+        XCTAssertEqual(DemoProvider.description(of: [.image(mediaType: "image/gif", data: gif)]),
+                       "I see 1 image: 800×600 GIF, 13 bytes.")
+        // A lossless WebP: 14 bits of width - 1, then 14 bits of height - 1, after the 0x2F signature.
+        let bits: UInt32 = (100 - 1) | ((50 - 1) << 14)
+        let webP: [UInt8] = Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WEBPVP8L".utf8) + [0, 0, 0, 0, 0x2F]
+            + [UInt8(bits & 0xFF), UInt8((bits >> 8) & 0xFF), UInt8((bits >> 16) & 0xFF), UInt8(bits >> 24)]
+        XCTAssertEqual(DemoProvider.description(of: [.image(mediaType: "image/webp", data: webP)]),
+                       "I see 1 image: 100×50 WEBP, 25 bytes.")
+    }
+
+    func testACutHeaderGivesNoSize() {
+        let cut = Array(Self.png640x480.prefix(20))
+        XCTAssertEqual(DemoProvider.description(of: [.image(mediaType: "image/png", data: cut)]),
+                       "I see 1 image: PNG, 20 bytes.")
+        let jpegCut: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0x10, 0x00]
+        XCTAssertEqual(DemoProvider.description(of: [.image(mediaType: "image/jpeg", data: jpegCut)]),
+                       "I see 1 image: JPEG, 6 bytes.")
+    }
+}

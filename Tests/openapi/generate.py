@@ -140,7 +140,10 @@ SCHEMAS = {
                    "required": ["input_tokens", "output_tokens", "estimated"],
                    "description": "null while streaming and for turns a client brought to /v1/chat/completions. "
                                   "Each count is 0 to 1000000000 (an import outside it is 400 invalid_import)."},
-    "ModelList": obj({"models": {"type": "array", "items": obj({"id": STRING, "provider": STRING, "label": STRING})}}),
+    "ModelList": obj({"models": {"type": "array", "items": obj({
+        "id": STRING, "provider": STRING, "label": STRING,
+        "vision": {"type": "boolean", "description": "The model is sent images (PARLEY_VISION_MODELS; the demo "
+                                                     "model always)."}})}}),
     "Conversation": obj(dict(CONVERSATION_FIELDS, messages={"type": "array", "items": ref("Message")}),
                         required=list(CONVERSATION_FIELDS)),
     "ConversationWithMessages": {"allOf": [ref("Conversation"), {"required": ["messages"]}]},

@@ -13,6 +13,8 @@ final class CommandParsingTests: XCTestCase {
         XCTAssertEqual(configuration.port, 9000)
         guard case .serve = try parse([]) else { return XCTFail() }
         guard case .serve = try parse(["serve"]) else { return XCTFail() }
+        // The media worker reads no configuration: a bad PARLEY_* value must not stop it.
+        guard case .mediaWorker = try parse(["media-worker"], ["PARLEY_PORT": "nope"]) else { return XCTFail() }
     }
 
     func testBackupTakesOneFileForceAndSettingsInAnyOrder() throws {

@@ -31,6 +31,7 @@ final class ConfigurationTests: XCTestCase {
             "PARLEY_ANTHROPIC_API_KEY": none.anthropic == nil ? "" : "set",
             "PARLEY_ANTHROPIC_MODELS": anthropic.models.joined(separator: ","),
             "PARLEY_DEMO_TOKENS_PER_SECOND": Self.number(none.demoTokensPerSecond),
+            "PARLEY_VISION_MODELS": server.visionModels.patterns.joined(separator: ","),
             "PARLEY_UPSTREAM_CONNECT_TIMEOUT": Self.number(none.limits.connectTimeout),
             "PARLEY_UPSTREAM_IDLE_TIMEOUT": Self.number(none.limits.idleTimeout),
             "PARLEY_UPSTREAM_MAX_BYTES": "\(none.limits.maxResponseBytes)",
@@ -94,6 +95,14 @@ final class ConfigurationTests: XCTestCase {
             "PARLEY_MAX_STREAMS_PER_USER": "\(server.streams.maxStreamsPerUser)",
             "PARLEY_MAX_EXPORTS_PER_USER": "\(server.streams.maxExportsPerUser)",
             "PARLEY_TITLES": server.titles.rawValue,
+            "PARLEY_IMAGE_MAX_EDGE": "\(server.media.imageMaxEdge)",
+            "PARLEY_IMAGE_MAX_PIXELS": "\(server.media.imageMaxPixels)",
+            "PARLEY_IMAGE_MAX_BYTES": "\(server.media.imageMaxBytes)",
+            "PARLEY_PDF_MAX_PAGES": "\(server.media.pdfMaxPages)",
+            "PARLEY_MEDIA_TIMEOUT": Self.number(server.media.timeout),
+            "PARLEY_MEDIA_WORKERS": "\(server.media.workers)",
+            "PARLEY_MEDIA_QUEUE": "\(server.media.queue)",
+            "PARLEY_MEDIA_MEMORY_BYTES": "\(server.media.memoryBytes)",
         ]
         for (name, documented) in rows {
             guard let value = actual[name] else {
@@ -205,6 +214,26 @@ final class ConfigurationTests: XCTestCase {
         for (name, value) in [("PARLEY_MAX_FILE_BYTES", "0"), ("PARLEY_MAX_FILE_BYTES", "2000000000"),
                               ("PARLEY_MAX_UPLOADS", "0"), ("PARLEY_MAX_UPLOADS", "x")] {
             XCTAssertThrowsError(try ParleyConfiguration(environment: [name: value], arguments: []), "\(name)=\(value)")
+        }
+    }
+
+    func testTheMediaLimitsAreReadAndBounded() throws {
+        let configuration = try ParleyConfiguration(environment: [
+            "PARLEY_IMAGE_MAX_EDGE": "1024", "PARLEY_IMAGE_MAX_PIXELS": "1000000", "PARLEY_IMAGE_MAX_BYTES": "500000",
+            "PARLEY_PDF_MAX_PAGES": "20", "PARLEY_MEDIA_TIMEOUT": "2.5", "PARLEY_MEDIA_WORKERS": "4",
+            "PARLEY_MEDIA_QUEUE": "0", "PARLEY_MEDIA_MEMORY_BYTES": "536870912",
+        ], arguments: [])
+        let media = configuration.media
+        XCTAssertEqual([media.imageMaxEdge, media.imageMaxPixels, media.imageMaxBytes, media.pdfMaxPages],
+                       [1024, 1_000_000, 500_000, 20])
+        XCTAssertEqual(media.timeout, .milliseconds(2500))
+        XCTAssertEqual([media.workers, media.queue, media.memoryBytes], [4, 0, 512 << 20])
+        XCTAssertNil(media.validate())
+        for (name, value) in [("PARLEY_IMAGE_MAX_EDGE", "8"), ("PARLEY_MEDIA_WORKERS", "0"),
+                              ("PARLEY_MEDIA_MEMORY_BYTES", "1000"), ("PARLEY_MEDIA_TIMEOUT", "0")] {
+            XCTAssertThrowsError(try ParleyConfiguration(environment: [name: value], arguments: [])) { error in
+                XCTAssertTrue("\(error)".contains(name), "\(error)")
+            }
         }
     }
 

@@ -1,0 +1,41 @@
+#include <vips/vips.h>
+
+/* libvips' operations take their options as NULL-terminated varargs, which Swift cannot call: each
+ * call ParleyMedia makes is one fixed-argument function here. Every loader is asked to fail on a
+ * truncated file (the default fills the rest with grey) and every saver strips all metadata. */
+
+static inline int parley_vips_init(void) { return vips_init("parley"); }
+
+/* Opens the header only (nothing is decoded until pixels are asked for). */
+static inline VipsImage *parley_vips_open_header(const char *path) {
+    return vips_image_new_from_file(path, "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+}
+
+/* Decodes, autorotates by EXIF orientation and shrinks (never enlarges) to `edge` on the long edge,
+ * with shrink-on-load where the format has one (JPEG, WebP). */
+static inline int parley_vips_thumbnail_file(const char *path, VipsImage **out, int edge) {
+    return vips_thumbnail(path, out, edge, "height", edge, "size", VIPS_SIZE_DOWN,
+                          "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
+}
+
+static inline int parley_vips_thumbnail_image(VipsImage *in, VipsImage **out, int edge) {
+    return vips_thumbnail_image(in, out, edge, "height", edge, "size", VIPS_SIZE_DOWN, NULL);
+}
+
+static inline int parley_vips_jpeg(VipsImage *in, void **buffer, size_t *length, int quality) {
+    return vips_jpegsave_buffer(in, buffer, length, "Q", quality, "strip", TRUE, "optimize_coding", TRUE, NULL);
+}
+
+static inline int parley_vips_png(VipsImage *in, void **buffer, size_t *length) {
+    return vips_pngsave_buffer(in, buffer, length, "strip", TRUE, "compression", 6, NULL);
+}
+
+static inline int parley_vips_webp(VipsImage *in, void **buffer, size_t *length, int quality) {
+    return vips_webpsave_buffer(in, buffer, length, "Q", quality, "strip", TRUE, NULL);
+}
+
+/* Saves to a file, the format and its options chosen by the name ("x.jpg[Q=90]"); no stripping.
+ * ParleyMediaTests make their fixture images with it. */
+static inline int parley_vips_write_file(VipsImage *in, const char *path) {
+    return vips_image_write_to_file(in, path, NULL);
+}

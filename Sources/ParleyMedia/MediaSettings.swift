@@ -1,0 +1,67 @@
+import Foundation
+
+/// Every limit of the media pipeline in one value, so each is explicit, configurable and tested.
+/// The server reads them from `PARLEY_*` variables; tests build them with the memberwise init.
+/// Defaults: the contract of issue 21 (`imageMaxBytes` is Anthropic's 5 MiB once base64-encoded).
+public struct MediaSettings: Sendable, Equatable {
+    /// Long edge, in pixels, an image is downscaled to (PARLEY_IMAGE_MAX_EDGE).
+    public var imageMaxEdge: Int
+    /// Width x height x frames past which an image is refused before decoding (PARLEY_IMAGE_MAX_PIXELS).
+    public var imageMaxPixels: Int
+    /// Encoded size a stored image must fit; larger is re-encoded smaller (PARLEY_IMAGE_MAX_BYTES).
+    public var imageMaxBytes: Int
+    /// Pages past which a PDF is refused (PARLEY_PDF_MAX_PAGES).
+    public var pdfMaxPages: Int
+    /// Wall-clock time a worker may take before it is killed with SIGKILL (PARLEY_MEDIA_TIMEOUT).
+    public var timeout: Duration
+    /// Workers running at once (PARLEY_MEDIA_WORKERS).
+    public var workers: Int
+    /// Files that may wait for a worker; past it `process` throws `.busy` (PARLEY_MEDIA_QUEUE).
+    public var queue: Int
+    /// The worker's address space, RLIMIT_AS (PARLEY_MEDIA_MEMORY_BYTES).
+    public var memoryBytes: Int
+    /// The largest file a worker may write (RLIMIT_FSIZE): bounds extracted text and re-encodes.
+    public var outputMaxBytes: Int
+    /// The `parley` executable run as `parley media-worker`.
+    public var workerExecutable: URL
+    /// Where each call's fresh output directory is made.
+    public var scratchDirectory: URL
+
+    public init(imageMaxEdge: Int = 2048, imageMaxPixels: Int = 50_000_000, imageMaxBytes: Int = 3_932_160,
+                pdfMaxPages: Int = 500, timeout: Duration = .seconds(30), workers: Int = 2, queue: Int = 16,
+                memoryBytes: Int = 1 << 30, outputMaxBytes: Int = 64 << 20,
+                workerExecutable: URL = MediaSettings.currentExecutable,
+                scratchDirectory: URL = FileManager.default.temporaryDirectory) {
+        self.imageMaxEdge = imageMaxEdge
+        self.imageMaxPixels = imageMaxPixels
+        self.imageMaxBytes = imageMaxBytes
+        self.pdfMaxPages = pdfMaxPages
+        self.timeout = timeout
+        self.workers = workers
+        self.queue = queue
+        self.memoryBytes = memoryBytes
+        self.outputMaxBytes = outputMaxBytes
+        self.workerExecutable = workerExecutable
+        self.scratchDirectory = scratchDirectory
+    }
+
+    /// The running binary (`/proc/self/exe`), which is `parley` in the server.
+    public static var currentExecutable: URL {
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    }
+
+    /// The first setting out of range, named as its variable, or nil when all are usable.
+    public func validate() -> String? {
+        if imageMaxEdge < 16 { return "PARLEY_IMAGE_MAX_EDGE must be at least 16 (got \(imageMaxEdge))" }
+        if imageMaxPixels < 1 { return "PARLEY_IMAGE_MAX_PIXELS must be at least 1 (got \(imageMaxPixels))" }
+        if imageMaxBytes < 4096 { return "PARLEY_IMAGE_MAX_BYTES must be at least 4096 (got \(imageMaxBytes))" }
+        if pdfMaxPages < 1 { return "PARLEY_PDF_MAX_PAGES must be at least 1 (got \(pdfMaxPages))" }
+        if timeout <= .zero { return "PARLEY_MEDIA_TIMEOUT must be positive" }
+        if workers < 1 { return "PARLEY_MEDIA_WORKERS must be at least 1 (got \(workers))" }
+        if queue < 0 { return "PARLEY_MEDIA_QUEUE must not be negative (got \(queue))" }
+        // The worker is the whole `parley` binary: its libraries alone take about 200 MiB of address space.
+        if memoryBytes < 256 << 20 { return "PARLEY_MEDIA_MEMORY_BYTES must be at least 256 MiB (got \(memoryBytes))" }
+        if outputMaxBytes < 1 << 20 { return "the media output limit must be at least 1 MiB (got \(outputMaxBytes))" }
+        return nil
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import ParleyPrimitives
+
+/// One run of `parley media-worker`: posix_spawn with a socket on stdin and stdout (stderr to
+/// /dev/null: decoders' warnings are not Parley's log), the request written, the reply read until
+/// end of file or the deadline, then SIGKILL past it, and waitpid. Blocking: `MediaProcessor` calls
+/// it on a dedicated thread, never on the Swift cooperative pool.
+struct WorkerProcess {
+    let executable: URL
+    let timeout: Duration
+    /// The reply is one short JSON line; past this the child is misbehaving.
+    static let maxReplyBytes = 1 << 20
+
+    /// How the child ended and what it printed.
+    struct Outcome {
+        var waitStatus: Int32
+        var stdout: [UInt8]
+        var timedOut: Bool
+
+        /// The signal that ended the child, or nil when it exited.
+        var signal: Int32? {
+            let number = waitStatus & 0x7F
+            return number != 0 && number != 0x7F ? number : nil
+        }
+
+        var exitCode: Int32 { (waitStatus >> 8) & 0xFF }
+    }
+
+    func run(request: Data) throws(MediaError) -> Outcome {
+        // One socket pair is the child's stdin and stdout: created close-on-exec in one call (no
+        // other child spawned meanwhile inherits it), and MSG_NOSIGNAL spares the parent SIGPIPE.
+        var ends: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+            throw .unreadable("cannot start the media worker (socketpair: errno \(errno))")
+        }
+        let (parent, child) = (ends[0], ends[1])
+        defer { close(parent) }
+        let pid: pid_t
+        do {
+            pid = try spawn(stdio: child)
+        } catch {
+            close(child)
+            throw error
+        }
+        close(child)
+        let deadline = ContinuousClock.now + timeout
+        // The request is far below a socket's buffer: this send cannot block. A child already gone
+        // gives EPIPE, and its exit status says why.
+        _ = request.withUnsafeBytes { send(parent, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        shutdown(parent, Int32(SHUT_WR))
+        let (stdout, timedOut) = readUntilEnd(parent, deadline: deadline)
+        if timedOut { kill(pid, SIGKILL) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return Outcome(waitStatus: status, stdout: stdout, timedOut: timedOut)
+    }
+
+    private func spawn(stdio: Int32) throws(MediaError) -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, stdio, 0)
+        posix_spawn_file_actions_adddup2(&actions, stdio, 1)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // The server blocks SIGINT/SIGTERM for its sigwait and ignores SIGPIPE; the child gets neither.
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGPIPE)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        // Only what the child needs: the server's secrets stay out of a decoder's environment.
+        // Two malloc arenas keep the address space (RLIMIT_AS) for the decoders, not for reserves.
+        var environment = ["MALLOC_ARENA_MAX=2"]
+        if let libraries = ProcessInfo.processInfo.environment["LD_LIBRARY_PATH"] {
+            environment.append("LD_LIBRARY_PATH=\(libraries)")
+        }
+        let arguments = [executable.path, "media-worker"]
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup($0) } + [nil]
+        defer { for pointer in argv + envp { free(pointer) } }
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, executable.path, &actions, &attributes, argv, envp)
+        guard status == 0 else {
+            throw .unreadable("cannot start the media worker \(executable.path) (errno \(status))")
+        }
+        return pid
+    }
+
+    /// Reads `descriptor` until end of file; true as the second value when the deadline came first.
+    private func readUntilEnd(_ descriptor: Int32, deadline: ContinuousClock.Instant) -> ([UInt8], Bool) {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16 << 10)
+        while true {
+            let left = ContinuousClock.now.duration(to: deadline)
+            if left <= .zero { return (bytes, true) }
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, Int32(clamping: max(1, left.milliseconds)))
+            if ready < 0 && errno == EINTR { continue }
+            if ready == 0 { continue }
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count == 0 || (count < 0 && errno != EINTR && errno != EAGAIN) { return (bytes, false) }
+            if count > 0, bytes.count < Self.maxReplyBytes { bytes += buffer[0..<count] }
+        }
+    }
+}
