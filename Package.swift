@@ -72,10 +72,15 @@ let package = Package(
         .target(name: "ParleyTools",
                 dependencies: ["ParleyAPI", "ParleyHTTP", "ParleyStore", "ParleyGeneration", "ParleyProviders",
                                "ParleyPrimitives", "ParleyMCP"]),
+        // Attachments: uploads through ParleyMedia into the store's FileStore, downloads, the files a
+        // reply's context carries (StoredAttachments).
+        .target(name: "ParleyFiles",
+                dependencies: ["ParleyAPI", "ParleyHTTP", "ParleyStore", "ParleyMedia", "ParleyAuth",
+                               "ParleyGeneration", "ParleyProviders"]),
         // Conversations, replies (send, stream, stop, regenerate, continue, tool decisions), search, titles, preferences.
         .target(name: "ParleyConversations",
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyQuotas", "ParleyHTTP", "ParleyStore",
-                               "ParleyProviders", "ParleyGeneration", "ParleyTools", "ParleyPrimitives"]),
+                               "ParleyProviders", "ParleyGeneration", "ParleyTools", "ParleyPrimitives", "ParleyFiles"]),
         // Export and import (JSON and Markdown).
         .target(name: "ParleyTransfer",
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyQuotas", "ParleyHTTP", "ParleyStore",
@@ -91,7 +96,7 @@ let package = Package(
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyAccounts", "ParleyQuotas", "ParleyConversations",
                                "ParleyTransfer", "ParleyOpenAICompat", "ParleyTools", "ParleyHTTP", "ParleyStore",
                                "ParleyProviders", "ParleyGeneration", "ParleyMarkdown", "ParleyUpstream",
-                               "ParleyPrimitives", "ParleyMCP", "ParleyMedia"],
+                               "ParleyPrimitives", "ParleyMCP", "ParleyMedia", "ParleyFiles"],
                 resources: [.embedInCode("openapi.json")]),
         // The command line: serve, backup, user, health.
         .target(name: "ParleyCLI",
@@ -122,7 +127,7 @@ let package = Package(
                     dependencies: ["ParleyServer", "ParleyCLI", "ParleyAPI", "ParleyEvents", "ParleyAccounts",
                                    "ParleyQuotas", "ParleyConversations", "ParleyTransfer", "ParleyOpenAICompat", "ParleyTools",
                                    "ParleyHTTP", "ParleyAuth", "ParleyGeneration", "ParleyProviders",
-                                   "ParleySSE", "ParleyStore", "ParleyPrimitives", "ParleyTestSupport"]),
+                                   "ParleySSE", "ParleyStore", "ParleyPrimitives", "ParleyTestSupport", "ParleyMedia"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -78,10 +78,13 @@ package struct ConversationResource: Encodable {
 package struct MessageResource: Encodable {
     let message: Message
     let siblings: SiblingInfo?
+    /// The files a user message carries, shown as `file` parts after its text.
+    let files: [StoredFile]
 
-    package init(_ message: Message, siblings: SiblingInfo? = nil) {
+    package init(_ message: Message, siblings: SiblingInfo? = nil, files: [StoredFile] = []) {
         self.message = message
         self.siblings = siblings
+        self.files = files
     }
 
     var html: String? { message.role == .assistant && message.status != .streaming ? message.html : nil }
@@ -137,7 +140,11 @@ package struct MessageResource: Encodable {
         }
         // The reply's reasoning, text and tool calls in order (a user message: its one text part, no HTML).
         let rendered = message.role == .assistant && message.status != .streaming
-        try container.encode(message.parts.map { (rendered ? $0 : $0.withoutHTML).json }, forKey: .parts)
+        let fileParts = files.map { file -> JSON in
+            .object(["type": .string("file"), "file_id": .string(file.id), "filename": .string(file.filename),
+                     "media_type": .string(file.mediaType), "kind": .string(file.kind.rawValue)])
+        }
+        try container.encode(message.parts.map { (rendered ? $0 : $0.withoutHTML).json } + fileParts, forKey: .parts)
     }
 }
 

@@ -128,8 +128,9 @@ package struct ConversationHandlers: Sendable {
     package func show(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         let conversation = try existing(request, caller)
         let branch = try store.currentBranch(conversationID: conversation.id)
+        let files = try store.messageFiles(messageIDs: branch.filter { $0.message.role == .user }.map(\.message.id))
         let messages = branch.map { item in
-            MessageResource(item.message, siblings: item.siblings)
+            MessageResource(item.message, siblings: item.siblings, files: files[item.message.id] ?? [])
         }
         return .json(ConversationResource(conversation, messages: messages, usage: try usage(of: conversation.id)))
     }
@@ -227,7 +228,10 @@ package struct ConversationHandlers: Sendable {
         }
         feed.conversationCreated(forked)
         let branch = try store.currentBranch(conversationID: forked.id)
-        return .json(ConversationResource(forked, messages: branch.map { MessageResource($0.message, siblings: $0.siblings) },
+        let files = try store.messageFiles(messageIDs: branch.filter { $0.message.role == .user }.map(\.message.id))
+        return .json(ConversationResource(forked, messages: branch.map {
+                                              MessageResource($0.message, siblings: $0.siblings, files: files[$0.message.id] ?? [])
+                                          },
                                           usage: try usage(of: forked.id)),
                      status: 201)
     }

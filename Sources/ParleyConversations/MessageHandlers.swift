@@ -1,6 +1,7 @@
 import Foundation
 import ParleyAPI
 import ParleyEvents
+import ParleyFiles
 import ParleyGeneration
 import ParleyHTTP
 import ParleyProviders
@@ -21,8 +22,10 @@ package struct MessageHandlers: Sendable {
     let titler: ConversationTitler
     /// Bounds the caller's open streams, and ends those whose credential ends.
     let streams: OpenStreams
+    /// How many files one message may carry.
+    let files: FileSettings
 
-    package init(store: Store, generations: Generations, providers: ProviderRegistry, rules: FieldRules, access: ModelAccess, quotas: Quotas, feed: UserEventFeed, titler: ConversationTitler, streams: OpenStreams) {
+    package init(store: Store, generations: Generations, providers: ProviderRegistry, rules: FieldRules, access: ModelAccess, quotas: Quotas, feed: UserEventFeed, titler: ConversationTitler, streams: OpenStreams, files: FileSettings = FileSettings()) {
         self.store = store
         self.generations = generations
         self.providers = providers
@@ -32,6 +35,7 @@ package struct MessageHandlers: Sendable {
         self.feed = feed
         self.titler = titler
         self.streams = streams
+        self.files = files
     }
     /// Snapshot frames shared by the streams that get the same snapshot.
     package let snapshotFrames = SnapshotFrameCache()
@@ -52,7 +56,11 @@ package struct MessageHandlers: Sendable {
             throw APIErrors.conversationNotFound
         }
         let body = try JSONBody(request)
-        let content = try body.requiredString("content")
+        // Files: the caller's live files only (another user's id is 404 like an unknown one); a message
+        // with files may have no text.
+        let fileIDs = try body.strings("attachments", maxCount: files.maxAttachments, maxLength: 64) ?? []
+        let attached = try store.liveFiles(ids: fileIDs, ownedBy: caller.userID)
+        let content = attached.isEmpty ? try body.requiredString("content") : (try body.string("content") ?? "")
         // No parent_id: under the current leaf; a parent_id: a branch under it; null: a new root
         // (editing the first message).
         var placement = TurnPlacement.afterCurrentLeaf
@@ -61,19 +69,23 @@ package struct MessageHandlers: Sendable {
         }
         let model = try await access.replyModel(requested: requestedModel(body), stored: conversation.model,
                                                 for: caller)
+        if attached.contains(where: { $0.kind == .image }) {
+            try await requireVision(model ?? conversation.model)
+        }
         try quotas.admit(caller)
         let turn = try await generations.send(conversationID: conversationID, placement: placement,
-                                              content: content, model: model, owner: caller.userID)
+                                              content: content, model: model, owner: caller.userID,
+                                              fileIDs: attached.map(\.id))
         feed.turnStarted(user: turn.user, assistant: turn.assistant, owner: caller.userID)
         titler.nameAfterFirstReply(of: conversation, question: turn.user, reply: turn.assistant,
                                    model: turn.assistant.model)
-        return .json(TurnResource(userMessage: MessageResource(turn.user),
+        return .json(TurnResource(userMessage: MessageResource(turn.user, files: attached),
                                   assistantMessage: MessageResource(turn.assistant)), status: 201)
     }
 
     package func show(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         let message = try existing(request, caller)
-        return .json(MessageResource(message))
+        return .json(MessageResource(message, files: message.role == .user ? try store.messageFiles(messageID: message.id) : []))
     }
 
     package func stop(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
@@ -135,6 +147,18 @@ package struct MessageHandlers: Sendable {
                 }
             }
         })
+    }
+
+    /// 400 `model_cannot_see_images` unless the model that will answer (`named`, else the default) is
+    /// sent images (PARLEY_VISION_MODELS): refused now, not failed later by the provider.
+    func requireVision(_ named: String?) async throws {
+        var modelID = named ?? ""
+        if modelID.isEmpty { modelID = await providers.defaultModelID() }
+        guard providers.canSeeImages(modelID) else {
+            throw HTTPError(status: 400, code: "model_cannot_see_images",
+                            message: "The model '\(modelID)' is not sent images (PARLEY_VISION_MODELS): choose a model "
+                                + "that can see them, or send the message without its images.")
+        }
     }
 
     /// The body's `model`, checked by the same rules as a conversation's (nil: the default).

@@ -15,10 +15,10 @@ extension Generations {
     public func send(conversationID: String, placement: TurnPlacement, content: String, model: String?,
                      owner: String, settings: GenerationSettings? = nil,
                      options: ChatOptions = ChatOptions(),
-                     clientTools: [ToolSpec] = []) async throws -> (user: Message, assistant: Message) {
+                     clientTools: [ToolSpec] = [], fileIDs: [String] = []) async throws -> (user: Message, assistant: Message) {
         let started = try await start(.send(conversationID: conversationID, placement: placement,
                                             content: content, model: model, settings: settings, options: options,
-                                            clientTools: clientTools),
+                                            clientTools: clientTools, fileIDs: fileIDs),
                                       owner: owner)
         guard let user = started.user else { throw GenerationError.conversationNotFound }
         return (user, started.reply)
@@ -78,7 +78,7 @@ extension Generations {
     @concurrent
     private nonisolated func prepare(_ plan: StartPlan, owner: String) async throws -> PreparedStart {
         switch plan {
-        case .send(let conversationID, _, _, let model, let settings, let options, let clientTools):
+        case .send(let conversationID, _, _, let model, let settings, let options, let clientTools, _):
             guard let conversation = try store.conversation(id: conversationID) else {
                 throw GenerationError.conversationNotFound
             }
@@ -144,9 +144,9 @@ extension Generations {
     private static func write(_ prepared: PreparedStart, store: Store) throws -> ReplyStart {
         do {
             switch prepared.plan {
-            case .send(let conversationID, let placement, let content, _, _, _, _):
+            case .send(let conversationID, let placement, let content, _, _, _, _, let fileIDs):
                 return try store.beginTurn(conversationID: conversationID, placement: placement, userContent: content,
-                                           model: prepared.model.id)
+                                           model: prepared.model.id, fileIDs: fileIDs)
             case .regenerate(let messageID, _):
                 return try store.beginSibling(ofAssistant: messageID, model: prepared.model.id)
             case .continueReply(let messageID, _, _, _):
@@ -156,6 +156,8 @@ extension Generations {
             // (A pattern `catch StoreError.notFound` crashes the 6.3 compiler on typed throws.)
             guard case .notFound(let missing) = error else { throw error }
             if missing.isConversation { throw GenerationError.conversationNotFound }
+            // A file of the turn that is not the caller's (or no longer live): the store's 404 names it.
+            if case .file = missing { throw error }
             if case .send = prepared.plan {
                 throw GenerationError.invalidParent(
                     "'parent_id' must name an assistant message of this conversation, or be null for a new root.")

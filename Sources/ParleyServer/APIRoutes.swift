@@ -2,6 +2,7 @@ import ParleyAPI
 import ParleyAccounts
 import ParleyConversations
 import ParleyEvents
+import ParleyFiles
 import ParleyHTTP
 import ParleyOpenAICompat
 import ParleyQuotas
@@ -13,6 +14,7 @@ struct APIRoutes {
     let conversations: ConversationHandlers
     let messages: MessageHandlers
     let tools: ToolHandlers
+    let files: FileHandlers
     let exports: ExportHandlers
     let events: UserEventHandlers
     let auth: AuthHandlers
@@ -113,6 +115,30 @@ struct APIRoutes {
         route("POST", "/api/messages/:id/continue", messages.continueMessage)
         route("POST", "/api/messages/:id/tool_calls/:call_id", messages.decideToolCall)
         route("GET", "/api/messages/:id/tool_calls/:call_id/content/:index", messages.toolContent)
+
+        // Files: the upload's body streams to a temp file; who is uploading, and their quota against the
+        // declared length, are checked before any body byte is read.
+        let files = files
+        router.on("POST", "/api/files", upload: UploadRoute(
+            maxBytes: files.settings.maxFileBytes,
+            admit: { request in
+                do {
+                    try files.admitUpload(request, try authenticator.caller(for: request))
+                    return nil
+                } catch {
+                    return Self.uncached(APIErrors.map(error)) as? HTTPError ?? HTTPError.internal
+                }
+            },
+            handler: { request, body in
+                do {
+                    return Self.uncached(try await files.upload(request, body, try authenticator.caller(for: request)))
+                } catch {
+                    throw Self.uncached(APIErrors.map(error))
+                }
+            }))
+        route("GET", "/api/files", files.list)
+        route("GET", "/api/files/:id", files.content)
+        route("DELETE", "/api/files/:id", files.delete)
 
         route("GET", "/api/tools", tools.list)
         route("GET", "/api/tool_policies", tools.policies)

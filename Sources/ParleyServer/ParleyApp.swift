@@ -3,6 +3,7 @@ import ParleyAPI
 import ParleyAccounts
 import ParleyConversations
 import ParleyEvents
+import ParleyFiles
 import ParleyGeneration
 import ParleyHTTP
 import ParleyMarkdown
@@ -10,6 +11,7 @@ import ParleyOpenAICompat
 import ParleyProviders
 import ParleyQuotas
 import ParleyMCP
+import ParleyMedia
 import ParleyStore
 import ParleyTools
 import ParleyTransfer
@@ -65,7 +67,12 @@ public final class ParleyApp: Sendable {
         }
         let tools = ToolCatalog(store: store, source: source, log: { Log.info($0) })
         generations = Generations(store: store, providers: providers, limits: configuration.generation,
-                                  renderer: renderer, tools: tools)
+                                  renderer: renderer, tools: tools, files: StoredAttachments(store: store))
+        let fileSettings = FileSettings(maxFileBytes: configuration.maxFileBytes,
+                                        maxUserFileBytes: configuration.maxUserFileBytes,
+                                        maxAttachments: configuration.maxAttachments)
+        let files = FileHandlers(store: store, ingest: FileIngest(store: store, media: MediaProcessor(settings: configuration.media),
+                                                                  settings: fileSettings))
         let accounts = configuration.accounts
         let passwords = PasswordWork(memoryKiB: accounts.passwordMemoryKiB)
         if accounts.mode == .team {
@@ -106,11 +113,12 @@ public final class ParleyApp: Sendable {
         titles = titler.jobs
         let messages = MessageHandlers(store: store, generations: generations, providers: providers,
                                        rules: rules, access: access, quotas: quotas, feed: feed, titler: titler,
-                                       streams: streams)
+                                       streams: streams, files: fileSettings)
         APIRoutes(conversations: ConversationHandlers(store: store, generations: generations, rules: rules,
                                                       access: access, feed: feed, tools: tools),
                   messages: messages,
                   tools: ToolHandlers(store: store, catalog: tools),
+                  files: files,
                   exports: ExportHandlers(store: store, rules: rules, access: access, renderer: renderer, feed: feed,
                                           streams: streams),
                   events: UserEventHandlers(store: store, generations: generations, hub: feed.hub,

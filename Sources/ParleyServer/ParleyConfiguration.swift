@@ -23,6 +23,10 @@ public struct ParleyConfiguration: Sendable {
     /// The largest uploaded file (PARLEY_MAX_FILE_BYTES): the upload route's `UploadRoute.maxBytes`.
     /// At most 10^9 bytes, SQLite's default blob limit, since files are stored as blobs.
     public var maxFileBytes = 20 << 20
+    /// Every file one user keeps, together (PARLEY_MAX_USER_FILE_BYTES): 413 `quota_exceeded` past it.
+    public var maxUserFileBytes: Int64 = 1 << 30
+    /// Files on one message (PARLEY_MAX_ATTACHMENTS).
+    public var maxAttachments = 10
     public var generation = GenerationLimits()
     public var input = InputLimits()
     /// How often an OpenAI-style stream with nothing new writes `: keep-alive` (PARLEY_OPENAI_KEEPALIVE_MS):
@@ -130,6 +134,9 @@ public struct ParleyConfiguration: Sendable {
                                                         range: (64 << 10)...(1 << 40))
         http.maxDiscardBytes = try read.optionalInteger("PARLEY_MAX_DISCARD_BYTES", range: 0...(1 << 40))
         maxFileBytes = try read.integer("PARLEY_MAX_FILE_BYTES", default: maxFileBytes, range: 1...1_000_000_000)
+        maxUserFileBytes = Int64(try read.integer("PARLEY_MAX_USER_FILE_BYTES", default: Int(maxUserFileBytes),
+                                                  range: 1...(1 << 50)))
+        maxAttachments = try read.integer("PARLEY_MAX_ATTACHMENTS", default: maxAttachments, range: 1...100)
         http.maxConcurrentUploads = try read.integer("PARLEY_MAX_UPLOADS", default: http.maxConcurrentUploads,
                                                      range: 1...100_000)
         http.uploadDirectory = values["PARLEY_UPLOAD_DIR"].flatMap { $0.isEmpty ? nil : $0 }

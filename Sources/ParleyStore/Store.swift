@@ -21,6 +21,8 @@ import Synchronization
 /// WAL with `synchronous = NORMAL`: once a write method returns, its transaction is in the WAL
 /// file and survives a crash or `kill -9` of this process. Only an OS crash or power loss may undo
 /// the last few commits (`FULL` would fsync every commit, too slow for 200 ms progress saves).
+/// Checkpoints, which sync, run on a thread of their own (`Checkpointer`): a commit syncs only the WAL's
+/// header when it reuses the WAL from its start.
 ///
 /// ## Files
 /// `path` must name a file (not `:memory:`): readers and writer share it through the WAL. Uploaded
@@ -57,6 +59,8 @@ public final class Store: Sendable {
     public let configuration: StoreConfiguration
     private let writer: ExclusiveAccess<Writer>
     private let readers: ReaderPool
+    /// Copies the WAL into the database file off the writer (see `Checkpointer`).
+    let checkpointer: Checkpointer
     let now: @Sendable () -> Date
     /// The bytes of uploaded files (see `FileStore`).
     let fileBlobs: FileBlobs
@@ -98,15 +102,35 @@ public final class Store: Sendable {
         let lastConversation = try database.queryFirst(
             "SELECT coalesce(max(updated_at), 0) FROM conversations"
         ) { row in row.int64(0) } ?? 0
-        self.configuration = configuration
-        self.now = now
-        self.writer = ExclusiveAccess(Writer(
+        let writer = ExclusiveAccess(Writer(
             database: database, lastMessageMilliseconds: lastMessage,
             lastConversationMilliseconds: lastConversation))
-        self.readers = try ReaderPool(path: path, count: configuration.readers, busyTimeoutMilliseconds: timeout)
-        self.fileBlobs = try FileBlobs(
-            path: Self.filesDatabasePath(forDatabaseAt: path), readers: configuration.readers,
-            busyTimeoutMilliseconds: timeout)
+        let checkpointer = try Checkpointer(
+            path: path, busyTimeoutMilliseconds: timeout, limits: configuration.checkpoints)
+        do {
+            try database.reportWALSize(to: checkpointer, limitPages: configuration.checkpoints.pages)
+        } catch {
+            checkpointer.stop()
+            throw error
+        }
+        self.checkpointer = checkpointer
+        self.configuration = configuration
+        self.now = now
+        self.writer = writer
+        do {
+            self.readers = try ReaderPool(path: path, count: configuration.readers, busyTimeoutMilliseconds: timeout)
+            self.fileBlobs = try FileBlobs(
+                path: Self.filesDatabasePath(forDatabaseAt: path), readers: configuration.readers,
+                busyTimeoutMilliseconds: timeout)
+        } catch {
+            checkpointer.stop()
+            throw error
+        }
+    }
+
+    deinit {
+        // The thread holds the checkpointer (and its connection) until it is told to stop.
+        checkpointer.stop()
     }
 
     /// Where the files database of the main database at `path` lives: `NAME.files.sqlite` beside it

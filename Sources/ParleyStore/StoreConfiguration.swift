@@ -9,6 +9,8 @@ public struct StoreConfiguration: Sendable, Equatable {
     public var busyTimeout: Duration
     /// The most conversations `Store.listConversations` returns per page (bigger requests are cut).
     public var maxPageSize: Int
+    /// When the WAL is checkpointed (`Checkpointer`); tests make these small.
+    var checkpoints = Checkpointer.Limits()
 
     public static let readerRange = 1...64
     public static let busyTimeoutRange: ClosedRange<Duration> = .zero ... .seconds(600)

@@ -16,6 +16,8 @@ final class Database {
     /// The connection; outside this type only `IncrementalBlob` uses it (sqlite3_blob_* need it).
     let handle: OpaquePointer
     private var statements: [String: Statement] = [:]
+    /// The object the WAL hook's context points to, kept alive as long as the connection.
+    private var walListener: Checkpointer?
     /// The connection's search tokenizer: `Store.search` tells it whose rows a MATCH may find.
     let search: OwnedTrigramTokenizer
 
@@ -138,6 +140,43 @@ final class Database {
             }
             throw error
         }
+    }
+
+    // MARK: - Checkpoints
+
+    /// After each commit, tells `checkpointer` the WAL's size in pages. Installing this hook turns
+    /// SQLite's automatic checkpoint off (it is itself a WAL hook), so this connection's commits never
+    /// run a checkpoint; `journal_size_limit` cuts the `-wal` file back to `limitPages` pages at the
+    /// first commit after the WAL is reused.
+    func reportWALSize(to checkpointer: Checkpointer, limitPages: Int) throws(StoreError) {
+        let pageSize = try queryFirst("PRAGMA page_size") { row in row.int64(0) } ?? 4096
+        try execute("PRAGMA journal_size_limit = \(pageSize * Int64(limitPages))")
+        walListener = checkpointer
+        sqlite3_wal_hook(handle, { context, connection, name, pages in
+            guard let context else { return SQLITE_OK }
+            let checkpointer = Unmanaged<Checkpointer>.fromOpaque(context).takeUnretainedValue()
+            guard checkpointer.walGrew(toPages: Int(pages)), let connection else { return SQLITE_OK }
+            // Past the bound: this commit copies the WAL itself, as SQLite's automatic checkpoint does.
+            checkpointer.writerCheckpoints {
+                var walPages: Int32 = 0
+                var copied: Int32 = 0
+                let rc = sqlite3_wal_checkpoint_v2(connection, name, SQLITE_CHECKPOINT_PASSIVE, &walPages, &copied)
+                return rc == SQLITE_OK ? (Int(walPages), Int(copied)) : nil
+            }
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(checkpointer).toOpaque())
+    }
+
+    /// Runs one checkpoint of the main database; returns the WAL's size and how much of it is now
+    /// copied into the database file, in pages.
+    /// `PASSIVE`: copies what no reader still needs, and waits for no lock (the only mode the store uses).
+    func checkpoint() throws(StoreError) -> (walPages: Int, checkpointedPages: Int) {
+        var walPages: Int32 = 0
+        var checkpointed: Int32 = 0
+        let rc = sqlite3_wal_checkpoint_v2(
+            handle, "main", SQLITE_CHECKPOINT_PASSIVE, &walPages, &checkpointed)
+        guard rc == SQLITE_OK else { throw StoreError.from(connection: handle, code: rc) }
+        return (Int(walPages), Int(checkpointed))
     }
 
     /// The virtual machine steps the cached statement for `sql` has run since the last call (a

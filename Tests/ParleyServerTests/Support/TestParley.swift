@@ -1,5 +1,6 @@
 import Foundation
 import ParleyEvents
+import ParleyMedia
 import ParleySSE
 import ParleyServer
 import ParleyTestSupport
@@ -32,6 +33,8 @@ final class TestParley: Sendable {
         ]
         environment.merge(settings) { $1 }
         var configuration = try ParleyConfiguration(environment: environment, arguments: [])
+        // Uploads are decoded by `parley media-worker`: the test process is xctest, not parley.
+        configuration.media.workerExecutable = Self.repositoryRoot.appendingPathComponent(".build/debug/parley")
         configure(&configuration)
         app = try ParleyApp(configuration: configuration)
         try app.start()

@@ -19,19 +19,31 @@ extension Store {
                 """,
                 [.text(messageID), .text(owner)]) { _ in true } ?? false
             guard ownsMessage else { throw StoreError.notFound(.message(id: messageID)) }
-            for id in fileIDs {
-                let usable = try database.queryFirst(
-                    "SELECT 1 FROM files WHERE id = ? AND owner_id = ? AND (? OR deleted_at IS NULL)",
-                    [.text(id), .text(owner), .bool(includingDeleted)]) { _ in true } ?? false
-                guard usable else { throw StoreError.notFound(.file(id: id)) }
-            }
-            let start = try database.queryFirst(
-                "SELECT coalesce(max(position) + 1, 0) FROM message_files WHERE message_id = ?",
-                [.text(messageID)]) { row in row.int64(0) } ?? 0
-            for (offset, id) in fileIDs.enumerated() {
-                try database.run("INSERT INTO message_files (message_id, file_id, position) VALUES (?, ?, ?)",
-                                 [.text(messageID), .text(id), .integer(start + Int64(offset))])
-            }
+            try Self.insertMessageFiles(database, fileIDs, messageID: messageID, owner: owner,
+                                        includingDeleted: includingDeleted)
+        }
+    }
+
+    /// Inside a write transaction: checks every id (the owner's, live unless `includingDeleted`; an
+    /// unknown or foreign id throws `notFound(.file)` before anything is written), then adds the files
+    /// to the message after any it shows. A new user message gets its files in its own transaction
+    /// (`beginTurn`), so a reply never starts before they are recorded.
+    static func insertMessageFiles(
+        _ database: Database, _ fileIDs: [String], messageID: String, owner: String, includingDeleted: Bool
+    ) throws(StoreError) {
+        guard !fileIDs.isEmpty else { return }
+        for id in fileIDs {
+            let usable = try database.queryFirst(
+                "SELECT 1 FROM files WHERE id = ? AND owner_id = ? AND (? OR deleted_at IS NULL)",
+                [.text(id), .text(owner), .bool(includingDeleted)]) { _ in true } ?? false
+            guard usable else { throw StoreError.notFound(.file(id: id)) }
+        }
+        let start = try database.queryFirst(
+            "SELECT coalesce(max(position) + 1, 0) FROM message_files WHERE message_id = ?",
+            [.text(messageID)]) { row in row.int64(0) } ?? 0
+        for (offset, id) in fileIDs.enumerated() {
+            try database.run("INSERT INTO message_files (message_id, file_id, position) VALUES (?, ?, ?)",
+                             [.text(messageID), .text(id), .integer(start + Int64(offset))])
         }
     }
 

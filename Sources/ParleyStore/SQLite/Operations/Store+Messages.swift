@@ -35,12 +35,21 @@ extension Store {
 
     /// `appendTurn` for a reply about to be generated: the same write, plus the branch the model
     /// answers (root to the new user message), read in the same transaction.
+    /// `fileIDs` are the files the user message carries, in order: each must be a live file of the
+    /// conversation's owner (`notFound(.file)` otherwise, and nothing is written).
     public func beginTurn(
-        conversationID: String, placement: TurnPlacement, userContent: String, model: String?
+        conversationID: String, placement: TurnPlacement, userContent: String, model: String?,
+        fileIDs: [String] = []
     ) throws(StoreError) -> ReplyStart {
         try write { (writer, now) throws(StoreError) in
             let turn = try insertTurn(writer, now: now, conversationID: conversationID, placement: placement,
                                       userContent: userContent, model: model)
+            if !fileIDs.isEmpty {
+                let owner = try writer.database.queryFirst(
+                    "SELECT owner_id FROM conversations WHERE id = ?", [.text(conversationID)]) { row in row.text(0) }
+                try Self.insertMessageFiles(writer.database, fileIDs, messageID: turn.user.id, owner: owner ?? "",
+                                            includingDeleted: false)
+            }
             return ReplyStart(user: turn.user, reply: turn.assistant,
                               context: try Self.path(to: turn.user.id, database: writer.database))
         }
