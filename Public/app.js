@@ -3,8 +3,9 @@
 // the controller, the only part that talks to the server (api.js), is this file's wiring and routes
 // plus its parts: open-conversation.js (which conversation is shown), sending.js, reply.js (the followed
 // reply), actions.js (each message's buttons), conversation-edits.js (model, settings, the "⋯" menu),
-// changes.js (what live notifications mean), and tools/catalogue.js and tools/approvals.js (the tools
-// one may use, decisions on tool calls). live.js is the tab's one event stream, transport only.
+// changes.js (what live notifications mean), tools/catalogue.js and tools/approvals.js (the tools
+// one may use, decisions on tool calls), and attachments/attaching.js (the files attached to the next
+// message). live.js is the tab's one event stream, transport only.
 // The server renders Markdown and holds all state; this page shows it.
 import { Api, ApiError } from './transport/api.js';
 import { UserStream } from './transport/live.js';
@@ -30,6 +31,9 @@ import { conversationEdits } from './chat/conversation-edits.js';
 import { sender } from './chat/sending.js';
 import { toolCatalogue } from './tools/catalogue.js';
 import { toolApprovals } from './tools/approvals.js';
+import { AttachmentTray } from './attachments/attachment-tray.js';
+import { ImageViewer } from './attachments/image-viewer.js';
+import { attaching } from './attachments/attaching.js';
 
 /** A hidden tab keeps its stream this long, then closes it and reopens it on return. */
 const HIDDEN_TAB_CLOSE_MS = 60_000;
@@ -67,6 +71,7 @@ page.topbar = new TopBar({
   onAction: (action, conversation) => page.edits.act(action, conversation),
   onRename: (id, title) => page.edits.rename(id, title),
   onDelete: (id) => page.edits.remove(id),
+  onShown: () => page.attachments && page.attachments.modelShown(),
 });
 page.settings = new SettingsForm({
   toggle: $('system-toggle'), dialog: $('settings-dialog'), form: $('system-form'), prompt: $('system-prompt'), temperature: $('settings-temperature'),
@@ -87,6 +92,16 @@ page.messages = new MessageList({
 page.composer = new Composer({
   form: $('composer'), input: $('input'), send: $('send'), stop: $('stop'),
   onSubmit: () => page.sending.sendFromComposer(), onStop: () => page.replies.stop(),
+});
+page.attachmentTray = new AttachmentTray({
+  tray: $('attachment-tray'), button: $('attach'), input: $('attach-input'), dropZone: $('composer'), pasteTarget: $('input'),
+}, {
+  onFiles: (files) => page.attachments.add(files), onRemove: (key) => page.attachments.remove(key),
+  onRetry: (key) => page.attachments.retry(key),
+});
+page.imageViewer = new ImageViewer({
+  dialog: $('image-dialog'), title: $('image-dialog-title'), image: $('image-dialog-image'),
+  download: $('image-dialog-download'), close: $('image-dialog-close'),
 });
 page.scroller = new Scroller({
   messages: $('messages'), list: $('message-list'), jump: $('jump-latest'), onJump: () => page.composer.focus(),
@@ -135,6 +150,7 @@ page.actions = messageActions(page);
 page.catalogue = toolCatalogue(page);
 page.approvals = toolApprovals(page);
 page.changes = followChanges(page);
+page.attachments = attaching(page);
 page.sending = sender(page);
 
 // MARK: - Models offered and preferences (theme, send key, defaults of new conversations)

@@ -1,6 +1,6 @@
 // Message actions, a part of the controller (app.js): the buttons of each message (copy, copy code,
-// edit, regenerate, continue, previous and next version, retry, fork; a tool card's Approve and Deny go
-// to approvals.js), through one delegated handler.
+// edit, regenerate, continue, previous and next version, retry, fork, an attached image opened larger;
+// a tool card's Approve and Deny go to approvals.js), through one delegated handler.
 import { Api } from '../transport/api.js';
 import { copyText } from '../shared/clipboard.js';
 import { updateMeta, showError, clearError } from '../message/view.js';
@@ -23,6 +23,8 @@ export function messageActions(page) {
       case 'fork': fork(id, el, button); break;
       case 'tool-approve': page.approvals.decide(id, el, button, 'approve'); break;
       case 'tool-deny': page.approvals.decide(id, el, button, 'deny'); break;
+      case 'view-image': page.imageViewer.open({ url: Api.fileURL(button.dataset.fileId),
+        downloadURL: Api.fileURL(button.dataset.fileId), filename: button.dataset.filename, opener: button }); break;
       case 'retry': if (typeof el.retry === 'function') { const retry = el.retry; clearError(el); retry(); } break;
       default: break;
     }

@@ -66,6 +66,12 @@ export class Composer {
     this.input.rows = Math.min(Math.max(lines, 1), 10);
   }
 
+  /** While attached files upload, Send waits (disabled, and says why). */
+  setWaitingForUploads(waiting) {
+    this.send.disabled = waiting;
+    this.send.title = waiting ? 'Wait for the attached files to finish uploading' : '';
+  }
+
   /** Send or Stop, keeping the focus on whichever replaces the other. */
   showStreaming(streaming) {
     const hadFocus = document.activeElement === this.send || document.activeElement === this.stop;

@@ -178,9 +178,9 @@ export class ConversationModel {
   }
 
   /** A message the server never got, kept on the page with its Retry. */
-  unsent(text) {
+  unsent(text, parts = []) {
     this.localSequence += 1;
-    return { id: `local-${this.localSequence}`, role: 'user', status: 'failed', content: text, local: true };
+    return { id: `local-${this.localSequence}`, role: 'user', status: 'failed', content: text, local: true, parts };
   }
 
   hasUnsent() {

@@ -14,13 +14,21 @@ export function sender(page) {
 
   function sendFromComposer() {
     const text = composer.text;
-    if (!text.trim() || model.streamingId || model.sending) return;
+    const { attachments } = page;
+    if (model.streamingId || model.sending) return;
+    if (attachments.uploading) {
+      announce('Wait for the attached files to finish uploading.');
+      return;
+    }
+    if (!text.trim() && !attachments.hasReady) return;
+    const files = attachments.take();
     composer.clear();
-    send(text, null);
+    send(text, null, files);
   }
 
-  /** Sends `text`; on failure it stays on the page as a failed message with Retry. */
-  async function send(text, failedEl) {
+  /** Sends `text` with `files` (attaching.js: `[{id, part}]`, uploaded already); on failure it stays on
+   *  the page as a failed message (showing the files) with Retry, which sends the same files. */
+  async function send(text, failedEl, files = []) {
     model.startSending();
     try {
       if (!model.conversation) {
@@ -31,7 +39,9 @@ export function sender(page) {
         page.showCreated(await Api.createConversation(fields));
       }
       const conversationId = model.conversation.id;
-      const result = await Api.postMessage(conversationId, { content: text });
+      const fields = { content: text };
+      if (files.length) fields.attachments = files.map((file) => file.id);
+      const result = await Api.postMessage(conversationId, fields);
       if (model.openId !== conversationId) return;
       if (failedEl) failedEl.remove();
       page.appendMessages([result.user_message, result.assistant_message]);
@@ -40,23 +50,23 @@ export function sender(page) {
       page.replies.follow(result.assistant_message.id);
     } catch (error) {
       if (!model.conversation) settings.refusedOnCreate(error);
-      showFailedSend(text, error, failedEl);
+      showFailedSend(text, files, error, failedEl);
     } finally {
       model.endSending();
     }
   }
 
-  function showFailedSend(text, error, failedEl) {
+  function showFailedSend(text, files, error, failedEl) {
     let el = failedEl;
     if (!el) {
-      const message = model.unsent(text);
+      const message = model.unsent(text, files.map((file) => file.part));
       page.appendMessages([message]);
       el = messages.elementFor(message.id);
       setStatusText(el, 'Not sent');
     }
     showError(el, `Not sent: ${describe(error)}`, () => {
       clearError(el);
-      send(text, el);
+      send(text, el, files);
     });
     announce(`The message was not sent. ${describe(error)}`);
     scroller.bottomNow();

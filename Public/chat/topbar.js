@@ -16,7 +16,8 @@ export class TopBar {
   /**
    * `page.summary()` is the open conversation ({id, title, pinned, archived}) or null; `onModel(id)`
    * takes a choice of model, `onAction(action, conversation)` a choice in the "⋯" menu, `onRename(id,
-   * title)` and `onDelete(id)` the dialogs' answers.
+   * title)` and `onDelete(id)` the dialogs' answers; `onShown(id)`, if given, hears of every model the
+   * picker comes to show (chosen, selected for a conversation, or the list read).
    */
   constructor(ui, page) {
     this.ui = ui;
@@ -24,7 +25,7 @@ export class TopBar {
     this.deleting = null;
     ui.model.addEventListener('change', () => {
       const model = ui.model.value;
-      this.showModelTitle();
+      this.showModel();
       try {
         localStorage.setItem('parley.model', model);
       } catch {
@@ -115,16 +116,26 @@ export class TopBar {
       const label = model.label || model.id;
       option.textContent = shortLabel(label);
       option.title = label;
+      if (typeof model.vision === 'boolean') option.dataset.vision = String(model.vision);
       fragment.append(option);
     }
     this.ui.model.replaceChildren(fragment);
-    this.showModelTitle();
+    this.showModel();
   }
 
-  /** The tooltip of the picker: the full label of the model chosen. */
-  showModelTitle() {
+  /** The tooltip of the picker (the full label of the model chosen), and `onShown`. */
+  showModel() {
     const option = this.ui.model.selectedOptions[0];
     this.ui.model.title = option ? option.title || option.textContent : '';
+    if (this.page.onShown) this.page.onShown(this.model);
+  }
+
+  /** Whether model `id` (default: the one shown) takes images: true, false, or null when the server
+   *  does not say (`vision` in /api/models). */
+  seesImages(id = this.model) {
+    const option = Array.from(this.ui.model.options).find((item) => item.value === id);
+    if (!option || !option.dataset.vision) return null;
+    return option.dataset.vision === 'true';
   }
 
   /** `preferred` (the person's default model) if offered, else the model last chosen in this browser
@@ -152,6 +163,6 @@ export class TopBar {
       this.ui.model.append(option);
     }
     this.ui.model.value = id;
-    this.showModelTitle();
+    this.showModel();
   }
 }

@@ -2,14 +2,16 @@
 // body, or committed blocks as they stream), its header (role, status, versions, which actions apply)
 // and its inline error. The door to a message element: the streaming tail (message-tail.js), the
 // server's HTML treatment (server-html.js), the waiting indicator (message-waiting.js) and the reasoning
-// (reasoning.js) are re-exported from here. It builds DOM only: no requests, no model. All
-// presentation is classes and the `hidden` attribute (strict CSP).
+// (reasoning.js) are re-exported from here; a question's attached files are attachments/message-files.js.
+// It builds DOM only: no requests, no model. All presentation is classes and the `hidden` attribute
+// (strict CSP).
 import { setReasoning, syncReasoning } from './reasoning.js';
 import { showTime } from '../shared/times.js';
 import { enhance, fragmentFrom } from './server-html.js';
 import { setTail, setTailHTML, tailShowsCode } from './message-tail.js';
 import { syncBody } from './message-waiting.js';
 import { blockElement, findBlock, findCard, partsFragment, partsHaveCalls, setParts } from './reply-body.js';
+import { showMessageFiles } from '../attachments/message-files.js';
 
 export { setReasoning, appendReasoning, shownReasoning, syncReasoning } from './reasoning.js';
 export { enhance } from './server-html.js';
@@ -54,6 +56,8 @@ export function createMessageElement(message, titleOf = null) {
   }
   // A running answer's reasoning also comes from the snapshot; a finished one starts collapsed.
   if (message.status !== 'streaming') setReasoning(el, message.reasoning);
+  // Attached files (issue 21): a question's images and documents, above its text.
+  showMessageFiles(el, message.parts);
   return el;
 }
 

@@ -111,6 +111,10 @@ export const Api = {
   exportURL: (id, format) => `/api/conversations/${enc(id)}/export?format=${enc(format)}`,
   exportAllURL: () => '/api/export',
   importDocument: (text) => api('POST', '/api/import', new JSONText(text)),
+  // Attachments (issue 21): an upload is transport/uploads.js (XMLHttpRequest, for its progress).
+  fileURL: (id) => `/api/files/${enc(id)}`,
+  thumbnailURL: (id) => `/api/files/${enc(id)}?variant=thumb`,
+  deleteFile: (id) => api('DELETE', `/api/files/${enc(id)}`),
   // Search, pin/archive (through updateConversation) and fork.
   search: (q, filters, signal) =>
     api('GET', `/api/conversations?q=${enc(q)}&limit=50${query(filters)}`, undefined, signal),

@@ -60,10 +60,12 @@ public struct ParleyConfiguration: Sendable {
         http.defaultHeaders = Self.securityHeaders
     }
 
-    /// Headers sent with every response: the page may load only its own files, never be framed.
+    /// Headers sent with every response: the page may load only its own files, never be framed. Images
+    /// may also be `blob:` URLs: the composer previews an attached image from the file itself
+    /// (URL.createObjectURL), before it is uploaded; a blob URL is made by the page, never fetched.
     public static let securityHeaders: [(String, String)] = [
         ("Content-Security-Policy",
-         "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+         "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' blob:; connect-src 'self'; "
          + "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"),
         ("Referrer-Policy", "no-referrer"),
         ("X-Frame-Options", "DENY"),

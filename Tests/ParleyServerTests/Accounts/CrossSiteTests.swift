@@ -106,7 +106,7 @@ final class CrossSiteTests: XCTestCase {
         let page = try await raw(parley, "GET", "/", headers: [], body: nil)
         XCTAssertEqual(page.status, 200)
         XCTAssertEqual(page.headers["content-security-policy"],
-                       "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+                       "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' blob:; connect-src 'self'; "
                        + "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
         XCTAssertEqual(page.headers["x-content-type-options"], "nosniff")
         XCTAssertEqual(page.headers["x-frame-options"], "DENY")

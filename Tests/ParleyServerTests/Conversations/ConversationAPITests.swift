@@ -22,7 +22,7 @@ final class ConversationAPITests: XCTestCase {
         XCTAssertEqual(reply.json["status"] as? String, "ok")
         XCTAssertEqual(reply.headers["x-content-type-options"], "nosniff")
         XCTAssertEqual(reply.headers["content-security-policy"],
-                       "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+                       "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' blob:; connect-src 'self'; "
                        + "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
         XCTAssertEqual(reply.headers["referrer-policy"], "no-referrer")
         XCTAssertEqual(reply.headers["x-frame-options"], "DENY")

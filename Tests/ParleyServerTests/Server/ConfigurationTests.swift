@@ -163,7 +163,7 @@ final class ConfigurationTests: XCTestCase {
         let configuration = try ParleyConfiguration(environment: [:], arguments: [])
         let headers = Dictionary(uniqueKeysWithValues: configuration.http.defaultHeaders)
         XCTAssertEqual(headers["Content-Security-Policy"],
-                       "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+                       "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' blob:; connect-src 'self'; "
                        + "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
         XCTAssertEqual(headers["Referrer-Policy"], "no-referrer")
         XCTAssertEqual(headers["X-Frame-Options"], "DENY")
