@@ -3,6 +3,12 @@ SHELL := /bin/bash
 SWIFT ?= swift
 BUILD_FLAGS ?=
 PARLEY_BIN = .build/release/parley
+# glib's .pc files carry -pthread, which SwiftPM drops with "warning: prohibited flag(s)" on every
+# build of CVips and CPoppler: build, test and bench first write copies of vips.pc and poppler-glib.pc
+# without it here (scripts/pkgconfig-without-pthread.sh says why that is safe), and every swift
+# command below finds them first.
+PKGCONFIG_DIR = $(CURDIR)/.build/pkgconfig
+export PKG_CONFIG_PATH := $(PKGCONFIG_DIR)$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 
 # Build and run-time libraries (Debian 12 package names).
 RUN_PACKAGES = pkg-config libsqlite3-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
@@ -43,6 +49,7 @@ docker-check-deps:
 	$(call install_missing,$(DOCKER_CHECK_PACKAGES))
 
 build: deps
+	scripts/pkgconfig-without-pthread.sh $(PKGCONFIG_DIR)
 	$(SWIFT) build -c release --product parley $(BUILD_FLAGS)
 
 run: build
@@ -83,6 +90,7 @@ BROWSER_VENV_OK = import selenium, pytest, axe_selenium_python, importlib.metada
   assert "axe-playwright-python==" + m.version("axe-playwright-python") == "$(BROWSER_AXE_CORE)"
 
 test: test-deps
+	scripts/pkgconfig-without-pthread.sh $(PKGCONFIG_DIR)
 	SWIFT=$(SWIFT) python3 Tests/structure/check_structure.py
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	@if ! $(MCP_VENV)/bin/python -c 'import mcp' 2>/dev/null; then \
@@ -116,6 +124,7 @@ test: test-deps
 # cannot be installed the bench says so and runs on plain asyncio.
 BENCH_VENV = .build/bench-venv
 bench: bench-deps
+	scripts/pkgconfig-without-pthread.sh $(PKGCONFIG_DIR)
 	$(SWIFT) build -c release $(BUILD_FLAGS)
 	.build/release/parley-markdown-bench | tee bench/markdown-results.md
 	@if [ ! -x $(BENCH_VENV)/bin/python ] || ! $(BENCH_VENV)/bin/python -c 'import uvloop' 2>/dev/null; then \
