@@ -119,6 +119,16 @@ TEXT_PART = obj({"type": {"type": "string", "const": "text"}, "text": STRING,
                           "description": "This part's own render on a finished reply; null while it streams, on "
                                          "user and system messages and in exports."}})
 REASONING_PART = obj({"type": {"type": "string", "const": "reasoning"}, "text": STRING})
+# A file a user message carries (its `attachments`), after its text part.
+FILE_KIND = {"type": "string", "enum": ["image", "document"],
+             "description": "`image`: sent to vision models as an image; `document`: sent to every model as text."}
+FILE_PART = obj({"type": {"type": "string", "const": "file"}, "file_id": STRING, "filename": STRING,
+                 "media_type": STRING, "kind": FILE_KIND},
+                description="A file of a user message (`attachments`): its bytes are GET /api/files/{file_id}.")
+# The media types a stored file is served with (text as UTF-8, `; charset=utf-8`).
+FILE_MEDIA = ["image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf", "text/plain", "text/markdown",
+              "text/csv"]
+BINARY = {"type": "string", "format": "binary"}
 # The snapshot event's parts: a text part names its blocks instead of carrying HTML.
 SNAPSHOT_TEXT_PART = obj({"type": {"type": "string", "const": "text"}, "text": STRING,
                           "first_block": {"type": "integer", "minimum": 0},
@@ -169,15 +179,45 @@ SCHEMAS = {
         "error": obj({"code": STRING, "message": STRING}),
         "parts": {"type": "array", "items": ref("MessagePart"),
                   "description": "The reply in order: reasoning, text and tool calls (a user or system message: "
-                                 "one text part; text parts have `html` only on a finished reply)."},
+                                 "one text part, then a user message's files as `file` parts; text parts have "
+                                 "`html` only on a finished reply)."},
     }, required=["id", "conversation_id", "parent_id", "role", "content", "reasoning", "status", "finish_reason",
                  "model", "usage", "created_at", "updated_at", "parts"]),
     "Turn": obj({"user_message": ref("Message"), "assistant_message": ref("Message")}),
-    "MessagePart": {"oneOf": [ref("TextPart"), ref("ReasoningPart"), ref("ToolCallPart")],
+    "MessagePart": {"oneOf": [ref("TextPart"), ref("ReasoningPart"), ref("ToolCallPart"), ref("FilePart")],
                     "description": "One piece of a message, by `type`."},
     "TextPart": TEXT_PART,
     "ReasoningPart": REASONING_PART,
     "ToolCallPart": TOOL_CALL_PART,
+    "FilePart": FILE_PART,
+    "File": obj({
+        "id": STRING,
+        "filename": {"type": "string", "description": "The name given on upload (multipart filename or "
+                                                      "`?filename=`); `file` when none."},
+        "media_type": {"type": "string", "description": "Decided from the bytes (text: from the name's extension): "
+                                                        "image/png, image/jpeg, image/gif, image/webp, "
+                                                        "application/pdf, text/plain, text/markdown, text/csv, "
+                                                        "application/json."},
+        "bytes": {"type": "integer", "minimum": 1, "description": "The stored size, after any re-encode."},
+        "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$", "description": "Of the stored bytes."},
+        "kind": FILE_KIND,
+        "width": {"type": "integer", "description": "Images only, in pixels (after any resize)."},
+        "height": {"type": "integer", "description": "Images only, in pixels (after any resize)."},
+        "pages": {"type": "integer", "description": "PDFs only."},
+        "text_chars": {"type": "integer", "description": "Documents: characters of the text models read."},
+        "note": {"type": "string", "description": "What the uploader should know (a PDF with no extractable "
+                                                  "text...)."},
+        "created_at": TIME},
+        required=["id", "filename", "media_type", "bytes", "sha256", "kind", "created_at"],
+        description="A stored file of the caller's (POST /api/files)."),
+    "FilePage": obj({"items": {"type": "array", "items": ref("File")}, "next_cursor": nullable("string")}),
+    "FileDeletion": obj({
+        "id": STRING,
+        "deleted": {"type": "boolean", "description": "false: messages still show the file; it is gone from "
+                                                     "GET /api/files and cannot be attached again, but its bytes "
+                                                     "stay until those messages are deleted."},
+        "kept_for_messages": {"type": "integer", "minimum": 0, "description": "Messages holding it (0 when deleted)."},
+        "message": STRING}),
     "ToolCallResult": TOOL_CALL_RESULT,
     "Tool": obj({
         "id": {"type": "string", "description": "`<server>/<tool>`: what a conversation's `tools` names."},
@@ -569,10 +609,27 @@ PATHS = {
         request=body({"anyOf": [ref("ConversationExport"), ref("FullExport")]}))},
     "/api/conversations/{id}/messages": {"post": op(
         "Send a message; its reply starts streaming", "messages",
-        answer(201, "The user message and the assistant message (`streaming`).", ref("Turn")),
+        {**answer(201, "The user message (its files as `file` parts) and the assistant message (`streaming`).",
+                  ref("Turn")),
+         **errors(s400="`invalid_request` (no `content` and no `attachments`, more than PARLEY_MAX_ATTACHMENTS "
+                       "files...), `invalid_parent`, `unknown_model`, `model_cannot_see_images`: an image is "
+                       "attached and the model is not in PARLEY_VISION_MODELS.",
+                  s404="`not_found`: no such conversation, or an `attachments` id that is not a file of the "
+                       "caller's (or one deleted).")},
         parameters=[path_id()],
-        request=body(obj({"content": {"type": "string", "minLength": 1}, "parent_id": nullable("string"),
-                          "model": nullable("string")}, required=["content"], examples=[{"content": "Hello"}])))},
+        request=body(obj({"content": {"type": "string",
+                                      "description": "The message's text; may be empty (or absent) when "
+                                                     "`attachments` has files."},
+                          "attachments": {"type": "array", "maxItems": 10,
+                                          "items": {"type": "string", "minLength": 1, "maxLength": 64},
+                                          "description": "Ids of the caller's files (POST /api/files), at most "
+                                                         "PARLEY_MAX_ATTACHMENTS (10). Images go to the model as "
+                                                         "images (vision models only), documents as text."},
+                          "parent_id": nullable("string"), "model": nullable("string")}, required=[],
+                         anyOf=[{"required": ["content"], "properties": {"content": {"minLength": 1}}},
+                                {"required": ["attachments"], "properties": {"attachments": {"minItems": 1}}}],
+                         examples=[{"content": "Hello"},
+                                   {"content": "What is in this picture?", "attachments": ["f_0123456789abcdef"]}])))},
     "/api/messages/{id}": {"get": op("A message", "messages", answer(200, "The message.", ref("Message")),
                                      parameters=[path_id()])},
     "/api/messages/{id}/stream": {"get": op(
@@ -621,6 +678,76 @@ PATHS = {
                        "of a type served (PNG, JPEG, GIF, WebP; MPEG, WAV, Ogg, WebM).")},
         parameters=[path_id(), path_id("call_id", "A tool call's `id`."),
                     path_id("index", "The item's index in the result's `content`, from 0.")])},
+    "/api/files": {
+        "post": op(
+            "Upload a file", "files",
+            {**answer(201, "The new file.", ref("File")),
+             **answer(200, "The caller already has a file of these bytes: that file (same id), unchanged.",
+                      ref("File")),
+             **errors(s400="`empty_file`, `image_too_large` (too many pixels), `too_many_pages` (a PDF past "
+                           "PARLEY_PDF_MAX_PAGES), `invalid_text` (not UTF-8, or a .json file that does not parse), "
+                           "`invalid_file` (cannot be read), `missing_file` / `multiple_files` (multipart without "
+                           "or with several `file` fields), `invalid_multipart`.",
+                      s413="`payload_too_large`: the file is over PARLEY_MAX_FILE_BYTES (a declared length is "
+                           "refused before the body is read); `quota_exceeded`: the caller's files would pass "
+                           "PARLEY_MAX_USER_FILE_BYTES.",
+                      s415="`unsupported_file`: not a PNG, JPEG, GIF or WebP image, a PDF, or UTF-8 text.",
+                      s507="`insufficient_storage`: no disk room for the upload now."),
+             "503": {"description": "`busy`: too many uploads (PARLEY_MAX_UPLOADS) or files being processed at "
+                                    "once; `Retry-After: 1`.",
+                     "headers": {"Retry-After": {"description": "Whole seconds to wait.",
+                                                 "schema": {"type": "string", "pattern": "^[0-9]+$"}}},
+                     "content": ERROR["content"]}},
+            parameters=[query("filename", {"type": "string", "maxLength": 255},
+                              "A raw body's name (multipart: the part's own filename). Its extension decides a "
+                              "text file's type (.md, .csv, .json).")],
+            request={"required": True, "content": {
+                "multipart/form-data": {"schema": obj({"file": dict(BINARY, description="The file, with its "
+                                                                                         "filename.")}),
+                                        "encoding": {"file": {"contentType": "application/octet-stream"}}},
+                "application/octet-stream": {"schema": dict(BINARY, description="The body is the file (any "
+                                                                                "Content-Type but multipart; "
+                                                                                "its type is decided from the "
+                                                                                "bytes).")}}},
+            description="Images are re-encoded for providers (longest edge PARLEY_IMAGE_MAX_EDGE, at most "
+                        "PARLEY_IMAGE_MAX_BYTES) and get a thumbnail; a PDF's text is extracted; text must be "
+                        "UTF-8. The same bytes uploaded again by the same caller answer 200 with the same id."),
+        "get": op("Your files, newest first", "files", answer(200, "A page of files.", ref("FilePage")),
+                  parameters=[query("limit", {"type": "integer", "minimum": 1, "maximum": 200}, "Page size (default 50)."),
+                              query("cursor", STRING, "`next_cursor` of the previous page.")])},
+    "/api/files/{id}": {
+        "get": op(
+            "A file's bytes, a range of them, or its thumbnail", "files",
+            {**answer(200, "The stored bytes with their media type (text with `; charset=utf-8`), "
+                           "`Content-Disposition: inline` for images and `attachment` otherwise (with the "
+                           "filename), `Accept-Ranges: bytes`, `Content-Security-Policy: default-src 'none'; "
+                           "sandbox` and `X-Content-Type-Options: nosniff`. With `variant=thumb`: a small JPEG "
+                           "(PNG when the image has transparency).",
+                      content={**{media: {"schema": dict(BINARY, contentMediaType=media)} for media in FILE_MEDIA},
+                               "application/json": {"schema": {"description": "A JSON file's own bytes."}}}),
+             "206": {"description": "One range of the bytes (`Range: bytes=…`), with `Content-Range`.",
+                     "headers": {"Content-Range": {"description": "`bytes first-last/size`.",
+                                                   "schema": {"type": "string"}}},
+                     "content": {**{media: {"schema": dict(BINARY, contentMediaType=media)} for media in FILE_MEDIA},
+                                 "application/json": {"schema": {"description": "A JSON file's own bytes."}}}},
+             "416": {"description": "`range_not_satisfiable`: the range starts past the end; `Content-Range: "
+                                    "bytes */size`.",
+                     "headers": {"Content-Range": {"description": "`bytes */size`.", "schema": {"type": "string"}}},
+                     "content": ERROR["content"]},
+             **errors(s400="`invalid_request`: `variant` is not `thumb`.",
+                      s404="`not_found`: no such file of the caller's, or (`variant=thumb`) it has no thumbnail.")},
+            parameters=[path_id(what="A file id of the caller's."),
+                        query("variant", {"type": "string", "enum": ["thumb"]},
+                              "`thumb`: the image's thumbnail (at most 256 px); documents have none (404)."),
+                        {"name": "Range", "in": "header", "required": False, "schema": {"type": "string"},
+                         "description": "One range, `bytes=first-last`, `bytes=first-` or `bytes=-suffix`: "
+                                        "answered 206; several ranges or another unit: the whole file (200)."}]),
+        "delete": op(
+            "Delete a file", "files",
+            {**answer(200, "Deleted, or, while messages still show it, hidden from your files and no longer "
+                           "attachable but kept for them (`deleted: false`).", ref("FileDeletion")),
+             **errors(s404="`not_found`: no such file of the caller's.")},
+            parameters=[path_id(what="A file id of the caller's.")])},
     "/api/tools": {"get": op("The tools you may enable on a conversation", "tools",
                              answer(200, "Every tool the caller may use, by id; an unavailable server's marked "
                                          "`available: false`.", ref("ToolList")))},
@@ -664,7 +791,8 @@ DOCUMENT = {
     "openapi": "3.1.0",
     "info": {"title": "Parley", "version": "1",
              "description": "Parley's HTTP API (docs/api.md is the reference). JSON in, JSON out: a request "
-                            "with a body must send `Content-Type: application/json`. In local mode no "
+                            "with a body must send `Content-Type: application/json` (but POST /api/files, which "
+                            "takes a file as multipart/form-data or as the raw body). In local mode no "
                             "credentials are needed; in team mode every route but health, this document and "
                             "sign-in needs the `parley_session` cookie or an API token as `Authorization: "
                             "Bearer pt_…` (other `Authorization` schemes are ignored). Another user's ids "
@@ -673,7 +801,7 @@ DOCUMENT = {
     "servers": [{"url": "/"}],
     "security": [{"sessionCookie": []}, {"apiToken": []}, {}],
     "tags": [{"name": n} for n in ("server", "accounts", "admin", "usage", "conversations", "export",
-                                     "messages", "tools", "events", "openai")],
+                                     "messages", "files", "tools", "events", "openai")],
     "paths": PATHS,
     "components": {
         "securitySchemes": {

@@ -41,6 +41,8 @@ final class ConfigurationTests: XCTestCase {
             // Derived defaults (nil: the HTTP layer applies the formula the README names).
             "PARLEY_MAX_DISCARD_BYTES": server.http.maxDiscardBytes.map { "\($0)" } ?? "4 × body limit",
             "PARLEY_MAX_FILE_BYTES": "\(server.maxFileBytes)",
+            "PARLEY_MAX_USER_FILE_BYTES": "\(server.maxUserFileBytes)",
+            "PARLEY_MAX_ATTACHMENTS": "\(server.maxAttachments)",
             "PARLEY_MAX_UPLOADS": "\(server.http.maxConcurrentUploads)",
             "PARLEY_UPLOAD_DIR": server.http.uploadDirectory ?? "",
             "PARLEY_MAX_CONNECTIONS_PER_IP": server.http.connectionsPerAddress.map { "\($0)" } ?? "max connections / 4",
@@ -129,7 +131,7 @@ final class ConfigurationTests: XCTestCase {
         }
     }
 
-    /// A README default as the value it stands for: backticks removed, `64 MiB` in bytes, `cores` the
+    /// A README default as the value it stands for: backticks removed, `64 MiB` (or KiB, GiB) in bytes, `cores` the
     /// processor count; any other text is kept as written.
     static func normalized(_ documented: String) -> String {
         let parts = documented.split(separator: " ")
@@ -137,6 +139,7 @@ final class ConfigurationTests: XCTestCase {
             switch parts[1] {
             case "KiB": return "\(amount << 10)"
             case "MiB": return "\(amount << 20)"
+            case "GiB": return "\(amount << 30)"
             default: break
             }
         }
