@@ -58,7 +58,10 @@ package struct MessageHandlers: Sendable {
         let body = try JSONBody(request)
         // Files: the caller's live files only (another user's id is 404 like an unknown one); a message
         // with files may have no text.
-        let fileIDs = try body.strings("attachments", maxCount: files.maxAttachments, maxLength: 64) ?? []
+        var fileIDs = try body.strings("attachments", maxCount: files.maxAttachments, maxLength: 64) ?? []
+        if body.has("parent_id"), !body.has("attachments") {
+            fileIDs = try editedFiles(conversationID, parentID: try body.string("parent_id"), caller)
+        }
         let attached = try store.liveFiles(ids: fileIDs, ownedBy: caller.userID)
         let content = attached.isEmpty ? try body.requiredString("content") : (try body.string("content") ?? "")
         // No parent_id: under the current leaf; a parent_id: a branch under it; null: a new root
@@ -97,6 +100,7 @@ package struct MessageHandlers: Sendable {
         let target = try existing(request, caller)
         let model = try await access.replyModel(requested: requestedModel(JSONBody(request)),
                                                 stored: storedModel(target, caller), for: caller)
+        if try branchHasImages(target) { try await requireVision(model ?? storedModel(target, caller)) }
         try quotas.admit(caller)
         let message = try await generations.regenerate(messageID: target.id, model: model, owner: caller.userID)
         feed.replyStarted(message, owner: caller.userID)
@@ -147,6 +151,26 @@ package struct MessageHandlers: Sendable {
                 }
             }
         })
+    }
+
+    /// Whether any user message the answer `target` replies to carries an image (its conversation's
+    /// current branch: where a regenerate is asked from).
+    private func branchHasImages(_ target: Message) throws -> Bool {
+        let users = try store.currentBranch(conversationID: target.conversationID)
+            .filter { $0.message.role == .user }.map(\.message.id)
+        return try store.messageFiles(messageIDs: users).values.contains { $0.contains { $0.kind == .image } }
+    }
+
+    /// An edit (a send with `parent_id`, no `attachments`) keeps the files of the message it replaces:
+    /// the current branch's user message under that parent. Files deleted since are not carried on.
+    private func editedFiles(_ conversationID: String, parentID: String?, _ caller: Caller) throws -> [String] {
+        let branch = try store.currentBranch(conversationID: conversationID)
+        guard let replaced = branch.first(where: { $0.message.role == .user && $0.message.parentID == parentID }) else {
+            return []
+        }
+        return try store.messageFiles(messageID: replaced.message.id).map(\.id).filter { id in
+            (try? store.liveFiles(ids: [id], ownedBy: caller.userID)) != nil
+        }
     }
 
     /// 400 `model_cannot_see_images` unless the model that will answer (`named`, else the default) is

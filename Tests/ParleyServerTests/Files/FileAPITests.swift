@@ -154,4 +154,34 @@ final class FileAPITests: XCTestCase {
         let gone = try await download("/api/files/\(imageID)")
         XCTAssertEqual(gone.status, 404, "the kept file goes with the last message that held it")
     }
+
+    func testAnEditKeepsTheFilesOfTheMessageItReplacesAndAForkCarriesThem() async throws {
+        let document = try await upload(Array("one two three".utf8), filename: "count.txt")
+        let documentID = try XCTUnwrap(document.json["id"] as? String)
+        let conversation = try await parley.conversation()
+        let (_, first) = try await parley.send(conversation, "Read it", extra: ["attachments": [documentID]])
+        _ = try await parley.finished(first)
+        // Edit the first message (a new root): its file comes along unless `attachments` says otherwise.
+        let edit = try await parley.call("POST", "/api/conversations/\(conversation)/messages",
+                                         json: ["content": "Read it again", "parent_id": NSNull()])
+        XCTAssertEqual(edit.status, 201, edit.text)
+        let editedParts = (edit.json["user_message"] as? [String: Any])?["parts"] as? [[String: Any]] ?? []
+        XCTAssertEqual(editedParts.filter { $0["type"] as? String == "file" }.compactMap { $0["file_id"] as? String },
+                       [documentID])
+        let editedReply = try XCTUnwrap((edit.json["assistant_message"] as? [String: Any])?["id"] as? String)
+        let answer = try await parley.finished(editedReply)
+        XCTAssertTrue((answer["content"] as? String ?? "").contains("count.txt"), "the model got the file again")
+        let replaced = try await parley.call("POST", "/api/conversations/\(conversation)/messages",
+                                             json: ["content": "No file", "parent_id": NSNull(), "attachments": []])
+        XCTAssertEqual(replaced.status, 201, replaced.text)
+        let bare = (replaced.json["user_message"] as? [String: Any])?["parts"] as? [[String: Any]] ?? []
+        XCTAssertTrue(bare.allSatisfy { $0["type"] as? String != "file" }, "attachments: [] removes them")
+
+        let fork = try await parley.call("POST", "/api/conversations/\(conversation)/fork", json: ["message_id": editedReply])
+        XCTAssertEqual(fork.status, 201, fork.text)
+        let forkedUser = (fork.json["messages"] as? [[String: Any]])?.first
+        let forkedParts = forkedUser?["parts"] as? [[String: Any]] ?? []
+        XCTAssertEqual(forkedParts.filter { $0["type"] as? String == "file" }.compactMap { $0["file_id"] as? String },
+                       [documentID], "the fork's copy shows the same file")
+    }
 }

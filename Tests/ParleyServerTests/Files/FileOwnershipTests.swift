@@ -58,6 +58,13 @@ final class FileOwnershipTests: XCTestCase {
         XCTAssertEqual(refused.status, 400)
         XCTAssertEqual(refused.errorCode, "model_cannot_see_images")
         XCTAssertEqual(upstream.requests.count, 0, "refused before any call")
+        // The demo model sees; a regenerate with a model that does not is refused the same way.
+        let seen = try await blind.conversation(["model": "demo"])
+        let (_, described) = try await blind.send(seen, "look", extra: ["attachments": [imageID]])
+        _ = try await blind.finished(described)
+        let regenerate = try await blind.call("POST", "/api/messages/\(described)/regenerate", json: ["model": "openai:fake"])
+        XCTAssertEqual(regenerate.status, 400, regenerate.text)
+        XCTAssertEqual(regenerate.errorCode, "model_cannot_see_images")
 
         let seeing = try startParley(upstream: upstream, ["PARLEY_VISION_MODELS": "openai:*"])
         let again = try await upload(seeing, png, filename: "p.png", as: nil)

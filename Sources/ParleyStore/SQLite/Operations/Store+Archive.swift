@@ -88,7 +88,7 @@ extension Store {
 
     /// A new conversation of `owner` holding copies of the branch from the root to `messageID` (which
     /// becomes its current leaf), with the source's title, model, system prompt and generation settings; the copies keep
-    /// content, reasoning, status, usage and timestamps. Throws `notFound` when the conversation is not
+    /// content, reasoning, status, usage, timestamps and files. Throws `notFound` when the conversation is not
     /// the owner's or the message is not in it, `conflict` when a message on the branch is still
     /// streaming. Write transaction.
     public func forkConversation(
@@ -119,6 +119,10 @@ extension Store {
             for message in path {
                 let newID = RecordID.make()
                 try insertCopy(database, message, id: newID, conversationID: conversationID, parentID: parentID)
+                // The copy shows the same files (kept alive by it, like the original's).
+                try database.run(
+                    "INSERT INTO message_files (message_id, file_id, position) SELECT ?, file_id, position FROM message_files WHERE message_id = ?",
+                    [.text(newID), .text(message.id)])
                 parentID = newID
             }
             try countUsage(database, of: conversationID)
