@@ -127,6 +127,7 @@ bench: bench-deps
 	scripts/pkgconfig-without-pthread.sh $(PKGCONFIG_DIR)
 	$(SWIFT) build -c release $(BUILD_FLAGS)
 	.build/release/parley-markdown-bench | tee bench/markdown-results.md
+	.build/release/parley-media-bench | tee bench/media-results.md
 	@if [ ! -x $(BENCH_VENV)/bin/python ] || ! $(BENCH_VENV)/bin/python -c 'import uvloop' 2>/dev/null; then \
 	  { python3 -m venv $(BENCH_VENV) && $(BENCH_VENV)/bin/pip install -q uvloop; } \
 	  || echo "bench: could not install uvloop in $(BENCH_VENV) (python3-venv, PyPI?): the client runs on plain asyncio"; \

@@ -105,6 +105,8 @@ let package = Package(
         .executableTarget(name: "parley", dependencies: ["ParleyCLI", "ParleyServer"]),
         // `make bench`: the cost of streaming Markdown against one full render.
         .executableTarget(name: "parley-markdown-bench", dependencies: ["ParleyMarkdown", "ParleyTestSupport"]),
+        // `make bench`: a 12-megapixel JPEG downscaled through the media worker (issue 21).
+        .executableTarget(name: "parley-media-bench", dependencies: ["ParleyMedia", "CVips"]),
 
         // MARK: - Tests: real servers on loopback, a real fake upstream, real SQLite files.
         .target(name: "ParleyTestSupport", dependencies: ["CCurl"], path: "Sources/ParleyTestSupport"),
