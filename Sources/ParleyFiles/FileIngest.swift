@@ -64,7 +64,8 @@ package struct FileIngest: Sendable {
             width: processed.width, height: processed.height, pages: processed.pages,
             textCharacters: processed.textCharacters, note: processed.note,
             thumbnailMediaType: processed.thumbnailMediaType)
-        let text = processed.text
+        // A text document is its own text: stored once (the content), not twice.
+        let text = processed.text.flatMap { $0.standardizedFileURL == content.standardizedFileURL ? nil : $0 }
         let saved = try await Blocking.run {
             try store.saveFile(metadata, content: content, thumbnail: thumbnail, text: text)
         }

@@ -31,7 +31,14 @@ package struct StoredAttachments: AttachmentSource {
                 while let chunk = try reader.next() { bytes += chunk }
                 return .image(mediaType: file.mediaType, data: bytes)
             case .document:
-                let text = try store.fileText(id: file.id, ownedBy: file.ownerID)
+                // A PDF's extracted text is stored beside it; a text document is its own content.
+                var text = try store.fileText(id: file.id, ownedBy: file.ownerID)
+                if text == nil, file.mediaType != "application/pdf" {
+                    var reader = try store.fileContent(id: file.id, ownedBy: file.ownerID)
+                    var bytes: [UInt8] = []
+                    while let chunk = try reader.next() { bytes += chunk }
+                    text = String(decoding: bytes, as: UTF8.self)
+                }
                 return .document(filename: file.filename, mediaType: file.mediaType,
                                  text: Self.documentText(file, text: text))
             }
