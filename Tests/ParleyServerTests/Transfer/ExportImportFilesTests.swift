@@ -81,6 +81,25 @@ final class ExportImportFilesTests: XCTestCase {
         await other.stop()
     }
 
+    func testTheExportOfEverythingCarriesEachConversationsFiles() async throws {
+        let parley = try TestParley()
+        _ = try await conversationWithFiles(parley)
+        _ = try await parley.call("POST", "/api/conversations", json: ["title": "No files", "model": "demo"])
+        let exported = try await parley.call("GET", "/api/export")
+        XCTAssertEqual(exported.status, 200)
+        let conversations = try XCTUnwrap(exported.json["conversations"] as? [[String: Any]])
+        XCTAssertEqual(conversations.map { ($0["files"] as? [Any])?.count }, [2, 0])
+        let other = try TestParley()
+        let imported = try await importDocument(other, exported.text)
+        XCTAssertEqual(imported.status, 201, imported.text)
+        let again = try await other.call("GET", "/api/export")
+        let files = try XCTUnwrap((again.json["conversations"] as? [[String: Any]])?.first?["files"] as? [[String: Any]])
+        XCTAssertEqual(files.compactMap { $0["data"] as? String },
+                       (conversations[0]["files"] as? [[String: Any]])?.compactMap { $0["data"] as? String })
+        await parley.stop()
+        await other.stop()
+    }
+
     func testOmitWritesEntriesWithoutData() async throws {
         let parley = try TestParley()
         let (id, files) = try await conversationWithFiles(parley)
