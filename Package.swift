@@ -84,7 +84,7 @@ let package = Package(
         // Export and import (JSON and Markdown).
         .target(name: "ParleyTransfer",
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyQuotas", "ParleyHTTP", "ParleyStore",
-                               "ParleyMarkdown", "ParleyOutcome", "ParleyPrimitives", "CYajl"]),
+                               "ParleyMarkdown", "ParleyOutcome", "ParleyPrimitives", "CYajl", "ParleyFiles", "ParleyMedia"]),
         // The OpenAI-compatible endpoint (/v1).
         .target(name: "ParleyOpenAICompat",
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyQuotas", "ParleyHTTP", "ParleyStore",

@@ -43,6 +43,13 @@ struct FilePageResource: Encodable {
         case items
         case nextCursor = "next_cursor"
     }
+
+    /// `next_cursor` is always present: null on the last page (as for conversations).
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(items, forKey: .items)
+        try container.encode(nextCursor, forKey: .nextCursor)
+    }
 }
 
 /// `DELETE /api/files/{id}`: removed, or kept because messages still show it.

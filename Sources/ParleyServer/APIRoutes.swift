@@ -16,6 +16,8 @@ struct APIRoutes {
     let tools: ToolHandlers
     let files: FileHandlers
     let exports: ExportHandlers
+    /// POST /api/import's body limit (PARLEY_MAX_IMPORT_BYTES).
+    let maxImportBytes: Int
     let events: UserEventHandlers
     let auth: AuthHandlers
     let account: AccountHandlers
@@ -105,7 +107,26 @@ struct APIRoutes {
         route("POST", "/api/conversations/:id/fork", conversations.fork)
         route("GET", "/api/conversations/:id/export", exports.exportConversation)
         route("GET", "/api/export", exports.exportAll)
-        route("POST", "/api/import", exports.importDocument)
+        // Import: the body streams to a temp file (it embeds attachments), declared JSON as every body.
+        let exports = exports
+        router.on("POST", "/api/import", upload: UploadRoute(
+            maxBytes: maxImportBytes,
+            admit: { request in
+                do {
+                    try exports.admitImport(request)
+                    _ = try authenticator.caller(for: request)
+                    return nil
+                } catch {
+                    return Self.uncached(APIErrors.map(error)) as? HTTPError ?? HTTPError.internal
+                }
+            },
+            handler: { request, body in
+                do {
+                    return Self.uncached(try await exports.importDocument(request, body, try authenticator.caller(for: request)))
+                } catch {
+                    throw Self.uncached(APIErrors.map(error))
+                }
+            }))
 
         route("POST", "/api/conversations/:id/messages", messages.send)
         route("GET", "/api/messages/:id", messages.show)

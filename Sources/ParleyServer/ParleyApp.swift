@@ -71,8 +71,8 @@ public final class ParleyApp: Sendable {
         let fileSettings = FileSettings(maxFileBytes: configuration.maxFileBytes,
                                         maxUserFileBytes: configuration.maxUserFileBytes,
                                         maxAttachments: configuration.maxAttachments)
-        let files = FileHandlers(store: store, ingest: FileIngest(store: store, media: MediaProcessor(settings: configuration.media),
-                                                                  settings: fileSettings))
+        let ingest = FileIngest(store: store, media: MediaProcessor(settings: configuration.media), settings: fileSettings)
+        let files = FileHandlers(store: store, ingest: ingest)
         let accounts = configuration.accounts
         let passwords = PasswordWork(memoryKiB: accounts.passwordMemoryKiB)
         if accounts.mode == .team {
@@ -120,7 +120,9 @@ public final class ParleyApp: Sendable {
                   tools: ToolHandlers(store: store, catalog: tools),
                   files: files,
                   exports: ExportHandlers(store: store, rules: rules, access: access, renderer: renderer, feed: feed,
-                                          streams: streams),
+                                          streams: streams,
+                                          maxAttachmentBytes: Int64(configuration.exportMaxAttachmentBytes), ingest: ingest),
+                  maxImportBytes: configuration.maxImportBytes ?? configuration.exportMaxAttachmentBytes / 2 * 3,
                   events: UserEventHandlers(store: store, generations: generations, hub: feed.hub,
                                             snapshotFrames: messages.snapshotFrames,
                                             subscriptions: messages.subscriptions, streams: streams),

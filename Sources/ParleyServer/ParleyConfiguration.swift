@@ -27,6 +27,9 @@ public struct ParleyConfiguration: Sendable {
     public var maxUserFileBytes: Int64 = 1 << 30
     /// Files on one message (PARLEY_MAX_ATTACHMENTS).
     public var maxAttachments = 10
+    /// Bytes one export embeds, import body limit (nil: 1.5 ×, so whatever Parley exports it imports).
+    public var exportMaxAttachmentBytes = 64 << 20
+    public var maxImportBytes: Int?
     public var generation = GenerationLimits()
     public var input = InputLimits()
     /// How often an OpenAI-style stream with nothing new writes `: keep-alive` (PARLEY_OPENAI_KEEPALIVE_MS):
@@ -137,6 +140,8 @@ public struct ParleyConfiguration: Sendable {
         maxUserFileBytes = Int64(try read.integer("PARLEY_MAX_USER_FILE_BYTES", default: Int(maxUserFileBytes),
                                                   range: 1...(1 << 50)))
         maxAttachments = try read.integer("PARLEY_MAX_ATTACHMENTS", default: maxAttachments, range: 1...100)
+        exportMaxAttachmentBytes = try read.integer("PARLEY_EXPORT_MAX_ATTACHMENT_BYTES", default: 64 << 20, range: 1...1 << 40)
+        maxImportBytes = try read.optionalInteger("PARLEY_MAX_IMPORT_BYTES", range: 1...(1 << 42))
         http.maxConcurrentUploads = try read.integer("PARLEY_MAX_UPLOADS", default: http.maxConcurrentUploads,
                                                      range: 1...100_000)
         http.uploadDirectory = values["PARLEY_UPLOAD_DIR"].flatMap { $0.isEmpty ? nil : $0 }

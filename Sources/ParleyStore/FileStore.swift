@@ -73,6 +73,10 @@ public protocol FileStore: Sendable {
     /// what `PARLEY_MAX_USER_FILE_BYTES` limits.
     func fileBytes(ownedBy owner: String) throws(StoreError) -> Int64
 
+    /// The bytes of the distinct files the owner's messages show: what an export of all their
+    /// conversations embeds, checked against its limit before the first byte is written.
+    func attachedFileBytes(ownedBy owner: String) throws(StoreError) -> Int64
+
     /// The files each message shows, in order, keyed by message id (messages without files are absent).
     /// No owner is asked: callers have found the messages through their owner's conversation.
     func messageFiles(messageIDs: [String]) throws(StoreError) -> [String: [StoredFile]]

@@ -11,6 +11,8 @@ struct ConversationExport: Encodable {
     static let version = 1
 
     let archive: ConversationArchive
+    /// The files each message shows (`FileStore.messageFiles`): a user message lists their ids.
+    var messageFiles: [String: [StoredFile]] = [:]
     /// Whether to write `parley_export` (a document of its own) or not (inside `conversations`).
     let standalone: Bool
 
@@ -42,7 +44,9 @@ struct ConversationExport: Encodable {
         try container.encode(conversation.currentLeafID, forKey: .currentLeafID)
         try container.encode(Timestamp.format(conversation.createdAt), forKey: .createdAt)
         try container.encode(Timestamp.format(conversation.updatedAt), forKey: .updatedAt)
-        try container.encode(archive.messages.map(MessageExport.init), forKey: .messages)
+        try container.encode(archive.messages.map {
+            MessageExport(message: $0, fileIDs: $0.role == .user ? (messageFiles[$0.id] ?? []).map(\.id) : [])
+        }, forKey: .messages)
     }
 
     /// The document's bytes (keys sorted, so two exports of the same data are equal byte for byte).
@@ -57,9 +61,11 @@ struct ConversationExport: Encodable {
 /// with tool calls has its `parts` (text parts without HTML).
 struct MessageExport: Encodable {
     let message: Message
+    /// The ids of the files a user message shows, in order (entries of the conversation's `files`).
+    var fileIDs: [String] = []
 
     enum CodingKeys: String, CodingKey {
-        case id, role, content, reasoning, status, model, usage, error, parts
+        case id, role, content, reasoning, status, model, usage, error, parts, files
         case parentID = "parent_id"
         case finishReason = "finish_reason"
         case createdAt = "created_at"
@@ -88,5 +94,6 @@ struct MessageExport: Encodable {
         if !message.toolCalls.isEmpty {
             try container.encode(message.parts.map(\.withoutHTML.json), forKey: .parts)
         }
+        if !fileIDs.isEmpty { try container.encode(fileIDs, forKey: .files) }
     }
 }

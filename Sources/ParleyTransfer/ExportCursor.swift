@@ -17,19 +17,24 @@ final class ExportCursor: Sendable {
         var last: ExportKey?
         var exhausted = false
         var written = 0
+        /// The conversation being written, a piece at a time.
+        var current: ConversationPieces?
     }
 
     private let store: Store
     private let owner: String
     private let batch: Int
     private let ticket: StreamTicket
+    /// Whether files carry their bytes (false: `?attachments=omit`).
+    private let embed: Bool
     private let state = Mutex(State())
 
-    init(store: Store, owner: String, batch: Int, ticket: StreamTicket) {
+    init(store: Store, owner: String, batch: Int, ticket: StreamTicket, embed: Bool) {
         self.store = store
         self.owner = owner
         self.batch = batch
         self.ticket = ticket
+        self.embed = embed
     }
 
     /// The next bytes of the document, nil after its end.
@@ -45,6 +50,13 @@ final class ExportCursor: Sendable {
                 return Array("{\"parley_export\":\(ConversationExport.version),\"conversations\":[".utf8)
             }
             while true {
+                if var current = state.current {
+                    if let piece = try current.next() {
+                        state.current = current
+                        return piece
+                    }
+                    state.current = nil
+                }
                 if state.keys.isEmpty {
                     if !state.exhausted {
                         state.keys = try store.conversationKeys(ownedBy: owner, after: state.last, limit: batch)
@@ -60,10 +72,14 @@ final class ExportCursor: Sendable {
                 let id = state.keys.removeFirst().id
                 // Deleted since its id was read: left out.
                 guard let archive = try store.archive(conversationID: id, ownedBy: owner) else { continue }
-                var piece = state.written > 0 ? [UInt8(ascii: ",")] : []
-                piece += try ConversationExport(archive: archive, standalone: false).encoded()
+                let files = try store.messageFiles(messageIDs: archive.messages.map(\.id))
+                state.current = try ConversationPieces(archive: archive, messageFiles: files, standalone: false,
+                                                       embed: embed, store: store, owner: owner)
+                if state.written > 0 {
+                    state.written += 1
+                    return [UInt8(ascii: ",")]
+                }
                 state.written += 1
-                return piece
             }
         }
     }

@@ -1,10 +1,12 @@
 import Foundation
 import ParleyAPI
 import ParleyEvents
+import ParleyFiles
 import ParleyHTTP
 import ParleyMarkdown
 import ParleyQuotas
 import ParleyStore
+import Synchronization
 
 /// Module ParleyTransfer: conversations out of and into Parley as documents. It must never know
 /// live replies: only what the store holds is exported.
@@ -21,8 +23,16 @@ package struct ExportHandlers: Sendable {
     let feed: UserEventFeed
     /// Bounds the caller's concurrent `GET /api/export`s, and cuts one whose credential ends.
     let streams: OpenStreams
+    /// The attachment bytes one JSON export may embed (PARLEY_EXPORT_MAX_ATTACHMENT_BYTES): past it a
+    /// 413 that names `?attachments=omit`, before the first byte, rather than a body cut off midway.
+    let maxAttachmentBytes: Int64
+    /// Imports' files: checked exactly as uploads are.
+    let ingest: FileIngest
 
-    package init(store: Store, rules: FieldRules, access: ModelAccess, renderer: MarkdownRenderer, feed: UserEventFeed, streams: OpenStreams) {
+    package init(store: Store, rules: FieldRules, access: ModelAccess, renderer: MarkdownRenderer, feed: UserEventFeed,
+                 streams: OpenStreams, maxAttachmentBytes: Int64, ingest: FileIngest) {
+        self.maxAttachmentBytes = maxAttachmentBytes
+        self.ingest = ingest
         self.store = store
         self.rules = rules
         self.access = access
@@ -52,11 +62,18 @@ package struct ExportHandlers: Sendable {
                                                        ("Content-Disposition", name.contentDisposition)],
                                 body: .bytes(Array(text.utf8)))
         }
-        let bytes = try ConversationExport(archive: archive, standalone: true).encoded()
+        let embed = try Self.embedsAttachments(request)
+        let files = try store.messageFiles(messageIDs: archive.messages.map(\.id))
+        if embed {
+            let total = ConversationPieces.files(of: archive, messageFiles: files).reduce(Int64(0)) { $0 + $1.bytes }
+            try checkAttachmentBytes(total)
+        }
+        let pieces = Mutex(try ConversationPieces(archive: archive, messageFiles: files, standalone: true, embed: embed,
+                                                  store: store, owner: caller.userID))
         let name = ExportFilename(title: archive.conversation.title, id: id, fileExtension: "json")
         return HTTPResponse(status: 200, headers: [("Content-Type", "application/json; charset=utf-8"),
                                                    ("Content-Disposition", name.contentDisposition)],
-                            body: .bytes(bytes))
+                            body: .pulled { try pieces.withLock { try $0.next() } })
     }
 
     /// `GET /api/export`: `{"parley_export":1,"conversations":[...]}`, written one conversation at a
@@ -64,39 +81,31 @@ package struct ExportHandlers: Sendable {
     /// its own transaction, so one changed during the export is exported whole, before or after.
     /// At most PARLEY_MAX_EXPORTS_PER_USER run at once (429 `too_many_exports`).
     package func exportAll(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
+        let embed = try Self.embedsAttachments(request)
+        if embed { try checkAttachmentBytes(try store.attachedFileBytes(ownedBy: caller.userID)) }
         let ticket = try streams.admit(caller, .export)
-        let cursor = ExportCursor(store: store, owner: caller.userID, batch: Self.exportBatch, ticket: ticket)
+        let cursor = ExportCursor(store: store, owner: caller.userID, batch: Self.exportBatch, ticket: ticket,
+                                  embed: embed)
         return HTTPResponse(status: 200, headers: [("Content-Type", "application/json; charset=utf-8"),
                                                    ("Content-Disposition", "attachment; filename=\"parley-export.json\"")],
                             body: .pulled { try cursor.next() })
     }
 
-    /// `POST /api/import`: the document checked whole (`ImportDocument`, then the store's tree
-    /// checks), then written in one transaction; 201 with the new conversations.
-    package func importDocument(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
-        var document = try ImportDocument(request.body, rules: rules, renderer: renderer, now: Date())
-        // A model this server does not offer the caller is dropped (the conversation then uses the
-        // default); the messages keep the model that wrote them.
-        for index in document.archives.indices {
-            guard let model = document.archives[index].conversation.model else { continue }
-            do {
-                _ = try await rules.model(model)
-                try await access.require(model, for: caller)
-            } catch {
-                document.archives[index].conversation.model = nil
-            }
+    /// `?attachments=omit`: files by id only; absent or `embed`: with their bytes.
+    private static func embedsAttachments(_ request: HTTPRequest) throws(HTTPError) -> Bool {
+        switch request.query["attachments"] {
+        case nil, "embed": return true
+        case "omit": return false
+        default: throw HTTPError(status: 400, code: "invalid_request", message: "'attachments' must be embed or omit.")
         }
-        let imported: [Conversation]
-        do {
-            imported = try store.importConversations(document.archives, ownedBy: caller.userID)
-        } catch {
-            if case .invalidImport(let why) = error { throw ImportDocument.invalid(why) }
-            throw error
-        }
-        for conversation in imported { feed.conversationCreated(conversation) }
-        let usage = try store.usage(conversationIDs: imported.map(\.id))
-        return .json(ImportResource(items: imported.map { ConversationResource($0, usage: usage[$0.id] ?? .init()) }),
-                     status: 201)
+    }
+
+    /// 413 `export_too_large` when the files to embed pass the export limit.
+    private func checkAttachmentBytes(_ total: Int64) throws(HTTPError) {
+        guard total > maxAttachmentBytes else { return }
+        throw HTTPError(status: 413, code: "export_too_large",
+                        message: "The attachments take \(total) bytes, more than an export embeds "
+                            + "(\(maxAttachmentBytes)): export with ?attachments=omit to refer to them by id.")
     }
 }
 

@@ -14,6 +14,9 @@ import ParleyOutcome
 struct ImportDocument {
     /// The conversations, with the file's ids (the store gives new ones) and HTML rendered.
     var archives: [ConversationArchive]
+    /// Each conversation's attachments (parallel to `archives`); `archives[i].files` is filled once
+    /// the files are stored and their ids known.
+    var files: [ImportFiles] = []
 
     /// How deep the format nests (document, conversations, conversation, messages, message, usage or
     /// error is 6), with room to spare: anything deeper is not an export, and is refused before
@@ -51,14 +54,29 @@ struct ImportDocument {
             throw Self.invalid("Not a Parley export: 'parley_export' must be \(ConversationExport.version).")
         }
         var archives: [ConversationArchive] = []
+        var attachments: [ImportFiles] = []
         for (index, conversation) in file.conversations.enumerated() {
             let place = file.isSingle ? "" : "conversations[\(index)]."
             archives.append(try Self.archive(conversation, place: place, rules: rules, renderer: renderer, now: now))
+            attachments.append(Self.files(conversation, place: place))
         }
         self.archives = archives
+        self.files = attachments
     }
 
     // MARK: - Checking
+
+    private static func files(_ conversation: FileConversation, place: String) -> ImportFiles {
+        var files = ImportFiles()
+        for (index, entry) in (conversation.files ?? []).enumerated() {
+            files.entries.append((place: "\(place)files[\(index)]", entry: entry))
+        }
+        for (index, message) in conversation.messages.enumerated() {
+            guard let ids = message.files, !ids.isEmpty else { continue }
+            files.references.append(.init(place: "\(place)messages[\(index)].files", messageID: message.id, fileIDs: ids))
+        }
+        return files
+    }
 
     private static func archive(
         _ file: FileConversation, place: String, rules: FieldRules, renderer: MarkdownRenderer, now: Date
@@ -313,9 +331,11 @@ private struct FileConversation: Decodable {
     let updatedAt: String
     let messages: [FileMessage]
     let tools: [String]?
+    /// The attachments its user messages show (issue 21); absent in older exports.
+    let files: [ImportFiles.Entry]?
 
     enum CodingKeys: String, CodingKey {
-        case id, title, model, pinned, archived, messages, temperature, tools
+        case id, title, model, pinned, archived, messages, temperature, tools, files
         case topP = "top_p"
         case maxTokens = "max_tokens"
         case systemPrompt = "system_prompt"
@@ -345,9 +365,11 @@ private struct FileMessage: Decodable {
     let updatedAt: String
     /// A reply's parts (issue 20); absent: the parts its text gives.
     let parts: [JSON]?
+    /// Ids of entries in the conversation's `files`, in order.
+    let files: [String]?
 
     enum CodingKeys: String, CodingKey {
-        case id, role, content, reasoning, status, model, usage, error, parts
+        case id, role, content, reasoning, status, model, usage, error, parts, files
         case parentID = "parent_id"
         case finishReason = "finish_reason"
         case createdAt = "created_at"

@@ -68,6 +68,9 @@ EXPORT_CONVERSATION_FIELDS = {
     "pinned": BOOLEAN, "archived": BOOLEAN, "tools": TOOLS_FIELD, "current_leaf_id": nullable("string"),
     "created_at": TIME, "updated_at": TIME,
     "messages": {"type": "array", "items": ref("ExportedMessage")},
+    "files": {"type": "array", "items": ref("ExportedFile"),
+              "description": "Every file its user messages show, once (issue 21); `data` absent with "
+                             "`?attachments=omit`. Optional on import (older exports)."},
 }
 TITLE = {"type": "string", "minLength": 1, "maxLength": 200,
          "description": "Not only white space; at most PARLEY_MAX_TITLE_CHARS (200) code points."}
@@ -243,12 +246,19 @@ SCHEMAS = {
                                               "properties": {"code": STRING, "message": STRING},
                                               "required": ["code", "message"]},
         "created_at": TIME, "updated_at": TIME,
+        "files": {"type": "array", "items": STRING,
+                  "description": "A user message's files, in order: ids of entries in the conversation's `files`."},
         "parts": {"type": "array", "items": ref("MessagePart"),
                   "description": "Only a reply with tool calls (assistant messages only); text parts without "
                                  "`html` (rendered again on import); calls left `streaming` or `running` are "
                                  "imported `cancelled`."}},
         required=["id", "parent_id", "role", "content", "reasoning", "status", "finish_reason", "model", "usage",
                   "error", "created_at", "updated_at"]),
+    "ExportedFile": obj({"id": STRING, "filename": STRING, "media_type": STRING,
+                         "kind": {"type": "string", "enum": ["image", "document"]},
+                         "data": {"type": "string", "description": "The stored bytes, base64; checked again on "
+                                                                   "import exactly as an upload, kept byte for byte."}},
+                        required=["id", "filename", "media_type", "kind"]),
     "ConversationExport": obj(dict({"parley_export": {"type": "integer", "const": 1}}, **EXPORT_CONVERSATION_FIELDS)),
     "FullExport": obj({"parley_export": {"type": "integer", "const": 1},
                        "conversations": {"type": "array", "items": obj(EXPORT_CONVERSATION_FIELDS)}}),
@@ -449,6 +459,13 @@ def query(name, schema, description):
     return {"name": name, "in": "query", "required": False, "schema": schema, "description": description}
 
 
+# Both JSON exports: files by id only (`omit`), or with their bytes (default; 413 `export_too_large` past
+# PARLEY_EXPORT_MAX_ATTACHMENT_BYTES).
+ATTACHMENTS_QUERY = query("attachments", {"type": "string", "enum": ["embed", "omit"]},
+                          "Default `embed`: files' bytes in base64, at most PARLEY_EXPORT_MAX_ATTACHMENT_BYTES "
+                          "(413 `export_too_large` past it); `omit`: by id only.")
+
+
 def body(schema, required=True):
     return {"required": required, "content": json_content(schema)}
 
@@ -598,11 +615,13 @@ PATHS = {
         answer(200, "`json`: the whole tree; `md`: the current branch as Markdown.", content={
             "application/json": {"schema": ref("ConversationExport")},
             "text/markdown": {"schema": {"type": "string"}}}),
-        parameters=[path_id(), query("format", {"type": "string", "enum": ["json", "md"]}, "Default `json`.")])},
+        parameters=[path_id(), query("format", {"type": "string", "enum": ["json", "md"]}, "Default `json`."),
+                    ATTACHMENTS_QUERY])},
     "/api/export": {"get": op("Export every conversation of yours (streamed)", "export",
                               {**answer(200, "The export document.", ref("FullExport")),
                                **refused("`too_many_exports`: the caller runs `PARLEY_MAX_EXPORTS_PER_USER` exports "
-                                         "(`Retry-After: 2`).")})},
+                                         "(`Retry-After: 2`).")},
+                              parameters=[ATTACHMENTS_QUERY])},
     "/api/import": {"post": op(
         "Import an export (one conversation or all), in one transaction", "export",
         answer(201, "The new conversations, in the document's order.", ref("ImportResult")),

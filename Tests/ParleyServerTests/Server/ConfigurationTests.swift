@@ -43,6 +43,8 @@ final class ConfigurationTests: XCTestCase {
             "PARLEY_MAX_FILE_BYTES": "\(server.maxFileBytes)",
             "PARLEY_MAX_USER_FILE_BYTES": "\(server.maxUserFileBytes)",
             "PARLEY_MAX_ATTACHMENTS": "\(server.maxAttachments)",
+            "PARLEY_EXPORT_MAX_ATTACHMENT_BYTES": "\(server.exportMaxAttachmentBytes)",
+            "PARLEY_MAX_IMPORT_BYTES": server.maxImportBytes.map { "\($0)" } ?? "1.5 × export limit",
             "PARLEY_MAX_UPLOADS": "\(server.http.maxConcurrentUploads)",
             "PARLEY_UPLOAD_DIR": server.http.uploadDirectory ?? "",
             "PARLEY_MAX_CONNECTIONS_PER_IP": server.http.connectionsPerAddress.map { "\($0)" } ?? "max connections / 4",
@@ -207,7 +209,10 @@ final class ConfigurationTests: XCTestCase {
     func testTheUploadSettingsAreReadAndTheFolderFollowsTheDatabase() throws {
         let configuration = try ParleyConfiguration(environment: [
             "PARLEY_DB": "/srv/parley/main.db", "PARLEY_MAX_FILE_BYTES": "1000", "PARLEY_MAX_UPLOADS": "3",
+            "PARLEY_EXPORT_MAX_ATTACHMENT_BYTES": "4096", "PARLEY_MAX_IMPORT_BYTES": "8192",
         ], arguments: [])
+        XCTAssertEqual(configuration.exportMaxAttachmentBytes, 4096)
+        XCTAssertEqual(configuration.maxImportBytes, 8192)
         XCTAssertEqual(configuration.maxFileBytes, 1000)
         XCTAssertEqual(configuration.http.maxConcurrentUploads, 3)
         XCTAssertEqual(configuration.http.uploadDirectory, "/srv/parley/.parley-uploads")

@@ -225,7 +225,8 @@ final class ExportImportAPITests: XCTestCase {
     }
 
     func testHostileFilesAreRefusedWholeAndNameTheProblem() async throws {
-        let parley = try startParley(["PARLEY_MAX_BODY_BYTES": "65536"])
+        // Import has its own body limit (it embeds attachments): PARLEY_MAX_IMPORT_BYTES, not the API's.
+        let parley = try startParley(["PARLEY_MAX_IMPORT_BYTES": "65536"])
         let good = document([message("a", parent: nil), message("b", parent: "a", role: "assistant")])
         let sound = try await parley.call("POST", "/api/import", json: good)
         XCTAssertEqual(sound.status, 201, sound.text)
@@ -290,7 +291,7 @@ final class ExportImportAPITests: XCTestCase {
         let huge = try await parley.call("POST", "/api/import",
                                          body: try json(document([message("a", parent: nil,
                                                                           extra: ["content": String(repeating: "x", count: 70_000)])])))
-        XCTAssertEqual(huge.status, 413, "over PARLEY_MAX_BODY_BYTES")
+        XCTAssertEqual(huge.status, 413, "over PARLEY_MAX_IMPORT_BYTES")
         let after = try await count(parley)
         XCTAssertEqual(after, before, "nothing of a refused file is imported")
         let text = try await parley.call("POST", "/api/import", body: try json(good),

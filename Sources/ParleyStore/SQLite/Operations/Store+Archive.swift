@@ -45,7 +45,9 @@ extension Store {
     /// statuses, models, usage and timestamps are kept. A nil current leaf becomes the newest
     /// message without replies. Each tree is checked first (`MessageTree`): `invalidImport` names
     /// the first fault (with `conversations[i]: ` when there are several) and nothing
-    /// is written. Returns the new conversations in the given order.
+    /// is written. Each archive's `files` are attached to the new messages (the owner's files, deleted
+    /// ones too) in the same transaction; an unknown message or file id refuses the whole import.
+    /// Returns the new conversations in the given order.
     public func importConversations(
         _ archives: [ConversationArchive], ownedBy owner: String
     ) throws(StoreError) -> [Conversation] {
@@ -73,6 +75,13 @@ extension Store {
                     newIDs[message.id] = id
                     try insertCopy(writer.database, message, id: id, conversationID: conversationID,
                                    parentID: message.parentID.flatMap { newIDs[$0] })
+                }
+                for (oldID, fileIDs) in archive.files.sorted(by: { $0.key < $1.key }) {
+                    guard let messageID = newIDs[oldID] else {
+                        throw StoreError.invalidImport("files name message \(oldID), which is not in the conversation")
+                    }
+                    try Self.insertMessageFiles(writer.database, fileIDs, messageID: messageID, owner: owner,
+                                                includingDeleted: true)
                 }
                 try countUsage(writer.database, of: conversationID)
                 let leaf = source.currentLeafID ?? Self.newestLeaf(tree.ordered)

@@ -47,6 +47,19 @@ extension Store {
         }
     }
 
+    /// One read transaction; each file counted once however many messages show it.
+    public func attachedFileBytes(ownedBy owner: String) throws(StoreError) -> Int64 {
+        try read { (database) throws(StoreError) in
+            try database.queryFirst(
+                """
+                SELECT coalesce(sum(f.bytes), 0) FROM files f WHERE f.id IN (
+                    SELECT mf.file_id FROM message_files mf JOIN messages m ON m.id = mf.message_id
+                    JOIN conversations c ON c.id = m.conversation_id WHERE c.owner_id = ?)
+                """,
+                [.text(owner)]) { row in row.int64(0) } ?? 0
+        }
+    }
+
     /// One read transaction, one statement whatever the number of messages (the ids go in as one JSON
     /// array, so the statement cache holds one entry).
     public func messageFiles(messageIDs: [String]) throws(StoreError) -> [String: [StoredFile]] {
