@@ -20,12 +20,10 @@ public struct ParleyConfiguration: Sendable {
     public var databasePath = "./parley.db"
     public var publicDirectory = "./Public"
     public var http = HTTPServerConfiguration()
-    /// The largest uploaded file (PARLEY_MAX_FILE_BYTES): the upload route's `UploadRoute.maxBytes`.
-    /// At most 10^9 bytes, SQLite's default blob limit, since files are stored as blobs.
+    /// The largest upload (PARLEY_MAX_FILE_BYTES; at most 10^9 bytes, SQLite's default blob limit).
     public var maxFileBytes = 20 << 20
-    /// Every file one user keeps, together (PARLEY_MAX_USER_FILE_BYTES): 413 `quota_exceeded` past it.
+    /// Every file one user keeps, together (PARLEY_MAX_USER_FILE_BYTES), and files on one message.
     public var maxUserFileBytes: Int64 = 1 << 30
-    /// Files on one message (PARLEY_MAX_ATTACHMENTS).
     public var maxAttachments = 10
     /// Bytes one export embeds, import body limit (nil: 1.5 ×, so whatever Parley exports it imports).
     public var exportMaxAttachmentBytes = 64 << 20
