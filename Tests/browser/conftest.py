@@ -39,7 +39,8 @@ def artifacts():
 
 @pytest.fixture(scope="session")
 def parley_fast(artifacts):
-    server = start_parley("fast", {"PARLEY_DEMO_TOKENS_PER_SECOND": "300"})
+    # An import limit of 1 MiB (PARLEY_MAX_IMPORT_BYTES), so a hostile import over it stays small.
+    server = start_parley("fast", {"PARLEY_DEMO_TOKENS_PER_SECOND": "300", "PARLEY_MAX_IMPORT_BYTES": "1048576"})
     yield server
     server.stop()
 

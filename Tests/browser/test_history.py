@@ -367,7 +367,7 @@ def test_hostile_imports_show_the_error_and_import_nothing(browser, parley_fast,
     streaming["messages"][1]["status"] = "streaming"
     refused("streaming.json", json.dumps(streaming), "messages[1].status: a message that is 'streaming' cannot")
 
-    # Larger than the server's body limit (1 MiB): its 413 is shown.
+    # Larger than the server's import limit (PARLEY_MAX_IMPORT_BYTES, 1 MiB here): its 413 is shown.
     huge = copy.deepcopy(hostile)
     huge["messages"][0]["content"] = "x" * (1_100_000)
     refused("huge.json", json.dumps(huge), "larger than this server accepts")
