@@ -54,8 +54,8 @@ public struct ContentDisposition: Equatable, Sendable {
         return value
     }
 
-    /// RFC 5987 `value-chars`: `attr-char` as is, every other UTF-8 byte as `%XX`.
-    private static func percentEncoded(_ text: String) -> String {
+    /// RFC 5987 `value-chars`: `attr-char` as is, every other UTF-8 byte as `%XX` (a `filename*` value).
+    public static func percentEncoded(_ text: String) -> String {
         let attrChars = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789!#$&+-.^_`|~".utf8)
         var result = ""
         for byte in text.utf8 {

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyHTTP
 
 /// The file name of a conversation's export, made from its title: `parley-How-do-I-reverse-a-list.md`.
 /// Sent as RFC 6266 `Content-Disposition`: an ASCII `filename` every client reads, and a UTF-8
@@ -26,7 +27,7 @@ struct ExportFilename: Equatable {
     /// The header's value: `attachment; filename="…"`, plus `filename*` when the names differ.
     var contentDisposition: String {
         var value = "attachment; filename=\"\(ascii)\""
-        if unicode != ascii { value += "; filename*=UTF-8''\(Self.percentEncoded(unicode))" }
+        if unicode != ascii { value += "; filename*=UTF-8''\(ContentDisposition.percentEncoded(unicode))" }
         return value
     }
 
@@ -42,20 +43,6 @@ struct ExportFilename: Equatable {
                 if result.count >= maxTitleCharacters { break }
             } else {
                 pendingDash = true
-            }
-        }
-        return result
-    }
-
-    /// RFC 5987 `value-chars`: `attr-char` as is, every other UTF-8 byte as `%XX`.
-    private static func percentEncoded(_ text: String) -> String {
-        let attrChars = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789!#$&+-.^_`|~".utf8)
-        var result = ""
-        for byte in text.utf8 {
-            if attrChars.contains(byte) {
-                result.append(Character(UnicodeScalar(byte)))
-            } else {
-                result += String(format: "%%%02X", byte)
             }
         }
         return result
