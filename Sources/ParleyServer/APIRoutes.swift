@@ -68,6 +68,30 @@ struct APIRoutes {
                 }
             }
         }
+        /// A route whose body streams to a temp file (`UploadRoute`): `admit` runs on the headers alone,
+        /// before any body byte is read, with the caller already found; its error is the answer, and the
+        /// body is then discarded. Errors are mapped and uncached as in `route`.
+        func uploadRoute(_ method: String, _ pattern: String, maxBytes: Int,
+                         admit: @escaping @Sendable (HTTPRequest, Caller) throws -> Void,
+                         handler: @escaping @Sendable (HTTPRequest, UploadedBody, Caller) async throws -> HTTPResponse) {
+            router.on(method, pattern, upload: UploadRoute(
+                maxBytes: maxBytes,
+                admit: { request in
+                    do {
+                        try admit(request, try authenticator.caller(for: request))
+                        return nil
+                    } catch {
+                        return Self.uncached(APIErrors.map(error)) as? HTTPError ?? HTTPError.internal
+                    }
+                },
+                handler: { request, body in
+                    do {
+                        return Self.uncached(try await handler(request, body, try authenticator.caller(for: request)))
+                    } catch {
+                        throw Self.uncached(APIErrors.map(error))
+                    }
+                }))
+        }
         // Constant, so encoded once and answered without a task or a suspended connection.
         let health = HTTPResponse.json(["status": "ok"])
         router.on("GET", "/api/health", immediate: { _ in health })
@@ -109,24 +133,9 @@ struct APIRoutes {
         route("GET", "/api/export", exports.exportAll)
         // Import: the body streams to a temp file (it embeds attachments), declared JSON as every body.
         let exports = exports
-        router.on("POST", "/api/import", upload: UploadRoute(
-            maxBytes: maxImportBytes,
-            admit: { request in
-                do {
-                    try exports.admitImport(request)
-                    _ = try authenticator.caller(for: request)
-                    return nil
-                } catch {
-                    return Self.uncached(APIErrors.map(error)) as? HTTPError ?? HTTPError.internal
-                }
-            },
-            handler: { request, body in
-                do {
-                    return Self.uncached(try await exports.importDocument(request, body, try authenticator.caller(for: request)))
-                } catch {
-                    throw Self.uncached(APIErrors.map(error))
-                }
-            }))
+        uploadRoute("POST", "/api/import", maxBytes: maxImportBytes,
+                    admit: { request, _ in try exports.admitImport(request) },
+                    handler: exports.importDocument)
 
         route("POST", "/api/conversations/:id/messages", messages.send)
         route("GET", "/api/messages/:id", messages.show)
@@ -140,23 +149,8 @@ struct APIRoutes {
         // Files: the upload's body streams to a temp file; who is uploading, and their quota against the
         // declared length, are checked before any body byte is read.
         let files = files
-        router.on("POST", "/api/files", upload: UploadRoute(
-            maxBytes: files.settings.maxFileBytes,
-            admit: { request in
-                do {
-                    try files.admitUpload(request, try authenticator.caller(for: request))
-                    return nil
-                } catch {
-                    return Self.uncached(APIErrors.map(error)) as? HTTPError ?? HTTPError.internal
-                }
-            },
-            handler: { request, body in
-                do {
-                    return Self.uncached(try await files.upload(request, body, try authenticator.caller(for: request)))
-                } catch {
-                    throw Self.uncached(APIErrors.map(error))
-                }
-            }))
+        uploadRoute("POST", "/api/files", maxBytes: files.settings.maxFileBytes,
+                    admit: files.admitUpload, handler: files.upload)
         route("GET", "/api/files", files.list)
         route("GET", "/api/files/:id", files.content)
         route("DELETE", "/api/files/:id", files.delete)
