@@ -47,10 +47,6 @@ package struct ConversationHandlers: Sendable {
         return entries.filter { seen.insert($0).inserted }
     }
 
-    /// Page size bounds for `GET /api/conversations`.
-    static let defaultPageSize = 50
-    static let maxPageSize = 200
-
     package func create(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         let body = try JSONBody(request)
         // An absent or null title is the default one; a given title follows the same rule as PATCH.
@@ -73,14 +69,7 @@ package struct ConversationHandlers: Sendable {
     /// `?pinned=` and `?archived=` (true/false) filter both; archived conversations are left out
     /// unless `archived=true`.
     package func list(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
-        var limit = Self.defaultPageSize
-        if let raw = request.query["limit"] {
-            guard let value = Int(raw), (1...Self.maxPageSize).contains(value) else {
-                throw HTTPError(status: 400, code: "invalid_request",
-                                message: "'limit' must be an integer from 1 to \(Self.maxPageSize).")
-            }
-            limit = value
-        }
+        let limit = try PageLimit.from(request)
         let pinned = try Self.flag(request, "pinned")
         let archived = try Self.flag(request, "archived") ?? false
         if let query = request.query["q"], query.contains(where: { !$0.isWhitespace }) {

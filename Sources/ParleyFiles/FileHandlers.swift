@@ -11,9 +11,6 @@ package struct FileHandlers: Sendable {
     let store: Store
     let ingest: FileIngest
 
-    package static let defaultPageSize = 50
-    package static let maxPageSize = 200
-
     package init(store: Store, ingest: FileIngest) {
         self.store = store
         self.ingest = ingest
@@ -42,14 +39,7 @@ package struct FileHandlers: Sendable {
 
     /// `GET /api/files?limit=&cursor=`: the caller's files, newest first.
     package func list(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
-        var limit = Self.defaultPageSize
-        if let raw = request.query["limit"] {
-            guard let value = Int(raw), (1...Self.maxPageSize).contains(value) else {
-                throw HTTPError(status: 400, code: "invalid_request",
-                                message: "'limit' must be an integer from 1 to \(Self.maxPageSize).")
-            }
-            limit = value
-        }
+        let limit = try PageLimit.from(request)
         let page = try store.listFiles(ownedBy: caller.userID, limit: limit, cursor: request.query["cursor"])
         return .json(FilePageResource(items: page.items.map(FileResource.init), nextCursor: page.nextCursor))
     }
