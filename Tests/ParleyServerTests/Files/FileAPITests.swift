@@ -107,6 +107,12 @@ final class FileAPITests: XCTestCase {
         }
         let list = try await parley.call("GET", "/api/files")
         XCTAssertEqual((list.json["items"] as? [[String: Any]])?.count, 1, "nothing of the refused files is stored")
+        for limit in ["0", "201", "x"] {
+            let bad = try await parley.call("GET", "/api/files?limit=\(limit)")
+            XCTAssertEqual(bad.status, 400, "limit=\(limit)")
+        }
+        let one = try await parley.call("GET", "/api/files?limit=1")
+        XCTAssertEqual((one.json["items"] as? [[String: Any]])?.count, 1)
     }
 
     func testTheUserTotalIsEnforcedBeforeAndAfterTheBody() async throws {
