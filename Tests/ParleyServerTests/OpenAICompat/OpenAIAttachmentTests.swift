@@ -42,7 +42,6 @@ final class OpenAIAttachmentTests: XCTestCase {
         let parley = try startParley(upstream: upstream, ["PARLEY_VISION_MODELS": "openai:*"])
         let vision = try await models(parley)
         XCTAssertEqual(vision["openai:fake"], true, "/v1/models says which models see")
-        XCTAssertEqual(vision["demo"], true)
         let png = TestPNG.make(width: 24, height: 12, seed: 5)
         upstream.enqueue(UpstreamStreams.complete(["A small picture."]))
         let reply = try await completion(parley, [
@@ -194,6 +193,8 @@ final class OpenAIAttachmentTests: XCTestCase {
         // Default: a file of PARLEY_MAX_FILE_BYTES as base64 on top of PARLEY_MAX_BODY_BYTES.
         let parley = try startParley(["PARLEY_MAX_BODY_BYTES": "65536", "PARLEY_MAX_FILE_BYTES": "150000"])
         XCTAssertEqual(parley.app.configuration.openAIBodyLimit, 200_000 + 65536)
+        let vision = try await models(parley)
+        XCTAssertEqual(vision["demo"], true, "the demo model always sees")
         let text = String(repeating: "All work and no play. ", count: 6000)  // 132,000 bytes, 176,000 as base64
         let inline: [String: Any] = ["model": "demo", "messages": [["role": "user", "content": [
             ["type": "text", "text": "how long?"], filePart(dataURL("text/plain", Array(text.utf8)), "long.txt")]]]]
