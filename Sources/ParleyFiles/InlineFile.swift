@@ -8,7 +8,7 @@ import ParleyStore
 /// file of the wrong kind or size, with nothing stored. `FileIngest.ingest(_:owner:)` then stores it
 /// exactly as an upload (the same decode, re-encode, quota and deduplication).
 package struct InlineFile: Sendable {
-    package let bytes: [UInt8]
+    package let bytes: Data
     /// The name given, cleaned as an upload's; without one, `image.png`, `document.pdf`, `file.txt`… by kind.
     package let filename: String
     /// What the bytes are (the worker still decodes them on ingest: a broken image is refused then).
@@ -16,7 +16,7 @@ package struct InlineFile: Sendable {
 
     /// 413 `file_too_large` past PARLEY_MAX_FILE_BYTES; what an upload of these bytes would be refused
     /// for at first sight (empty, SVG, a ZIP, UTF-16 text…) otherwise.
-    package init(bytes: [UInt8], filename: String?, settings: FileSettings) throws {
+    package init(bytes: Data, filename: String?, settings: FileSettings) throws {
         guard bytes.count <= settings.maxFileBytes else {
             throw HTTPError(status: 413, code: "file_too_large",
                             message: "The file is \(bytes.count) bytes; files may be up to \(settings.maxFileBytes) "
@@ -56,7 +56,7 @@ extension FileIngest {
             .appendingPathComponent("parley-inline-\(UUID().uuidString)")
         let bytes = inline.bytes
         try await Blocking.run {
-            guard FileManager.default.createFile(atPath: file.path, contents: Data(bytes),
+            guard FileManager.default.createFile(atPath: file.path, contents: bytes,
                                                  attributes: [.posixPermissions: 0o600]) else {
                 throw HTTPError.insufficientStorage
             }

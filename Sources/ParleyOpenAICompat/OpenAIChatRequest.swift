@@ -76,7 +76,12 @@ struct OpenAIChatRequest {
     init(body bytes: [UInt8], fields: SettingsFields) throws(OpenAIError) {
         let body: Body
         do {
-            body = try JSONDecoder().decode(Body.self, from: Data(bytes))
+            // Read in place, not from a copy: the body may hold megabytes of base64 (images, files).
+            body = try bytes.withUnsafeBytes { buffer in
+                guard let start = buffer.baseAddress else { return try JSONDecoder().decode(Body.self, from: Data()) }
+                return try JSONDecoder().decode(Body.self, from: Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: start),
+                                                                      count: buffer.count, deallocator: .none))
+            }
         } catch let error as FieldError {
             throw OpenAIError(status: 400, message: error.message, kind: .invalidRequest, param: error.field,
                               code: error.code)
@@ -149,7 +154,7 @@ struct OpenAIChatRequest {
             topP: try Self.checked(body.topP, "top_p", fields.topP),
             maxTokens: try Self.checked(body.maxTokens ?? body.maxCompletionTokens, "max_tokens", fields.maxTokens))
         tools = try OpenAIChatTools.tools(body.tools)
-        var options = try OpenAIChatOptions.parse(bytes)
+        var options = try OpenAIChatOptions.options(body.options, body: bytes)
         options.toolChoice = try OpenAIChatTools.toolChoice(body.toolChoice, tools: tools)
         options.parallelToolCalls = try OpenAIChatTools.parallelToolCalls(body.parallelToolCalls, tools: tools)
         self.options = options
@@ -188,6 +193,8 @@ struct OpenAIChatRequest {
         let tools: JSON?
         let toolChoice: JSON?
         let parallelToolCalls: JSON?
+        /// The rest of the options (`OpenAIChatOptions`), decoded in the same pass.
+        let options: OpenAIChatOptions.Fields
 
         enum CodingKeys: String, CodingKey {
             case model, messages, stream, temperature, n, tools
@@ -217,6 +224,7 @@ struct OpenAIChatRequest {
             tools = try container.decodeIfPresent(JSON.self, forKey: .tools)
             toolChoice = try container.decodeIfPresent(JSON.self, forKey: .toolChoice)
             parallelToolCalls = try container.decodeIfPresent(JSON.self, forKey: .parallelToolCalls)
+            options = try OpenAIChatOptions.Fields(from: decoder)
         }
 
         private static func field<T: Decodable>(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys,

@@ -5,7 +5,7 @@ import Foundation
 /// the caller's files by id.
 enum OpenAIFilePart: Equatable {
     /// `image` for an `image_url` part, which must hold an image; `filename` as the `file` part gave it.
-    case inline(bytes: [UInt8], filename: String?, image: Bool)
+    case inline(bytes: Data, filename: String?, image: Bool)
     /// `{"type":"file","file":{"file_id"}}`: a file the caller uploaded (`POST /api/files`).
     case stored(id: String)
 }
@@ -82,7 +82,7 @@ struct OpenAIContentPart: Decodable {
 
     /// The bytes of `data:<media type>;base64,<data>` (or of bare base64 when `bareBase64`). Any other
     /// URL is refused: Parley does not fetch what a client names.
-    static func bytes(ofDataURL url: String, bareBase64: Bool) throws(OpenAIChatRequest.FieldError) -> [UInt8] {
+    static func bytes(ofDataURL url: String, bareBase64: Bool) throws(OpenAIChatRequest.FieldError) -> Data {
         var payload = Substring(url)
         if url.prefix(5).lowercased() == "data:" {
             guard let comma = url.firstIndex(of: ","),
@@ -107,7 +107,7 @@ struct OpenAIContentPart: Decodable {
             throw OpenAIChatRequest.FieldError(field: "messages", message: "The data URL's base64 does not decode.",
                                                code: "invalid_base64")
         }
-        return Array(data)
+        return data
     }
 
     private static func invalid(_ message: String) -> OpenAIChatRequest.FieldError {
