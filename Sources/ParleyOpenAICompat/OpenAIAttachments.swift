@@ -53,22 +53,44 @@ struct OpenAIAttachments {
         }
     }
 
-    /// Stores the inline files for `owner` and gives every turn's file ids, in order (a file given
-    /// twice in one message is attached once).
-    func fileIDs(ingest: FileIngest, owner: String) async throws -> [[String]] {
-        var result: [[String]] = []
-        for turn in turns {
-            var ids: [String] = []
-            for file in turn {
-                let id: String
-                switch file {
-                case .inline(let inline): id = try await ingest.ingest(inline, owner: owner).file.id
-                case .stored(let stored): id = stored.id
+    /// What `store` stored: every turn's file ids, in order (a file given twice in one message is
+    /// attached once), and the files it created (not those the caller already had).
+    struct Stored {
+        var fileIDs: [[String]] = []
+        var created: [String] = []
+    }
+
+    /// Stores the inline files for `owner`. When one is refused (the media worker finds it broken, the
+    /// quota is reached), the files this call created are removed again: a refused call stores nothing.
+    func store(ingest: FileIngest, owner: String, in store: Store) async throws -> Stored {
+        var stored = Stored()
+        do {
+            for turn in turns {
+                var ids: [String] = []
+                for file in turn {
+                    let id: String
+                    switch file {
+                    case .inline(let inline):
+                        let outcome = try await ingest.ingest(inline, owner: owner)
+                        if case .created = outcome { stored.created.append(outcome.file.id) }
+                        id = outcome.file.id
+                    case .stored(let file):
+                        id = file.id
+                    }
+                    if !ids.contains(id) { ids.append(id) }
                 }
-                if !ids.contains(id) { ids.append(id) }
+                stored.fileIDs.append(ids)
             }
-            result.append(ids)
+        } catch {
+            Self.remove(stored.created, owner: owner, from: store)
+            throw error
         }
-        return result
+        return stored
+    }
+
+    /// Removes files this call created (once nothing shows them); best effort, as a refusal is already
+    /// on its way. A file removed is gone from the caller's files.
+    static func remove(_ created: [String], owner: String, from store: Store) {
+        for id in created { _ = try? store.deleteFile(id: id, ownedBy: owner) }
     }
 }

@@ -116,7 +116,8 @@ package struct OpenAIHandlers: Sendable {
         // Before anything is stored or started: a refused call leaves nothing behind.
         let ticket = chat.stream ? try streams.admit(caller, .stream) : nil
         try quotas.admit(caller)
-        var fileIDs = try await attachments.fileIDs(ingest: ingest, owner: caller.userID)
+        let files = try await attachments.store(ingest: ingest, owner: caller.userID, in: store)
+        var fileIDs = files.fileIDs
         let sentFileIDs = fileIDs.removeLast()
         let conversationID: String
         if let existing {
@@ -151,8 +152,10 @@ package struct OpenAIHandlers: Sendable {
                 assistant = started.assistant
             }
         } catch {
-            // A conversation made for this call is not left behind half made (no reply started).
+            // A conversation made for this call is not left behind half made (no reply started), nor
+            // the files it brought.
             if existing == nil { _ = try? store.deleteConversation(id: conversationID, ownedBy: caller.userID) }
+            OpenAIAttachments.remove(files.created, owner: caller.userID, from: store)
             throw error
         }
         // Other tabs learn of the conversation before its turn (as for the page's own sends).

@@ -182,6 +182,11 @@ final class OpenAIAttachmentTests: XCTestCase {
             XCTAssertEqual(error(reply)["type"] as? String, "invalid_request_error", reply.text)
             XCTAssertFalse((error(reply)["message"] as? String ?? "").isEmpty)
         }
+        // Refused by the media worker after a good file of the same call was stored: that one goes too.
+        let truncated = dataURL("image/png", Array(TestPNG.make(width: 16, height: 16, seed: 9).prefix(60)))
+        let broken = try await completion(parley, user([filePart(text, "kept.txt"), imagePart(truncated)]))
+        XCTAssertEqual(broken.status / 100, 4, broken.text)
+        XCTAssertEqual(error(broken)["type"] as? String, "invalid_request_error", broken.text)
         XCTAssertEqual(upstream.requests.count, 0, "nothing was sent")
         let stored = try await files(parley)
         XCTAssertTrue(stored.isEmpty, "nothing was stored: \(stored)")
