@@ -138,8 +138,8 @@ extension ServerCore {
             let upload = router.uploadMethods.contains(method) || router.largeBodyMethods.contains(method)
                 ? uploadRoute(for: context, method: method) : nil
             if case .handler(.largeBody(_, let maxBytes), _)? = context.match { context.bodyLimit = maxBytes }
-            if let refusal = firstLook(method: method, headers: context.headers,
-                                       bodyLimit: upload == nil ? context.bodyLimit ?? configuration.maxBodyBytes : nil) {
+            let bodyLimit = upload == nil ? context.bodyLimit ?? configuration.maxBodyBytes : nil
+            if let refusal = firstLook(method: method, headers: context.headers, bodyLimit: bodyLimit) {
                 context.phase = .refused
                 return queue(Self.closing(refusal.response), on: connection, context: context)
             }

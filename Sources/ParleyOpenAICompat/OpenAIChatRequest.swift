@@ -78,9 +78,10 @@ struct OpenAIChatRequest {
         do {
             // Read in place, not from a copy: the body may hold megabytes of base64 (images, files).
             body = try bytes.withUnsafeBytes { buffer in
-                guard let start = buffer.baseAddress else { return try JSONDecoder().decode(Body.self, from: Data()) }
-                return try JSONDecoder().decode(Body.self, from: Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: start),
-                                                                      count: buffer.count, deallocator: .none))
+                let data = buffer.baseAddress.map {
+                    Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: $0), count: buffer.count, deallocator: .none)
+                }
+                return try JSONDecoder().decode(Body.self, from: data ?? Data())
             }
         } catch let error as FieldError {
             throw OpenAIError(status: 400, message: error.message, kind: .invalidRequest, param: error.field,
@@ -108,8 +109,10 @@ struct OpenAIChatRequest {
             case "user", "assistant":
                 let role: Role = message.role == "user" ? .user : .assistant
                 if let last = turns.last, last.role == role, last.toolCalls.isEmpty {
-                    if !(message.content.isEmpty && !message.toolCalls.isEmpty) {
-                        turns[turns.count - 1].content += last.content.isEmpty ? message.content : "\n\n" + message.content
+                    // A message of only tool calls or files adds no text (and no blank line).
+                    if !message.content.isEmpty {
+                        let separator = last.content.isEmpty ? "" : "\n\n"
+                        turns[turns.count - 1].content += separator + message.content
                     }
                     turns[turns.count - 1].toolCalls = message.toolCalls
                     turns[turns.count - 1].files += message.files

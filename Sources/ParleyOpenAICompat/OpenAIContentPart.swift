@@ -76,7 +76,8 @@ struct OpenAIContentPart: Decodable {
                                filename: part.filename, image: false)
             }
         default:
-            throw Self.invalid("Content part type '\(type)' is not supported: use text, image_url (a data URL) or file.")
+            throw Self.invalid("Content part type '\(type)' is not supported: use text, image_url (a data URL) "
+                               + "or file.")
         }
     }
 
@@ -96,7 +97,8 @@ struct OpenAIContentPart: Decodable {
             throw OpenAIChatRequest.FieldError(
                 field: "messages",
                 message: "Parley does not fetch URLs a request names: send the file inline as a data URL "
-                    + "(data:image/png;base64,…), or upload it (POST /api/files) and send a 'file' part with its 'file_id'.",
+                    + "(data:image/png;base64,…), or upload it (POST /api/files) and send a 'file' part with its "
+                    + "'file_id'.",
                 code: "remote_url_not_allowed")
         } else if !bareBase64 {
             throw OpenAIChatRequest.FieldError(

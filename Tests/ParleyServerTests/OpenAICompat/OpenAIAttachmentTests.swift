@@ -75,14 +75,20 @@ final class OpenAIAttachmentTests: XCTestCase {
         XCTAssertEqual(parts.filter { $0["type"] as? String == "file" }.compactMap { $0["file_id"] as? String }, [id],
                        "the user message carries the file: \(message)")
 
-        // The same bytes again (here under the conversation) are the same file.
+        // The same bytes again (here under the conversation, in a message of their own after one of
+        // text: one user turn) are the same file.
         upstream.enqueue(UpstreamStreams.complete(["Still small."]))
         let again = try await completion(parley, [
-            "model": "openai:fake", "messages": [["role": "user", "content": [imagePart(dataURL("image/png", png))]]],
+            "model": "openai:fake", "messages": [["role": "user", "content": "again:"],
+                                                 ["role": "user", "content": [imagePart(dataURL("image/png", png))]]],
         ], headers: [("X-Parley-Conversation", conversation)])
         XCTAssertEqual(again.status, 200, again.text)
         let afterAgain = try await files(parley)
         XCTAssertEqual(afterAgain.count, 1, "deduplicated by the upload's hash")
+        let sentAgain = (upstream.requests.last?.jsonBody?["messages"] as? [[String: Any]])?.last?["content"]
+        let partsAgain = sentAgain as? [[String: Any]] ?? []
+        XCTAssertEqual(partsAgain.first?["text"] as? String, "again:", "no blank line for a message of only an image")
+        XCTAssertEqual((partsAgain.last?["image_url"] as? [String: Any])?["url"] as? String, dataURL("image/png", bytes))
     }
 
     func testFilePartsAreStoredAndSentAsDocumentTextHistoryIncluded() async throws {
@@ -183,9 +189,11 @@ final class OpenAIAttachmentTests: XCTestCase {
             XCTAssertFalse((error(reply)["message"] as? String ?? "").isEmpty)
         }
         // Refused by the media worker after a good file of the same call was stored: that one goes too.
-        let truncated = dataURL("image/png", Array(TestPNG.make(width: 16, height: 16, seed: 9).prefix(60)))
-        let broken = try await completion(parley, user([filePart(text, "kept.txt"), imagePart(truncated)]))
-        XCTAssertEqual(broken.status / 100, 4, broken.text)
+        // (PNG's signature, then no PNG: it passes the first look, and libvips cannot read it.)
+        let notPNG = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array("this is no image at all".utf8)
+        let broken = try await completion(parley, user([filePart(text, "kept.txt"), imagePart(dataURL("image/png", notPNG))]))
+        XCTAssertEqual(broken.status, 400, broken.text)
+        XCTAssertEqual(error(broken)["code"] as? String, "invalid_file", broken.text)
         XCTAssertEqual(error(broken)["type"] as? String, "invalid_request_error", broken.text)
         XCTAssertEqual(upstream.requests.count, 0, "nothing was sent")
         let stored = try await files(parley)
