@@ -85,11 +85,11 @@ let package = Package(
         .target(name: "ParleyTransfer",
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyQuotas", "ParleyHTTP", "ParleyStore",
                                "ParleyMarkdown", "ParleyOutcome", "ParleyPrimitives", "CYajl", "ParleyFiles", "ParleyMedia"]),
-        // The OpenAI-compatible endpoint (/v1).
+        // The OpenAI-compatible endpoint (/v1); images and files it is sent are stored through ParleyFiles.
         .target(name: "ParleyOpenAICompat",
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyQuotas", "ParleyHTTP", "ParleyStore",
                                "ParleyGeneration", "ParleyMarkdown", "ParleyOutcome", "ParleyProviders",
-                               "ParleyPrimitives"]),
+                               "ParleyPrimitives", "ParleyFiles"]),
         // The running server: configuration, the routes in one place, every part wired together.
         // openapi.json links to docs/openapi.json, whose bytes are compiled in (GET /api/openapi.json).
         .target(name: "ParleyServer",

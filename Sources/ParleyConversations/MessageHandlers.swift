@@ -178,11 +178,7 @@ package struct MessageHandlers: Sendable {
     func requireVision(_ named: String?) async throws {
         var modelID = named ?? ""
         if modelID.isEmpty { modelID = await providers.defaultModelID() }
-        guard providers.canSeeImages(modelID) else {
-            throw HTTPError(status: 400, code: "model_cannot_see_images",
-                            message: "The model '\(modelID)' is not sent images (PARLEY_VISION_MODELS): choose a model "
-                                + "that can see them, or send the message without its images.")
-        }
+        guard providers.canSeeImages(modelID) else { throw FileErrors.modelCannotSeeImages(modelID) }
     }
 
     /// The body's `model`, checked by the same rules as a conversation's (nil: the default).

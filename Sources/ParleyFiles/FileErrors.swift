@@ -36,6 +36,14 @@ package enum FileErrors {
                   message: "Your files would take more than \(limit) bytes (PARLEY_MAX_USER_FILE_BYTES); delete some first.")
     }
 
+    /// 400 `model_cannot_see_images`: images go only to models that are sent them (PARLEY_VISION_MODELS),
+    /// refused before anything is sent rather than failed later by the provider.
+    package static func modelCannotSeeImages(_ modelID: String) -> HTTPError {
+        HTTPError(status: 400, code: "model_cannot_see_images",
+                  message: "The model '\(modelID)' is not sent images (PARLEY_VISION_MODELS): choose a model "
+                      + "that can see them, or send the message without its images.")
+    }
+
     static let unknownVariant = HTTPError(status: 400, code: "invalid_request", message: "'variant' must be 'thumb' or absent.")
     static let noThumbnail = HTTPError(status: 404, code: "not_found", message: "This file has no thumbnail.")
 }

@@ -28,7 +28,7 @@ package struct FileIngest: Sendable {
 
     let store: Store
     let media: MediaProcessor
-    let settings: FileSettings
+    package let settings: FileSettings
 
     package init(store: Store, media: MediaProcessor, settings: FileSettings) {
         self.store = store

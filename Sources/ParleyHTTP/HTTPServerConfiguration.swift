@@ -18,6 +18,7 @@ public struct HTTPServerConfiguration: Sendable {
     /// Length of the kernel's listen queue.
     public var listenBacklog: Int
     /// Largest request body accepted; larger bodies get 413 `payload_too_large` and the connection closes.
+    /// A route may have its own (`Router.on(_:_:maxBodyBytes:_:)`); upload routes have `UploadRoute.maxBytes`.
     public var maxBodyBytes: Int
     /// A body over `maxBodyBytes` without a Content-Length (chunked) is read and dropped up to this many
     /// bytes so that 413 can be answered at its end; past it the connection is closed without an answer.

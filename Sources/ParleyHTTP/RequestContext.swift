@@ -16,9 +16,11 @@ final class RequestContext: @unchecked Sendable {
     var headers: [HeaderField] = []
     var body: [UInt8] = []
     /// The target and route, when they were looked up at headers time (requests whose method has an
-    /// upload route); the final call then reuses them instead of looking again.
+    /// upload route or a route with its own body limit); the final call then reuses them.
     var target: RequestTarget?
     var match: Router.Match?
+    /// The matched route's own body limit (`Router.Action.largeBody`); nil: the server's.
+    var bodyLimit: Int?
     var stream: EventStreamWriter?
     private let result = Mutex<HTTPResponse?>(nil)
     /// A response exists for this request and is not yet sent (counted by the server until

@@ -14,6 +14,10 @@ public struct Router: Sendable {
         case immediate(ImmediateHandler)
         /// The body streams to a temp file (`UploadRoute`); matched when the headers arrive.
         case upload(UploadRoute)
+        /// Like `async`, with a body limit of its own instead of the server's `maxBodyBytes` (a body held
+        /// in memory that may embed files); matched when the headers arrive, so a declared length over
+        /// it is refused before the body is read.
+        case largeBody(Handler, maxBytes: Int)
     }
 
     private struct Route: Sendable {
@@ -40,6 +44,8 @@ public struct Router: Sendable {
     /// Methods that have an upload route: only their requests are matched at headers time, so every
     /// other request pays nothing for uploads.
     private(set) var uploadMethods: Set<String> = []
+    /// Methods that have a route with its own body limit (`largeBody`): matched at headers time too.
+    private(set) var largeBodyMethods: Set<String> = []
 
     public init() {}
 
@@ -56,6 +62,15 @@ public struct Router: Sendable {
     /// Registers a handler that never suspends (see `ImmediateHandler`).
     public mutating func on(_ method: String, _ pattern: String, immediate handler: @escaping ImmediateHandler) {
         add(method, pattern, .immediate(handler))
+    }
+
+    /// Registers a handler whose in-memory body may be up to `maxBodyBytes` (instead of the server's
+    /// `HTTPServerConfiguration.maxBodyBytes`): for a route whose JSON embeds files. Not for GET or HEAD.
+    public mutating func on(_ method: String, _ pattern: String, maxBodyBytes: Int, _ handler: @escaping Handler) {
+        let method = method.uppercased()
+        precondition(method != "GET" && method != "HEAD", "a body limit needs a method with a body")
+        largeBodyMethods.insert(method)
+        add(method, pattern, .largeBody(handler, maxBytes: maxBodyBytes))
     }
 
     /// Registers a route whose body streams to a temp file instead of memory (see `UploadRoute`).

@@ -135,9 +135,11 @@ extension ServerCore {
         case .awaitingHeaders:
             if let entry = connectionEntry(connection) { connections.headersReceived(entry) }
             context.headers = headerFields(of: connection)
-            let upload = !router.uploadMethods.isEmpty && router.uploadMethods.contains(method)
+            let upload = router.uploadMethods.contains(method) || router.largeBodyMethods.contains(method)
                 ? uploadRoute(for: context, method: method) : nil
-            if let refusal = firstLook(method: method, headers: context.headers, bodyLimit: upload == nil) {
+            if case .handler(.largeBody(_, let maxBytes), _)? = context.match { context.bodyLimit = maxBytes }
+            let bodyLimit = upload == nil ? context.bodyLimit ?? configuration.maxBodyBytes : nil
+            if let refusal = firstLook(method: method, headers: context.headers, bodyLimit: bodyLimit) {
                 context.phase = .refused
                 return queue(Self.closing(refusal.response), on: connection, context: context)
             }
@@ -148,7 +150,7 @@ extension ServerCore {
             context.phase = .readingBody
             return MHD_Result.YES
         case .readingBody where pieceSize > 0:
-            guard context.body.count + pieceSize <= configuration.maxBodyBytes else {
+            guard context.body.count + pieceSize <= context.bodyLimit ?? configuration.maxBodyBytes else {
                 // Only a body without Content-Length gets here. 0.9.75 refuses a response queued
                 // mid-body, so the rest is read and dropped and 413 answered at its end.
                 context.body = []
@@ -187,8 +189,8 @@ extension ServerCore {
     }
 
     /// What is refused before any body byte is read: unsafe framing, a host or origin this server does
-    /// not serve, a declared body over the limit (`bodyLimit`; upload routes check their own).
-    private func firstLook(method: String, headers: [HeaderField], bodyLimit: Bool) -> HTTPError? {
+    /// not serve, a declared body over `bodyLimit` (nil for upload routes, which check their own).
+    private func firstLook(method: String, headers: [HeaderField], bodyLimit: Int?) -> HTTPError? {
         if let problem = RequestFraming.problem(in: headers) { return problem }
         func value(_ key: String) -> String? {
             headers.first { $0.key == key }?.value
@@ -198,8 +200,7 @@ extension ServerCore {
             authorized: value("authorization")?.lowercased().hasPrefix("bearer ") == true) {
             return problem
         }
-        if bodyLimit, let declared = value("content-length"), let length = Int(declared),
-           length > configuration.maxBodyBytes {
+        if let bodyLimit, let declared = value("content-length"), let length = Int(declared), length > bodyLimit {
             return .payloadTooLarge
         }
         return nil
@@ -230,7 +231,7 @@ extension ServerCore {
                 response = Self.errorResponse(error, for: request)
             }
             return queue(response, on: connection, context: context)
-        case .handler(.async(let handler), let parameters):
+        case .handler(.async(let handler), let parameters), .handler(.largeBody(let handler, _), let parameters):
             request.parameters = parameters
             return runSuspended(request, on: connection, context: context, handler)
         case .handler(.upload, _):

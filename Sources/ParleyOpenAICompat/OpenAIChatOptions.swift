@@ -18,15 +18,9 @@ enum OpenAIChatOptions {
     /// refused by name, never silently dropped.
     static let notSupported = ["functions", "function_call"]
 
-    static func parse(_ body: [UInt8]) throws(OpenAIError) -> ChatOptions {
-        let fields: Fields
-        do {
-            fields = try JSONDecoder().decode(Fields.self, from: Data(body))
-        } catch let error as OpenAIChatRequest.FieldError {
-            throw OpenAIError.invalid(error.message, param: error.field)
-        } catch {
-            throw OpenAIError.invalid("The request body is not a JSON object of a chat completion request.", param: nil)
-        }
+    /// The options of `fields`, read from the whole `body` by `OpenAIChatRequest` (in the same pass as
+    /// its messages: a body may carry megabytes of base64), range-checked.
+    static func options(_ fields: Fields, body: [UInt8]) throws(OpenAIError) -> ChatOptions {
         if let stop = fields.stop {
             guard stop.sequences.count <= maxStopSequences else {
                 throw OpenAIError.invalid("'stop' holds at most \(maxStopSequences) sequences.", param: "stop")
@@ -73,7 +67,7 @@ enum OpenAIChatOptions {
 
     // MARK: - Decoding
 
-    private struct Fields: Decodable {
+    struct Fields: Decodable {
         let stop: ChatOptions.Stop?
         let seed: Int?
         let presencePenalty: Double?

@@ -29,6 +29,8 @@ struct OpenAIChatRequest {
         var toolCalls: [ChatToolCall] = []
         /// The results the request gives for them (`role: tool` messages), in the request's order.
         var toolResults: [ToolResult] = []
+        /// A user turn's images and files (content parts), in order.
+        var files: [OpenAIFilePart] = []
 
         /// True when every call has its result.
         var isAnswered: Bool { toolResults.count == toolCalls.count }
@@ -47,6 +49,8 @@ struct OpenAIChatRequest {
     let history: [Turn]
     /// The last user turn's text: the message this call sends.
     let content: String
+    /// The last user turn's images and files.
+    let files: [OpenAIFilePart]
     let stream: Bool
     /// `stream_options.include_usage`: a final chunk with the usage and no choices.
     let includeUsage: Bool
@@ -72,9 +76,16 @@ struct OpenAIChatRequest {
     init(body bytes: [UInt8], fields: SettingsFields) throws(OpenAIError) {
         let body: Body
         do {
-            body = try JSONDecoder().decode(Body.self, from: Data(bytes))
+            // Read in place, not from a copy: the body may hold megabytes of base64 (images, files).
+            body = try bytes.withUnsafeBytes { buffer in
+                let data = buffer.baseAddress.map {
+                    Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: $0), count: buffer.count, deallocator: .none)
+                }
+                return try JSONDecoder().decode(Body.self, from: data ?? Data())
+            }
         } catch let error as FieldError {
-            throw OpenAIError.invalid(error.message, param: error.field)
+            throw OpenAIError(status: 400, message: error.message, kind: .invalidRequest, param: error.field,
+                              code: error.code)
         } catch {
             throw OpenAIError.invalid("The request body is not a JSON object of a chat completion request.", param: nil)
         }
@@ -98,12 +109,16 @@ struct OpenAIChatRequest {
             case "user", "assistant":
                 let role: Role = message.role == "user" ? .user : .assistant
                 if let last = turns.last, last.role == role, last.toolCalls.isEmpty {
-                    if !(message.content.isEmpty && !message.toolCalls.isEmpty) {
-                        turns[turns.count - 1].content += "\n\n" + message.content
+                    // A message of only tool calls or files adds no text (and no blank line).
+                    if !message.content.isEmpty {
+                        let separator = last.content.isEmpty ? "" : "\n\n"
+                        turns[turns.count - 1].content += separator + message.content
                     }
                     turns[turns.count - 1].toolCalls = message.toolCalls
+                    turns[turns.count - 1].files += message.files
                 } else {
-                    turns.append(Turn(role: role, content: message.content, toolCalls: message.toolCalls))
+                    turns.append(Turn(role: role, content: message.content, toolCalls: message.toolCalls,
+                                      files: message.files))
                 }
             case "tool":
                 let id = message.toolCallID ?? ""
@@ -126,7 +141,7 @@ struct OpenAIChatRequest {
             throw OpenAIError.invalid("The first message after the system messages must be a user message.",
                                       param: "messages")
         }
-        guard last.role != .user || !last.content.isEmpty else {
+        guard last.role != .user || !last.content.isEmpty || !last.files.isEmpty else {
             throw OpenAIError.invalid("The last user message must not be empty.", param: "messages")
         }
         model = body.model
@@ -134,6 +149,7 @@ struct OpenAIChatRequest {
         continuesAfterToolResults = last.role == .assistant
         history = continuesAfterToolResults ? turns : Array(turns.dropLast())
         content = continuesAfterToolResults ? "" : last.content
+        files = continuesAfterToolResults ? [] : last.files
         stream = body.stream ?? false
         includeUsage = body.streamOptions?.includeUsage ?? false
         settings = GenerationSettings(
@@ -141,7 +157,7 @@ struct OpenAIChatRequest {
             topP: try Self.checked(body.topP, "top_p", fields.topP),
             maxTokens: try Self.checked(body.maxTokens ?? body.maxCompletionTokens, "max_tokens", fields.maxTokens))
         tools = try OpenAIChatTools.tools(body.tools)
-        var options = try OpenAIChatOptions.parse(bytes)
+        var options = try OpenAIChatOptions.options(body.options, body: bytes)
         options.toolChoice = try OpenAIChatTools.toolChoice(body.toolChoice, tools: tools)
         options.parallelToolCalls = try OpenAIChatTools.parallelToolCalls(body.parallelToolCalls, tools: tools)
         self.options = options
@@ -160,10 +176,11 @@ struct OpenAIChatRequest {
 
     // MARK: - Decoding
 
-    /// A field of the wrong type or shape, named.
+    /// A field of the wrong type or shape, named (`code`: OpenAI's error code).
     struct FieldError: Error {
         let field: String
         let message: String
+        var code = "invalid_request"
     }
 
     private struct Body: Decodable {
@@ -179,6 +196,8 @@ struct OpenAIChatRequest {
         let tools: JSON?
         let toolChoice: JSON?
         let parallelToolCalls: JSON?
+        /// The rest of the options (`OpenAIChatOptions`), decoded in the same pass.
+        let options: OpenAIChatOptions.Fields
 
         enum CodingKeys: String, CodingKey {
             case model, messages, stream, temperature, n, tools
@@ -208,6 +227,7 @@ struct OpenAIChatRequest {
             tools = try container.decodeIfPresent(JSON.self, forKey: .tools)
             toolChoice = try container.decodeIfPresent(JSON.self, forKey: .toolChoice)
             parallelToolCalls = try container.decodeIfPresent(JSON.self, forKey: .parallelToolCalls)
+            options = try OpenAIChatOptions.Fields(from: decoder)
         }
 
         private static func field<T: Decodable>(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys,
@@ -236,11 +256,13 @@ struct OpenAIChatRequest {
         }
     }
 
-    /// A message: `content` is a string, or an array of `{"type":"text","text":…}` parts (joined), or null
-    /// in an assistant message with `tool_calls`; a `tool` message names its call (`tool_call_id`).
+    /// A message: `content` is a string, or an array of parts (`OpenAIContentPart`: the text parts joined;
+    /// image and file parts in a user message only), or null in an assistant message with `tool_calls`;
+    /// a `tool` message names its call (`tool_call_id`).
     private struct Message: Decodable {
         let role: String
         let content: String
+        let files: [OpenAIFilePart]
         let toolCalls: [ChatToolCall]
         let toolCallID: String?
 
@@ -248,11 +270,6 @@ struct OpenAIChatRequest {
             case role, content
             case toolCalls = "tool_calls"
             case toolCallID = "tool_call_id"
-        }
-
-        private struct Part: Decodable {
-            let type: String
-            let text: String?
         }
 
         /// One of `tool_calls`: `{"id","type":"function","function":{"name","arguments"}}`.
@@ -289,19 +306,28 @@ struct OpenAIChatRequest {
             if role == "tool", toolCallID == nil {
                 throw FieldError(field: "messages", message: "A 'tool' message needs a 'tool_call_id' string.")
             }
+            var files: [OpenAIFilePart] = []
             if !calls.isEmpty, (try? container.decodeNil(forKey: .content)) ?? true {
                 content = ""
             } else if let text = try? container.decode(String.self, forKey: .content) {
                 content = text
-            } else if let parts = try? container.decode([Part].self, forKey: .content) {
-                guard parts.allSatisfy({ $0.type == "text" && $0.text != nil }) else {
-                    throw FieldError(field: "messages", message: "Only text content parts are supported.")
+            } else {
+                let parts: [OpenAIContentPart]
+                do {
+                    parts = try container.decode([OpenAIContentPart].self, forKey: .content)
+                } catch let error as FieldError {
+                    throw error
+                } catch {
+                    throw FieldError(field: "messages", message: "Every message's 'content' must be a string or an "
+                                     + "array of content parts (text; image_url and file in user messages).")
+                }
+                guard role == "user" || parts.allSatisfy({ $0.file == nil }) else {
+                    throw FieldError(field: "messages", message: "Only user messages may carry images and files.")
                 }
                 content = parts.compactMap(\.text).joined()
-            } else {
-                throw FieldError(field: "messages",
-                                 message: "Every message's 'content' must be text (a string or text parts).")
+                files = parts.compactMap(\.file)
             }
+            self.files = files
         }
     }
 }

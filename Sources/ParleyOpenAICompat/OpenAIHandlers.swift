@@ -1,6 +1,7 @@
 import Foundation
 import ParleyAPI
 import ParleyEvents
+import ParleyFiles
 import ParleyGeneration
 import ParleyHTTP
 import ParleyMarkdown
@@ -28,6 +29,9 @@ import ParleyStore
 /// that calls them ends with finish reason `tool_calls`; a request that ends with their results
 /// continues that reply (stored from the request's history, or the conversation's current leaf with
 /// the header), and the model's next round is the response.
+/// Images and files (`image_url` data URLs, `file` parts: `OpenAIContentPart`) are checked before
+/// anything is stored (`OpenAIAttachments`; images only for models that see them), stored as the
+/// caller's files exactly as uploads, and attached to the user messages the call stores.
 /// The answer names the conversation and the reply in `X-Parley-Conversation` and `X-Parley-Message`.
 package struct OpenAIHandlers: Sendable {
     let store: Store
@@ -42,8 +46,12 @@ package struct OpenAIHandlers: Sendable {
     let feed: UserEventFeed
     /// Bounds the caller's open streams (a streamed call is one), and ends those whose token ends.
     let streams: OpenStreams
+    /// Which models see images (`/v1/models`' `vision`, and who may be sent one).
+    let providers: ProviderRegistry
+    /// Stores the files a request embeds, as uploads.
+    let ingest: FileIngest
 
-    package init(store: Store, generations: Generations, rules: FieldRules, access: ModelAccess, quotas: Quotas, renderer: MarkdownRenderer, keepAlive: Duration, feed: UserEventFeed, streams: OpenStreams) {
+    package init(store: Store, generations: Generations, rules: FieldRules, access: ModelAccess, quotas: Quotas, renderer: MarkdownRenderer, keepAlive: Duration, feed: UserEventFeed, streams: OpenStreams, providers: ProviderRegistry, ingest: FileIngest) {
         self.store = store
         self.generations = generations
         self.rules = rules
@@ -53,16 +61,19 @@ package struct OpenAIHandlers: Sendable {
         self.keepAlive = keepAlive
         self.feed = feed
         self.streams = streams
+        self.providers = providers
+        self.ingest = ingest
     }
 
     static let conversationHeader = "X-Parley-Conversation"
 
-    /// `GET /v1/models`: the models the caller may use, as OpenAI lists them.
+    /// `GET /v1/models`: the models the caller may use, as OpenAI lists them, and `vision` as
+    /// `/api/models` says it (an extra field, which OpenAI's clients keep).
     package func models(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         let models = await access.models(for: caller)
         let data = models.map { model in
             "{\"id\":\(JSONString.literal(model.id)),\"object\":\"model\",\"created\":0,"
-                + "\"owned_by\":\(JSONString.literal(model.provider))}"
+                + "\"owned_by\":\(JSONString.literal(model.provider)),\"vision\":\(providers.canSeeImages(model.id))}"
         }
         let json = "{\"object\":\"list\",\"data\":[" + data.joined(separator: ",") + "]}"
         return HTTPResponse(status: 200, headers: [("Content-Type", "application/json; charset=utf-8")],
@@ -97,9 +108,17 @@ package struct OpenAIHandlers: Sendable {
             let leaf = try existing.currentLeafID.flatMap { try store.message(id: $0) }
             answered = (leaf?.id ?? "", try OpenAIToolHistory.results(of: last, for: leaf))
         }
+        // The files of the user turns this call stores (its history too, in a new conversation).
+        let historyFiles = existing == nil ? chat.history.filter { $0.role == .user }.map(\.files) : []
+        let attachments = try OpenAIAttachments(historyFiles + [chat.files], owner: caller.userID, store: store,
+                                                settings: ingest.settings)
+        if attachments.hasImages, !providers.canSeeImages(model) { throw FileErrors.modelCannotSeeImages(model) }
         // Before anything is stored or started: a refused call leaves nothing behind.
         let ticket = chat.stream ? try streams.admit(caller, .stream) : nil
         try quotas.admit(caller)
+        let files = try await attachments.store(ingest: ingest, owner: caller.userID, in: store)
+        var fileIDs = files.fileIDs
+        let sentFileIDs = fileIDs.removeLast()
         let conversationID: String
         if let existing {
             conversationID = existing.id
@@ -114,6 +133,9 @@ package struct OpenAIHandlers: Sendable {
                 ? try store.appendTranscript(conversationID: conversationID,
                                              turns: OpenAIToolHistory.transcript(chat.history, renderer: renderer))
                 : []
+            for (message, ids) in zip(transcript.filter { $0.role == .user }, fileIDs) where !ids.isEmpty {
+                try store.attachFiles(ids, toMessage: message.id, ownedBy: caller.userID, includingDeleted: false)
+            }
             if chat.continuesAfterToolResults {
                 // The model answers the results: the reply that made the calls goes on (its next round).
                 let target = try answered.map { try store.recordToolResults(messageID: $0.leaf, results: $0.results).id }
@@ -125,13 +147,15 @@ package struct OpenAIHandlers: Sendable {
                 let started = try await generations.send(conversationID: conversationID, placement: .afterCurrentLeaf,
                                                          content: chat.content, model: model, owner: caller.userID,
                                                          settings: chat.settings, options: chat.options,
-                                                         clientTools: chat.tools)
+                                                         clientTools: chat.tools, fileIDs: sentFileIDs)
                 turn = started
                 assistant = started.assistant
             }
         } catch {
-            // A conversation made for this call is not left behind half made (no reply started).
+            // A conversation made for this call is not left behind half made (no reply started), nor
+            // the files it brought.
             if existing == nil { _ = try? store.deleteConversation(id: conversationID, ownedBy: caller.userID) }
+            OpenAIAttachments.remove(files.created, owner: caller.userID, from: store)
             throw error
         }
         // Other tabs learn of the conversation before its turn (as for the page's own sends).

@@ -18,6 +18,8 @@ struct APIRoutes {
     let exports: ExportHandlers
     /// POST /api/import's body limit (PARLEY_MAX_IMPORT_BYTES).
     let maxImportBytes: Int
+    /// POST /v1/chat/completions' body limit (PARLEY_OPENAI_MAX_BODY_BYTES): its JSON may embed files.
+    let maxOpenAIBodyBytes: Int
     let events: UserEventHandlers
     let auth: AuthHandlers
     let account: AccountHandlers
@@ -58,14 +60,20 @@ struct APIRoutes {
         }
         /// A route of the OpenAI-compatible endpoint: found and checked like `route`, but every error is
         /// answered in OpenAI's shape (`OpenAIError`), which its clients read.
-        func openAIRoute(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
-            router.on(method, pattern) { request in
+        /// `maxBodyBytes`: the route's own body limit (nil: the server's).
+        func openAIRoute(_ method: String, _ pattern: String, maxBodyBytes: Int? = nil, _ handler: @escaping Handler) {
+            let answer: Router.Handler = { request in
                 do {
                     try APIErrors.requireJSON(request)
                     return Self.uncached(try await handler(request, try authenticator.caller(for: request)))
                 } catch {
                     return Self.uncached(OpenAIError.from(error).response)
                 }
+            }
+            if let maxBodyBytes {
+                router.on(method, pattern, maxBodyBytes: maxBodyBytes, answer)
+            } else {
+                router.on(method, pattern, answer)
             }
         }
         /// A route whose body streams to a temp file (`UploadRoute`): `admit` runs on the headers alone,
@@ -160,7 +168,8 @@ struct APIRoutes {
         route("DELETE", "/api/tool_policies", tools.forget)
 
         // OpenAI-compatible, for scripts (docs/api.md): every call is a conversation of the caller's.
-        openAIRoute("POST", "/v1/chat/completions", openAI.chatCompletions)
+        // Its own body limit: images and files may come inline as base64 (docs/api.md).
+        openAIRoute("POST", "/v1/chat/completions", maxBodyBytes: maxOpenAIBodyBytes, openAI.chatCompletions)
         openAIRoute("GET", "/v1/models", openAI.models)
 
         route("GET", "/api/events", events.events)

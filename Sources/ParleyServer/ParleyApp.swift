@@ -123,6 +123,7 @@ public final class ParleyApp: Sendable {
                                           streams: streams,
                                           maxAttachmentBytes: Int64(configuration.exportMaxAttachmentBytes), ingest: ingest),
                   maxImportBytes: configuration.maxImportBytes ?? configuration.exportMaxAttachmentBytes / 2 * 3,
+                  maxOpenAIBodyBytes: configuration.openAIBodyLimit,
                   events: UserEventHandlers(store: store, generations: generations, hub: feed.hub,
                                             snapshotFrames: messages.snapshotFrames,
                                             subscriptions: messages.subscriptions, streams: streams),
@@ -136,7 +137,8 @@ public final class ParleyApp: Sendable {
                   preferences: PreferencesHandlers(store: store, rules: rules, access: access, feed: feed),
                   openAI: OpenAIHandlers(store: store, generations: generations, rules: rules, access: access,
                                          quotas: quotas, renderer: renderer,
-                                         keepAlive: configuration.openAIKeepAlive, feed: feed, streams: streams),
+                                         keepAlive: configuration.openAIKeepAlive, feed: feed, streams: streams,
+                                         providers: providers, ingest: ingest),
                   authenticator: authenticator)
             .register(in: &router)
         routes = router.registered

@@ -33,24 +33,23 @@ public struct ParleyConfiguration: Sendable {
     /// How often an OpenAI-style stream with nothing new writes `: keep-alive` (PARLEY_OPENAI_KEEPALIVE_MS):
     /// a write is how a client that left is noticed (and its reply stopped) while the model is quiet.
     public var openAIKeepAlive: Duration = .seconds(1)
+    /// POST /v1/chat/completions' body limit (PARLEY_OPENAI_MAX_BODY_BYTES); nil: see `openAIBodyLimit`.
+    public var openAIMaxBodyBytes: Int?
     /// Local mode (one implicit user) or team mode (accounts); see `AccountSettings`.
     public var accounts = AccountSettings()
     /// Per-user quotas and the members' models; see `UsagePolicy`.
     public var usage = UsagePolicy()
-    /// Notifications kept per user for tabs that reconnect (`GET /api/events`); one further behind
-    /// gets `resync`.
+    /// Notifications kept per user for tabs that reconnect (`GET /api/events`); further behind gets `resync`.
     public var userEventLogSize = 256
     /// Open streams and concurrent exports per user (PARLEY_MAX_STREAMS_PER_USER, PARLEY_MAX_EXPORTS_PER_USER).
     public var streams = StreamLimits()
     /// How a conversation gets its title after the first answer (`PARLEY_TITLES`).
     public var titles = TitleSource.model
-    /// Which models are sent images (PARLEY_VISION_MODELS: ids or `*` patterns); none by default but the
-    /// demo model, which always sees.
+    /// Which models are sent images (PARLEY_VISION_MODELS: ids or `*` patterns); the demo model always is.
     public var visionModels = VisionModels()
     /// The merged environment and flags, for the providers' own settings.
     public var settings: [String: String] = [:]
-    /// The MCP servers of the file at `PARLEY_MCP_CONFIG` (nil: none); `${VAR}` in it is read from the
-    /// whole environment. A bad file refuses to start (`ConfigurationError.mcp`).
+    /// The MCP servers of `PARLEY_MCP_CONFIG` (nil: none; `${VAR}` from the environment; a bad file: `.mcp`).
     public var mcp: MCPConfiguration?
     /// What a stdio MCP server gets of Parley's environment besides its own `env`: PATH and HOME.
     public var mcpEnvironment: [String: String] = [:]
@@ -188,6 +187,7 @@ public struct ParleyConfiguration: Sendable {
                                                 range: 1...100_000_000)
         input.maxUsageDays = try read.integer("PARLEY_USAGE_MAX_DAYS", default: input.maxUsageDays, range: 1...100_000)
         openAIKeepAlive = try read.milliseconds("PARLEY_OPENAI_KEEPALIVE_MS", default: openAIKeepAlive)
+        openAIMaxBodyBytes = try read.optionalInteger("PARLEY_OPENAI_MAX_BODY_BYTES", range: 1...(1 << 40))
         input.maxSearchQueryCharacters = try read.integer("PARLEY_MAX_SEARCH_QUERY_CHARS",
                                                           default: input.maxSearchQueryCharacters, range: 3...10_000)
         input.searchCandidates = try read.integer("PARLEY_SEARCH_CANDIDATES", default: input.searchCandidates,

@@ -17,6 +17,11 @@ final class RequestFramingTests: XCTestCase {
                 handled.increment()
                 return HTTPResponse(status: 200, body: .bytes(request.body))
             }
+            // A route with a body limit of its own (8 KiB), whatever the server's.
+            router.on("POST", "/api/large", maxBodyBytes: 8192) { request in
+                handled.increment()
+                return HTTPResponse(status: 200, body: .bytes(Array("\(request.body.count)".utf8)))
+            }
             router.on("GET", "/api/hello", immediate: { _ in
                 handled.increment()
                 return .text("hello")
@@ -103,9 +108,9 @@ final class RequestFramingTests: XCTestCase {
 
     // MARK: - Bodies over the limit
 
-    private func chunkedUpload(_ port: Int, total: Int) throws -> RawConnection.Received {
+    private func chunkedUpload(_ port: Int, total: Int, path: String = "/api/echo") throws -> RawConnection.Received {
         let connection = try RawConnection(port: port)
-        connection.send("POST /api/echo HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n")
+        connection.send("POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n")
         let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 4096)
         var sent = 0
         while sent < total {
@@ -140,5 +145,21 @@ final class RequestFramingTests: XCTestCase {
         let port = try server { $0.maxBodyBytes = 1024 }
         let received = try exchange(port, "POST /api/echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5000")
         assertRefused(received, status: 413, code: "payload_too_large")
+    }
+
+    func testARouteWithItsOwnBodyLimitTakesBodiesUpToItAndNoFurther() throws {
+        let port = try server { $0.maxBodyBytes = 1024 }
+        let declared = try exchange(port, "POST /api/large HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 8193")
+        assertRefused(declared, status: 413, code: "payload_too_large")
+        let chunked = try chunkedUpload(port, total: 12 * 1024, path: "/api/large")
+        assertRefused(chunked, status: 413, code: "payload_too_large")
+        let elsewhere = try exchange(port, "POST /api/echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2000")
+        assertRefused(elsewhere, status: 413, code: "payload_too_large")
+        let body = String(repeating: "y", count: 8192)
+        let taken = try exchange(port, "POST /api/large HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 8192\r\n"
+                                     + "Connection: close", body)
+        XCTAssertTrue(taken.text.hasPrefix("HTTP/1.1 200 "), taken.text)
+        XCTAssertTrue(taken.text.hasSuffix("\r\n\r\n8192"), "the whole body reached the handler: \(taken.text)")
+        XCTAssertEqual(handled.current, 1)
     }
 }

@@ -285,7 +285,9 @@ SCHEMAS = {
     "OpenAIModelList": obj({"object": {"type": "string", "const": "list"},
                             "data": {"type": "array", "items": obj({
                                 "id": STRING, "object": {"type": "string", "const": "model"}, "created": INTEGER,
-                                "owned_by": STRING})}}),
+                                "owned_by": STRING,
+                                "vision": {"type": "boolean", "description": "The model is sent images "
+                                                                              "(PARLEY_VISION_MODELS), as GET /api/models says."}})}}),
     "OpenAIChatRequest": {
         "type": "object", "required": ["model", "messages"],
         "properties": {
@@ -294,9 +296,23 @@ SCHEMAS = {
                 "type": "object", "required": ["role"],
                 "properties": {"role": {"type": "string",
                                         "enum": ["system", "developer", "user", "assistant", "tool"]},
-                               "content": {"anyOf": [STRING, {"type": "null"}, {"type": "array", "items": obj(
-                                   {"type": {"type": "string", "const": "text"}, "text": STRING})}],
-                                           "description": "null only in an assistant message with tool_calls."},
+                               "content": {"anyOf": [STRING, {"type": "null"}, {"type": "array", "items": {"anyOf": [
+                                   obj({"type": {"type": "string", "const": "text"}, "text": STRING}),
+                                   obj({"type": {"type": "string", "const": "image_url"},
+                                        "image_url": obj({"url": STRING, "detail": STRING}, required=["url"])},
+                                       description="User messages only. `url` must be a data URL "
+                                                   "(`data:image/png;base64,…`): any other URL is 400 "
+                                                   "`remote_url_not_allowed`, never fetched; `detail` is ignored."),
+                                   obj({"type": {"type": "string", "const": "file"},
+                                        "file": obj({"file_data": STRING, "file_id": STRING, "filename": STRING},
+                                                    required=[])},
+                                       description="User messages only. `file_data` (a data URL or bare base64, "
+                                                   "named by `filename`) or `file_id` (one of the caller's files; "
+                                                   "another user's is 404), one of the two."),
+                               ]}}],
+                                           "description": "null only in an assistant message with tool_calls. "
+                                                          "Images and files are checked and stored as the caller's "
+                                                          "files exactly as POST /api/files does (docs/api.md)."},
                                "tool_calls": {"type": "array", "items": TOOL_CALL,
                                               "description": "An assistant message's calls of the client's tools."},
                                "tool_call_id": {"type": "string", "description": "A tool message: the call it answers."}}}},

@@ -4,8 +4,8 @@ import Foundation
 // MARK: - Upload routes (the body streams to a temp file; see `UploadRoute`)
 
 extension ServerCore {
-    /// At headers time, for a method that has upload routes: looks the route up once (kept in the
-    /// context for the final call) and returns it if it is an upload route.
+    /// At headers time, for a method that has upload routes or routes with their own body limit: looks
+    /// the route up once (kept in the context for the final call) and returns it if it is an upload route.
     func uploadRoute(for context: RequestContext, method: String)
         -> (route: UploadRoute, parameters: [String: String])? {
         let target = RequestTarget(raw: context.rawTarget)

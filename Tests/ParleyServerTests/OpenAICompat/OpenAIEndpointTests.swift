@@ -200,7 +200,7 @@ final class OpenAIEndpointTests: XCTestCase {
             (["model": "demo", "messages": [["role": "tool", "content": "x"], ["role": "user", "content": "y"]]],
              400, "messages", "invalid_request"),
             (["model": "demo", "messages": [["role": "user", "content": [["type": "image_url", "image_url": ["url": "x"]]]]]],
-             400, "messages", "invalid_request"),
+             400, "messages", "invalid_data_url"),
             (["model": "demo", "messages": [["role": "user", "content": ""]]], 400, "messages", "invalid_request"),
             (["model": "demo", "messages": user, "n": 2], 400, "n", "invalid_request"),
             (["model": "demo", "messages": user, "temperature": 2.5], 400, "temperature", "invalid_request"),

@@ -78,6 +78,7 @@ final class ConfigurationTests: XCTestCase {
             "PARLEY_MAX_TOKENS_LIMIT": "\(server.input.maxTokensLimit)",
             "PARLEY_USAGE_MAX_DAYS": "\(server.input.maxUsageDays)",
             "PARLEY_OPENAI_KEEPALIVE_MS": Self.milliseconds(server.openAIKeepAlive),
+            "PARLEY_OPENAI_MAX_BODY_BYTES": server.openAIMaxBodyBytes.map { "\($0)" } ?? "4/3 × file limit + body limit",
             "PARLEY_MAX_SEARCH_QUERY_CHARS": "\(server.input.maxSearchQueryCharacters)",
             "PARLEY_SEARCH_CANDIDATES": "\(server.input.searchCandidates)",
             "PARLEY_AUTH": server.accounts.mode == .local ? "off on loopback" : "on",
@@ -213,6 +214,11 @@ final class ConfigurationTests: XCTestCase {
         ], arguments: [])
         XCTAssertEqual(configuration.exportMaxAttachmentBytes, 4096)
         XCTAssertEqual(configuration.maxImportBytes, 8192)
+        XCTAssertEqual(configuration.openAIBodyLimit, 1336 + configuration.http.maxBodyBytes,
+                       "by default a file of PARLEY_MAX_FILE_BYTES as base64 (1000 bytes: 1336) on top of the API's body limit")
+        let openAI = try ParleyConfiguration(environment: ["PARLEY_OPENAI_MAX_BODY_BYTES": "5000"], arguments: [])
+        XCTAssertEqual(openAI.openAIMaxBodyBytes, 5000)
+        XCTAssertEqual(openAI.openAIBodyLimit, 5000)
         XCTAssertEqual(configuration.maxFileBytes, 1000)
         XCTAssertEqual(configuration.http.maxConcurrentUploads, 3)
         XCTAssertEqual(configuration.http.uploadDirectory, "/srv/parley/.parley-uploads")
@@ -220,7 +226,8 @@ final class ConfigurationTests: XCTestCase {
         let chosen = try ParleyConfiguration(environment: ["PARLEY_DB": "/srv/p.db"], arguments: ["--upload-dir", "/tmp/up"])
         XCTAssertEqual(chosen.http.uploadDirectory, "/tmp/up")
         for (name, value) in [("PARLEY_MAX_FILE_BYTES", "0"), ("PARLEY_MAX_FILE_BYTES", "2000000000"),
-                              ("PARLEY_MAX_UPLOADS", "0"), ("PARLEY_MAX_UPLOADS", "x")] {
+                              ("PARLEY_MAX_UPLOADS", "0"), ("PARLEY_MAX_UPLOADS", "x"),
+                              ("PARLEY_OPENAI_MAX_BODY_BYTES", "0"), ("PARLEY_OPENAI_MAX_BODY_BYTES", "big")] {
             XCTAssertThrowsError(try ParleyConfiguration(environment: [name: value], arguments: []), "\(name)=\(value)")
         }
     }
