@@ -18,6 +18,19 @@ static inline int parley_vips_thumbnail_file(const char *path, VipsImage **out, 
                           "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
 }
 
+/* JPEG only: libjpeg decodes at 1/`shrink` of the size (1, 2, 4 or 8: shrink-on-load, chosen by
+ * JPEGShrinkOnLoad), then the image is autorotated by EXIF orientation, colour-handled and shrunk
+ * (never enlarged) the rest of the way to `edge` exactly as vips_thumbnail does. vips_thumbnail itself
+ * only shrinks on load when 2x or more is left over for its resize, so never for 4000 -> 2048. */
+static inline int parley_vips_thumbnail_jpeg(const char *path, VipsImage **out, int edge, int shrink) {
+    VipsImage *loaded = NULL;
+    if (vips_jpegload(path, &loaded, "shrink", shrink, "access", VIPS_ACCESS_SEQUENTIAL,
+                      "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL)) return -1;
+    int status = vips_thumbnail_image(loaded, out, edge, "height", edge, "size", VIPS_SIZE_DOWN, NULL);
+    g_object_unref(loaded);
+    return status;
+}
+
 static inline int parley_vips_thumbnail_image(VipsImage *in, VipsImage **out, int edge) {
     return vips_thumbnail_image(in, out, edge, "height", edge, "size", VIPS_SIZE_DOWN, NULL);
 }
