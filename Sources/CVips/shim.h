@@ -35,6 +35,27 @@ static inline int parley_vips_thumbnail_image(VipsImage *in, VipsImage **out, in
     return vips_thumbnail_image(in, out, edge, "height", edge, "size", VIPS_SIZE_DOWN, NULL);
 }
 
+/* The thumbnail: shrunk (never enlarged) to `edge` on the long edge by a box shrink of the whole
+ * factor, then lanczos3 for the rest (vips_resize's "gap" 0). vips_thumbnail_image keeps a factor of
+ * two for lanczos3 (gap 2), which costs about 2.5x the CPU (50 against 20 ms from 2000 px) for no
+ * difference a 256 px thumbnail shows. Alpha is premultiplied around the resize, as
+ * vips_thumbnail_image does, so transparent pixels do not bleed into their neighbours. */
+static inline int parley_vips_thumbnail_small(VipsImage *in, VipsImage **out, int edge) {
+    int longest = in->Xsize > in->Ysize ? in->Xsize : in->Ysize;
+    if (longest <= edge) return vips_copy(in, out, NULL);
+    double scale = (double)edge / longest;
+    if (!vips_image_hasalpha(in)) return vips_resize(in, out, scale, "gap", 0.0, NULL);
+    VipsImage *premultiplied = NULL, *resized = NULL, *unpremultiplied = NULL;
+    int status = vips_premultiply(in, &premultiplied, NULL)
+        || vips_resize(premultiplied, &resized, scale, "gap", 0.0, NULL)
+        || vips_unpremultiply(resized, &unpremultiplied, NULL)
+        || vips_cast(unpremultiplied, out, in->BandFmt, NULL);
+    if (premultiplied) g_object_unref(premultiplied);
+    if (resized) g_object_unref(resized);
+    if (unpremultiplied) g_object_unref(unpremultiplied);
+    return status ? -1 : 0;
+}
+
 static inline int parley_vips_jpeg(VipsImage *in, void **buffer, size_t *length, int quality) {
     return vips_jpegsave_buffer(in, buffer, length, "Q", quality, "strip", TRUE, "optimize_coding", TRUE, NULL);
 }

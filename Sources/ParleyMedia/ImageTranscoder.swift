@@ -84,7 +84,7 @@ struct ImageTranscoder {
 
     /// A JPEG thumbnail, or PNG when the image has transparency.
     private func makeThumbnail(_ image: VipsImageHandle) throws(MediaError) -> (url: URL, mediaType: String) {
-        let small = try image.shrunk(to: Self.thumbnailEdge)
+        let small = try image.thumbnail(edge: Self.thumbnailEdge)
         let (data, mediaType, name) = small.hasAlpha
             ? (try small.encoded(.png), "image/png", "thumbnail.png")
             : (try small.encoded(.jpeg(quality: 80)), "image/jpeg", "thumbnail.jpg")

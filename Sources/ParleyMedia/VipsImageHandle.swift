@@ -51,6 +51,16 @@ final class VipsImageHandle {
         return try VipsImageHandle(out).inMemory()
     }
 
+    /// The thumbnail: this image shrunk to `edge` (never enlarged) the cheaper way
+    /// (`parley_vips_thumbnail_small`), in memory.
+    func thumbnail(edge: Int) throws(MediaError) -> VipsImageHandle {
+        var out: UnsafeMutablePointer<VipsImage>?
+        guard parley_vips_thumbnail_small(pointer, &out, Int32(clamping: edge)) == 0, let out else {
+            throw .unreadable(Self.lastError("cannot make the thumbnail"))
+        }
+        return try VipsImageHandle(out).inMemory()
+    }
+
     private func inMemory() throws(MediaError) -> VipsImageHandle {
         guard let copy = vips_image_copy_memory(pointer) else { throw .unreadable(Self.lastError("cannot decode the image")) }
         return VipsImageHandle(copy)

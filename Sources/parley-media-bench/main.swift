@@ -141,7 +141,7 @@ for _ in 0..<runs {
     var small: UnsafeMutablePointer<VipsImage>?
     var buffer: UnsafeMutableRawPointer?
     var length = 0
-    guard parley_vips_thumbnail_image(image, &small, 256) == 0, let small, let thumb = vips_image_copy_memory(small),
+    guard parley_vips_thumbnail_small(image, &small, 256) == 0, let small, let thumb = vips_image_copy_memory(small),
           parley_vips_jpeg(thumb, &buffer, &length, 80) == 0 else { fail("thumbnail: \(vipsError())") }
     g_free(buffer)
     g_object_unref(UnsafeMutableRawPointer(thumb))
