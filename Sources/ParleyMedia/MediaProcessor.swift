@@ -46,11 +46,6 @@ public final class MediaProcessor: Sendable {
         return try result.get()
     }
 
-    /// Starts the spares now rather than after the first file (a server about to take uploads).
-    public func warmUp() {
-        spares.refill()
-    }
-
     /// Kills the waiting spares; no new one starts. Files being processed finish (each on its own
     /// worker), later ones start their worker on demand. Idempotent; also done when the processor goes.
     public func shutdown() {

@@ -60,9 +60,6 @@ final class SpareWorkers: Sendable {
         }
     }
 
-    /// The spares ready now (tests, and the bench's wait for warm spares).
-    var readyCount: Int { state.withLock { $0.ready.count } }
-
     /// The pids of the spares ready now (tests kill one to see it replaced).
     var readyPIDs: [pid_t] { state.withLock { $0.ready.map(\.pid) } }
 
