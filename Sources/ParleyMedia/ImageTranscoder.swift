@@ -1,7 +1,8 @@
 import Foundation
 
 /// The child's image step: refuse decompression bombs from the header alone, decode (autorotated by
-/// EXIF orientation, shrunk to the long-edge limit), re-encode without any metadata (so no EXIF GPS)
+/// EXIF orientation, shrunk to the long-edge limit, a large JPEG shrunk on load: `JPEGShrinkOnLoad`),
+/// re-encode without any metadata (so no EXIF GPS)
 /// in the same format (a GIF becomes its first frame as PNG), smaller until it fits the byte limit,
 /// and make a thumbnail. Runs in `MediaWorker` only.
 struct ImageTranscoder {
@@ -25,7 +26,10 @@ struct ImageTranscoder {
         if overflow || overflowFrames || total > request.imageMaxPixels {
             throw .tooManyPixels(overflow || overflowFrames ? Int.max : total)
         }
-        let image = try VipsImageHandle.decoded(request.input, edge: request.imageMaxEdge)
+        let shrink = format == .jpeg
+            ? JPEGShrinkOnLoad.factor(longEdge: max(header.width, header.height), maxEdge: request.imageMaxEdge) : 1
+        let image = try VipsImageHandle.decoded(request.input, edge: request.imageMaxEdge,
+                                                jpegShrink: shrink > 1 ? shrink : nil)
         let thumbnail = try makeThumbnail(image)
         let directory = URL(fileURLWithPath: request.outputDirectory)
         switch request.mode {
@@ -80,7 +84,7 @@ struct ImageTranscoder {
 
     /// A JPEG thumbnail, or PNG when the image has transparency.
     private func makeThumbnail(_ image: VipsImageHandle) throws(MediaError) -> (url: URL, mediaType: String) {
-        let small = try image.shrunk(to: Self.thumbnailEdge)
+        let small = try image.thumbnail(edge: Self.thumbnailEdge)
         let (data, mediaType, name) = small.hasAlpha
             ? (try small.encoded(.png), "image/png", "thumbnail.png")
             : (try small.encoded(.jpeg(quality: 80)), "image/jpeg", "thumbnail.jpg")

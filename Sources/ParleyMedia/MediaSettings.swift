@@ -18,6 +18,8 @@ public struct MediaSettings: Sendable, Equatable {
     public var workers: Int
     /// Files that may wait for a worker; past it `process` throws `.busy` (PARLEY_MEDIA_QUEUE).
     public var queue: Int
+    /// Workers started ahead, each waiting for its one file (PARLEY_MEDIA_SPARES; 0: start on demand).
+    public var spares: Int
     /// The worker's address space, RLIMIT_AS (PARLEY_MEDIA_MEMORY_BYTES).
     public var memoryBytes: Int
     /// The largest file a worker may write (RLIMIT_FSIZE): bounds extracted text and re-encodes.
@@ -29,7 +31,7 @@ public struct MediaSettings: Sendable, Equatable {
 
     public init(imageMaxEdge: Int = 2048, imageMaxPixels: Int = 50_000_000, imageMaxBytes: Int = 3_932_160,
                 pdfMaxPages: Int = 500, timeout: Duration = .seconds(30), workers: Int = 2, queue: Int = 16,
-                memoryBytes: Int = 1 << 30, outputMaxBytes: Int = 64 << 20,
+                spares: Int = 1, memoryBytes: Int = 1 << 30, outputMaxBytes: Int = 64 << 20,
                 workerExecutable: URL = MediaSettings.currentExecutable,
                 scratchDirectory: URL = FileManager.default.temporaryDirectory) {
         self.imageMaxEdge = imageMaxEdge
@@ -39,6 +41,7 @@ public struct MediaSettings: Sendable, Equatable {
         self.timeout = timeout
         self.workers = workers
         self.queue = queue
+        self.spares = spares
         self.memoryBytes = memoryBytes
         self.outputMaxBytes = outputMaxBytes
         self.workerExecutable = workerExecutable
@@ -59,6 +62,9 @@ public struct MediaSettings: Sendable, Equatable {
         if timeout <= .zero { return "PARLEY_MEDIA_TIMEOUT must be positive" }
         if workers < 1 { return "PARLEY_MEDIA_WORKERS must be at least 1 (got \(workers))" }
         if queue < 0 { return "PARLEY_MEDIA_QUEUE must not be negative (got \(queue))" }
+        if spares < 0 || spares > workers {
+            return "PARLEY_MEDIA_SPARES must be between 0 and PARLEY_MEDIA_WORKERS (\(workers)) (got \(spares))"
+        }
         // The worker is the whole `parley` binary: its libraries alone take about 200 MiB of address space.
         if memoryBytes < 256 << 20 { return "PARLEY_MEDIA_MEMORY_BYTES must be at least 256 MiB (got \(memoryBytes))" }
         if outputMaxBytes < 1 << 20 { return "the media output limit must be at least 1 MiB (got \(outputMaxBytes))" }

@@ -27,10 +27,16 @@ final class VipsImageHandle {
     }
 
     /// Decodes `path` autorotated and shrunk to `edge` (never enlarged), held in memory so it can be
-    /// encoded more than once. A truncated or corrupt file fails here.
-    static func decoded(_ path: String, edge: Int) throws(MediaError) -> VipsImageHandle {
+    /// encoded more than once. A truncated or corrupt file fails here. `jpegShrink` (a JPEG only:
+    /// 2, 4 or 8) has libjpeg decode at that fraction of the size first (`JPEGShrinkOnLoad`).
+    static func decoded(_ path: String, edge: Int, jpegShrink: Int? = nil) throws(MediaError) -> VipsImageHandle {
         var out: UnsafeMutablePointer<VipsImage>?
-        guard parley_vips_thumbnail_file(path, &out, Int32(clamping: edge)) == 0, let out else {
+        let status = if let jpegShrink {
+            parley_vips_thumbnail_jpeg(path, &out, Int32(clamping: edge), Int32(clamping: jpegShrink))
+        } else {
+            parley_vips_thumbnail_file(path, &out, Int32(clamping: edge))
+        }
+        guard status == 0, let out else {
             throw .unreadable(lastError("cannot decode the image"))
         }
         return try VipsImageHandle(out).inMemory()
@@ -41,6 +47,16 @@ final class VipsImageHandle {
         var out: UnsafeMutablePointer<VipsImage>?
         guard parley_vips_thumbnail_image(pointer, &out, Int32(clamping: edge)) == 0, let out else {
             throw .unreadable(Self.lastError("cannot resize the image"))
+        }
+        return try VipsImageHandle(out).inMemory()
+    }
+
+    /// The thumbnail: this image shrunk to `edge` (never enlarged) the cheaper way
+    /// (`parley_vips_thumbnail_small`), in memory.
+    func thumbnail(edge: Int) throws(MediaError) -> VipsImageHandle {
+        var out: UnsafeMutablePointer<VipsImage>?
+        guard parley_vips_thumbnail_small(pointer, &out, Int32(clamping: edge)) == 0, let out else {
+            throw .unreadable(Self.lastError("cannot make the thumbnail"))
         }
         return try VipsImageHandle(out).inMemory()
     }

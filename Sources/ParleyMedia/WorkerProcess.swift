@@ -1,13 +1,18 @@
 import Foundation
 import ParleyPrimitives
+import Synchronization
 
-/// One run of `parley media-worker`: posix_spawn with a socket on stdin and stdout (stderr to
-/// /dev/null: decoders' warnings are not Parley's log), the request written, the reply read until
-/// end of file or the deadline, then SIGKILL past it, and waitpid. Blocking: `MediaProcessor` calls
-/// it on a dedicated thread, never on the Swift cooperative pool.
-struct WorkerProcess {
-    let executable: URL
-    let timeout: Duration
+/// One started `parley media-worker` child and the parent's end of the socket that is its stdin
+/// and stdout (stderr goes to /dev/null: decoders' warnings are not Parley's log). Spawned on
+/// demand or ahead of time as a spare (`SpareWorkers`); either way it takes exactly one request:
+/// `run` writes it, reads the reply until end of file or the deadline (SIGKILL past it) and reaps
+/// the child. Blocking: `MediaProcessor` calls it on a dedicated thread, never on the Swift pool.
+/// A child neither run nor stopped is killed and reaped when the value goes.
+final class WorkerProcess: Sendable {
+    let pid: pid_t
+    private let socket: Int32
+    /// Set by the first of `run` and `stop`: the child is reaped (or being reaped) and the socket closed.
+    private let ended = Atomic<Bool>(false)
     /// The reply is one short JSON line; past this the child is misbehaving.
     static let maxReplyBytes = 1 << 20
 
@@ -26,36 +31,69 @@ struct WorkerProcess {
         var exitCode: Int32 { (waitStatus >> 8) & 0xFF }
     }
 
-    func run(request: Data) throws(MediaError) -> Outcome {
+    /// Starts `executable media-worker`; it waits for its request.
+    init(executable: URL) throws(MediaError) {
         // One socket pair is the child's stdin and stdout: created close-on-exec in one call (no
-        // other child spawned meanwhile inherits it), and MSG_NOSIGNAL spares the parent SIGPIPE.
+        // other child spawned meanwhile inherits it, so a spare sees end of file if Parley dies),
+        // and MSG_NOSIGNAL spares the parent SIGPIPE.
         var ends: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
             throw .unreadable("cannot start the media worker (socketpair: errno \(errno))")
         }
         let (parent, child) = (ends[0], ends[1])
-        defer { close(parent) }
-        let pid: pid_t
+        defer { close(child) }
         do {
-            pid = try spawn(stdio: child)
+            pid = try Self.spawn(executable, stdio: child)
         } catch {
-            close(child)
+            close(parent)
             throw error
         }
-        close(child)
+        socket = parent
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Sends `request`, waits for the reply and the child's end (`timeout` from now, then SIGKILL).
+    /// Call once; a second call, or one after `stop`, is refused without touching any process.
+    func run(request: Data, timeout: Duration) throws(MediaError) -> Outcome {
+        guard !ended.exchange(true, ordering: .acquiringAndReleasing) else {
+            throw .unreadable("the media worker was already used")
+        }
+        defer { close(socket) }
         let deadline = ContinuousClock.now + timeout
         // The request is far below a socket's buffer: this send cannot block. A child already gone
         // gives EPIPE, and its exit status says why.
-        _ = request.withUnsafeBytes { send(parent, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        shutdown(parent, Int32(SHUT_WR))
-        let (stdout, timedOut) = readUntilEnd(parent, deadline: deadline)
+        _ = request.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        shutdown(socket, Int32(SHUT_WR))
+        let (stdout, timedOut) = readUntilEnd(deadline: deadline)
         if timedOut { kill(pid, SIGKILL) }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return Outcome(waitStatus: status, stdout: stdout, timedOut: timedOut)
+        return Outcome(waitStatus: reap(), stdout: stdout, timedOut: timedOut)
     }
 
-    private func spawn(stdio: Int32) throws(MediaError) -> pid_t {
+    /// Kills and reaps the child unused (a spare no longer wanted); nothing once it ran or stopped.
+    func stop() {
+        guard !ended.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        kill(pid, SIGKILL)
+        _ = reap()
+        close(socket)
+    }
+
+    /// True when a waiting child is gone or broken: it never writes before its request, so anything
+    /// readable on the socket, end of file included, means it ended. (Never reaps: `stop` does.)
+    var hasEnded: Bool {
+        var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        return poll(&poller, 1, 0) > 0
+    }
+
+    private func reap() -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return status
+    }
+
+    private static func spawn(_ executable: URL, stdio: Int32) throws(MediaError) -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -93,18 +131,18 @@ struct WorkerProcess {
         return pid
     }
 
-    /// Reads `descriptor` until end of file; true as the second value when the deadline came first.
-    private func readUntilEnd(_ descriptor: Int32, deadline: ContinuousClock.Instant) -> ([UInt8], Bool) {
+    /// Reads the socket until end of file; true as the second value when the deadline came first.
+    private func readUntilEnd(deadline: ContinuousClock.Instant) -> ([UInt8], Bool) {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16 << 10)
         while true {
             let left = ContinuousClock.now.duration(to: deadline)
             if left <= .zero { return (bytes, true) }
-            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
             let ready = poll(&poller, 1, Int32(clamping: max(1, left.milliseconds)))
             if ready < 0 && errno == EINTR { continue }
             if ready == 0 { continue }
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            let count = buffer.withUnsafeMutableBytes { read(socket, $0.baseAddress, $0.count) }
             if count == 0 || (count < 0 && errno != EINTR && errno != EAGAIN) { return (bytes, false) }
             if count > 0, bytes.count < Self.maxReplyBytes { bytes += buffer[0..<count] }
         }

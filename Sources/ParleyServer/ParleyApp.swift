@@ -35,6 +35,8 @@ public final class ParleyApp: Sendable {
     let streams: OpenStreams
     /// The conversation namings in progress (tests wait on them).
     let titles: TitleJobs
+    /// Decodes uploads in `parley media-worker` children; `shutdown` ends its waiting spares.
+    private let media: MediaProcessor
     /// Every route's method and pattern (`/api/conversations/:id`), for the OpenAPI document's test.
     let routes: [(method: String, pattern: String)]
 
@@ -71,7 +73,8 @@ public final class ParleyApp: Sendable {
         let fileSettings = FileSettings(maxFileBytes: configuration.maxFileBytes,
                                         maxUserFileBytes: configuration.maxUserFileBytes,
                                         maxAttachments: configuration.maxAttachments)
-        let ingest = FileIngest(store: store, media: MediaProcessor(settings: configuration.media), settings: fileSettings)
+        media = MediaProcessor(settings: configuration.media)
+        let ingest = FileIngest(store: store, media: media, settings: fileSettings)
         let files = FileHandlers(store: store, ingest: ingest)
         let accounts = configuration.accounts
         let passwords = PasswordWork(memoryKiB: accounts.passwordMemoryKiB)
@@ -190,10 +193,12 @@ public final class ParleyApp: Sendable {
 
     public var port: Int { server.port }
 
-    /// Ends live replies as `interrupted` (their text stored), finishes open streams, stops.
+    /// Ends live replies as `interrupted` (their text stored), finishes open streams, stops, and
+    /// kills the media workers waiting as spares.
     public func shutdown() async {
         await generations.shutdown()
         await server.stop()
         await mcpServers?.shutdown()
+        media.shutdown()
     }
 }

@@ -251,8 +251,8 @@ extension ParleyConfiguration {
         media.timeout = .milliseconds(Int64(1000 * (try read.seconds("PARLEY_MEDIA_TIMEOUT", default: 30))))
         media.workers = try read.integer("PARLEY_MEDIA_WORKERS", default: media.workers, range: 1...256)
         media.queue = try read.integer("PARLEY_MEDIA_QUEUE", default: media.queue, range: 0...100_000)
-        media.memoryBytes = try read.integer("PARLEY_MEDIA_MEMORY_BYTES", default: media.memoryBytes,
-                                             range: (256 << 20)...(1 << 40))
+        media.spares = try read.integer("PARLEY_MEDIA_SPARES", default: media.spares, range: 0...256)
+        media.memoryBytes = try read.integer("PARLEY_MEDIA_MEMORY_BYTES", default: media.memoryBytes, range: (256 << 20)...(1 << 40))
         return media
     }
 

@@ -70,6 +70,46 @@ final class ImageProcessingTests: XCTestCase {
         }
     }
 
+    /// JPEGShrinkOnLoad's rule with a 500 px limit: decoded at 1/2 when half the long edge keeps at
+    /// least 90 % of the limit (stored at that size, or resized the rest of the way), else whole.
+    func testALargeJPEGIsShrunkOnLoadOnlyWhenItStaysCloseToTheLimit() async throws {
+        let directory = try MediaFixtures.directory(self)
+        let processor = try makeProcessor { $0.imageMaxEdge = 500 }
+        let cases: [(Int, Int, [Int])] = [
+            (980, 700, [490, 350]),    // 1/2 is 490 px, 98 % of the limit: stored as decoded
+            (1000, 750, [500, 375]),   // 1/2 is exactly the limit
+            (1400, 1000, [500, 357]),  // 1/2 is 700 px, then resized to the limit (1/4, 350 px, is too small)
+            (800, 600, [500, 375]),    // 1/2 would be 400 px, 80 %: decoded whole and resized
+            (480, 300, [480, 300]),    // within the limit: untouched
+        ]
+        for (width, height, expected) in cases {
+            let input = try MediaFixtures.image("p\(width).jpg", in: directory, width: width, height: height)
+            let media = try await processed(processor, input)
+            XCTAssertEqual([media.width, media.height], expected.map { Optional($0) }, "\(width)x\(height)")
+            let stored = try MediaFixtures.header(media.content)
+            XCTAssertEqual([stored.width, stored.height], expected, "\(width)x\(height)")
+            XCTAssertLessThanOrEqual(max(stored.width, stored.height), 500)
+        }
+    }
+
+    /// Shrunk on load, the EXIF orientation is still applied and every metadata still stripped.
+    func testAJPEGShrunkOnLoadIsRotatedAndStripped() async throws {
+        let directory = try MediaFixtures.directory(self)
+        let plain = try MediaFixtures.image("wide.jpg", in: directory, width: 980, height: 700)
+        let tagged = try file("gps-big.jpg", MediaFixtures.addingEXIF(toJPEG: try Data(contentsOf: plain), orientation: 6))
+        XCTAssertTrue(try MediaFixtures.header(tagged).gps)
+        let media = try await processed(try makeProcessor { $0.imageMaxEdge = 500 }, tagged)
+        XCTAssertEqual([media.width, media.height], [350, 490], "decoded at 1/2, then turned upright")
+        for output in [media.content, try XCTUnwrap(media.thumbnail)] {
+            let after = try MediaFixtures.header(output)
+            XCTAssertFalse(after.exif || after.gps, "\(output.lastPathComponent) has no EXIF")
+            XCTAssertNil(try Data(contentsOf: output).range(of: Data("Exif".utf8)))
+        }
+        let thumbnail = try MediaFixtures.header(try XCTUnwrap(media.thumbnail))
+        XCTAssertEqual(thumbnail.height, 256)
+        XCTAssertLessThan(thumbnail.width, 256, "the thumbnail is upright too")
+    }
+
     func testAnImageOverTheByteLimitIsReencodedSmallerUntilItFits() async throws {
         let directory = try MediaFixtures.directory(self)
         let jpeg = try MediaFixtures.image("noisy.jpg[Q=98]", in: directory, width: 1600, height: 1200, noise: 200)
@@ -115,7 +155,7 @@ final class ImageProcessingTests: XCTestCase {
             let media = try await processed(processor, input)
             times.append(ContinuousClock.now - start)
             cpu.append(Self.childrenCPUSeconds() - before)
-            XCTAssertEqual([media.width, media.height], [2048, 1536])
+            XCTAssertEqual([media.width, media.height], [2000, 1500], "decoded at 1/2: 97.7 % of the limit")
         }
         times.sort()
         cpu.sort()

@@ -19,6 +19,7 @@ final class MediaProcessorPoolTests: XCTestCase {
             $0.workerExecutable = slow
             $0.workers = 1
             $0.queue = 1
+            $0.spares = 0  // a spare would start its sleep ahead; this test times the pool alone
         }
         let input = try file("a.txt", Data("text\n".utf8))
         let first = Task { try await processor.process(input, filename: "a.txt") }
@@ -41,6 +42,7 @@ final class MediaProcessorPoolTests: XCTestCase {
         let processor = try makeProcessor {
             $0.workerExecutable = slow
             $0.timeout = .milliseconds(400)
+            $0.spares = 0  // a spare script's `sleep` would outlive the killed shell
         }
         let start = ContinuousClock.now
         let error = await refusal(processor, try file("a.txt", Data("text\n".utf8)))

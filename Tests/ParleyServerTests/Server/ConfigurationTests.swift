@@ -107,6 +107,7 @@ final class ConfigurationTests: XCTestCase {
             "PARLEY_MEDIA_TIMEOUT": Self.number(server.media.timeout),
             "PARLEY_MEDIA_WORKERS": "\(server.media.workers)",
             "PARLEY_MEDIA_QUEUE": "\(server.media.queue)",
+            "PARLEY_MEDIA_SPARES": "\(server.media.spares)",
             "PARLEY_MEDIA_MEMORY_BYTES": "\(server.media.memoryBytes)",
         ]
         for (name, documented) in rows {
@@ -236,16 +237,17 @@ final class ConfigurationTests: XCTestCase {
         let configuration = try ParleyConfiguration(environment: [
             "PARLEY_IMAGE_MAX_EDGE": "1024", "PARLEY_IMAGE_MAX_PIXELS": "1000000", "PARLEY_IMAGE_MAX_BYTES": "500000",
             "PARLEY_PDF_MAX_PAGES": "20", "PARLEY_MEDIA_TIMEOUT": "2.5", "PARLEY_MEDIA_WORKERS": "4",
-            "PARLEY_MEDIA_QUEUE": "0", "PARLEY_MEDIA_MEMORY_BYTES": "536870912",
+            "PARLEY_MEDIA_QUEUE": "0", "PARLEY_MEDIA_MEMORY_BYTES": "536870912", "PARLEY_MEDIA_SPARES": "3",
         ], arguments: [])
         let media = configuration.media
         XCTAssertEqual([media.imageMaxEdge, media.imageMaxPixels, media.imageMaxBytes, media.pdfMaxPages],
                        [1024, 1_000_000, 500_000, 20])
         XCTAssertEqual(media.timeout, .milliseconds(2500))
-        XCTAssertEqual([media.workers, media.queue, media.memoryBytes], [4, 0, 512 << 20])
+        XCTAssertEqual([media.workers, media.queue, media.memoryBytes, media.spares], [4, 0, 512 << 20, 3])
         XCTAssertNil(media.validate())
         for (name, value) in [("PARLEY_IMAGE_MAX_EDGE", "8"), ("PARLEY_MEDIA_WORKERS", "0"),
-                              ("PARLEY_MEDIA_MEMORY_BYTES", "1000"), ("PARLEY_MEDIA_TIMEOUT", "0")] {
+                              ("PARLEY_MEDIA_MEMORY_BYTES", "1000"), ("PARLEY_MEDIA_TIMEOUT", "0"),
+                              ("PARLEY_MEDIA_SPARES", "-1")] {
             XCTAssertThrowsError(try ParleyConfiguration(environment: [name: value], arguments: [])) { error in
                 XCTAssertTrue("\(error)".contains(name), "\(error)")
             }
