@@ -75,11 +75,11 @@ let package = Package(
         .target(name: "ParleyTools",
                 dependencies: ["ParleyAPI", "ParleyHTTP", "ParleyStore", "ParleyGeneration", "ParleyProviders",
                                "ParleyPrimitives", "ParleyMCP"]),
-        // Attachments: uploads through ParleyMedia into the store's FileStore, downloads, the files a
-        // reply's context carries (StoredAttachments).
+        // Attachments: uploads through ParleyMedia into the store's FileStore (text documents checked
+        // here: UTF-8, and JSON with yajl), downloads, the files a reply's context carries (StoredAttachments).
         .target(name: "ParleyFiles",
                 dependencies: ["ParleyAPI", "ParleyHTTP", "ParleyStore", "ParleyMedia", "ParleyAuth",
-                               "ParleyGeneration", "ParleyProviders"]),
+                               "ParleyGeneration", "ParleyProviders", "CYajl"]),
         // Conversations, replies (send, stream, stop, regenerate, continue, tool decisions), search, titles, preferences.
         .target(name: "ParleyConversations",
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyQuotas", "ParleyHTTP", "ParleyStore",

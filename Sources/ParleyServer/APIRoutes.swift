@@ -150,6 +150,7 @@ struct APIRoutes {
                     return Self.uncached(APIErrors.map(error)) as? HTTPError ?? HTTPError.internal
                 }
             },
+            inspector: FileHandlers.uploadInspector,
             handler: { request, body in
                 do {
                     return Self.uncached(try await files.upload(request, body, try authenticator.caller(for: request)))
