@@ -59,6 +59,9 @@ final class FileBlobs: Sendable {
         // Takes effect in a new file only (before its first table): fewer, larger pages for what are
         // mostly whole files, so a 20 MB blob is 320 pages, not 5,000 (an older file keeps its size).
         try database.execute("PRAGMA page_size = 65536")
+        // Said again after the page size: the connection's cache had counted SQLite's default 2,000 KiB in
+        // 4 KiB pages (500), and kept 500 pages of 64 KiB (31 MiB) after the first upload into a new file.
+        try database.execute("PRAGMA cache_size = -2000")
         let applied = try database.queryFirst("PRAGMA user_version") { row in Int(row.int64(0)) } ?? 0
         guard applied <= Self.schema.count else {
             throw StoreError.conflict(
