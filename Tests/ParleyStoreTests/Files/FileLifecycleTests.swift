@@ -168,6 +168,7 @@ final class FileLifecycleTests: FileTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: path + "-wal"))
         XCTAssertEqual(try store.fileBlobs.writerPragma("journal_mode"), "truncate")
         XCTAssertEqual(try store.fileBlobs.writerPragma("synchronous"), "2", "FULL")
+        XCTAssertEqual(try store.fileBlobs.writerPragma("cache_size"), "-2000", "2,000 KiB, not 500 pages of 64 KiB")
     }
 
     func testTheFilesDatabaseSitsBesideTheMainOne() throws {
