@@ -58,11 +58,12 @@ package struct FileIngest: Sendable {
             return .existing(existing)
         }
         try checkQuota(owner: owner, adding: size)
-        let format: SniffedFormat
-        do {
-            format = try FileSniffer.sniff(file: file, filename: filename)
-        } catch {
-            throw FileErrors.http(error)
+        let format = try await Blocking.run { () throws -> SniffedFormat in
+            do throws(MediaError) {
+                return try FileSniffer.sniff(file: file, filename: filename)  // one read of 4 KiB
+            } catch {
+                throw FileErrors.http(error)
+            }
         }
         if case .text(let mediaType) = format {
             return try await saveText(file, filename: filename, mediaType: mediaType, owner: owner,
