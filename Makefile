@@ -12,7 +12,7 @@ export PKG_CONFIG_PATH := $(PKGCONFIG_DIR)$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_
 
 # Build and run-time libraries (Debian 12 package names).
 RUN_PACKAGES = pkg-config libsqlite3-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
-               libmicrohttpd-dev libcurl4-openssl-dev libsodium-dev libvips-dev libpoppler-glib-dev libyajl-dev \
+               libmicrohttpd-dev libcurl4-openssl-dev libsodium-dev nettle-dev libvips-dev libpoppler-glib-dev libyajl-dev \
                ca-certificates
 # What the tests need on top: headless Chromium and its WebDriver for the page's browser tests, and
 # python3-venv for the venvs of the Python test suites (OpenAI client, OpenAPI, browser).

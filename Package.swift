@@ -21,6 +21,8 @@ let package = Package(
                        providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CSodium", path: "Sources/CSodium", pkgConfig: "libsodium",
                        providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CNettle", path: "Sources/CNettle", pkgConfig: "nettle",
+                       providers: [.apt(["nettle-dev"])]),
         .systemLibrary(name: "CYajl", path: "Sources/CYajl", pkgConfig: "yajl", providers: [.apt(["libyajl-dev"])]),
         .systemLibrary(name: "CVips", path: "Sources/CVips", pkgConfig: "vips",
                        providers: [.apt(["libvips-dev"])]),
@@ -45,8 +47,9 @@ let package = Package(
         .target(name: "ParleyGeneration",
                 dependencies: ["ParleyProviders", "ParleyStore", "ParleyMarkdown", "ParleyOutcome", "ParleyPrimitives"]),
         .target(name: "ParleyHTTP", dependencies: ["CMicroHTTPD"]),
-        // Team mode's credentials: Argon2id passwords and random tokens (libsodium only here).
-        .target(name: "ParleyAuth", dependencies: ["CSodium", "ParleyPrimitives"]),
+        // Team mode's credentials: Argon2id passwords and random tokens (libsodium only here), and
+        // SHA-256 (nettle: it uses the CPU's SHA instructions).
+        .target(name: "ParleyAuth", dependencies: ["CSodium", "CNettle", "ParleyPrimitives"]),
         // What an uploaded file IS and what Parley makes of it: kind by its bytes, images re-encoded
         // (libvips), PDF text (poppler), all decoding in a `parley media-worker` child with rlimits.
         // Knows nothing of HTTP, the store or providers.
@@ -72,11 +75,11 @@ let package = Package(
         .target(name: "ParleyTools",
                 dependencies: ["ParleyAPI", "ParleyHTTP", "ParleyStore", "ParleyGeneration", "ParleyProviders",
                                "ParleyPrimitives", "ParleyMCP"]),
-        // Attachments: uploads through ParleyMedia into the store's FileStore, downloads, the files a
-        // reply's context carries (StoredAttachments).
+        // Attachments: uploads through ParleyMedia into the store's FileStore (text documents checked
+        // here: UTF-8, and JSON with yajl), downloads, the files a reply's context carries (StoredAttachments).
         .target(name: "ParleyFiles",
                 dependencies: ["ParleyAPI", "ParleyHTTP", "ParleyStore", "ParleyMedia", "ParleyAuth",
-                               "ParleyGeneration", "ParleyProviders"]),
+                               "ParleyGeneration", "ParleyProviders", "CYajl"]),
         // Conversations, replies (send, stream, stop, regenerate, continue, tool decisions), search, titles, preferences.
         .target(name: "ParleyConversations",
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyQuotas", "ParleyHTTP", "ParleyStore",

@@ -10,8 +10,9 @@ whole body is on disk before nginx proxies it to a second server block that answ
       /proc/PID/status every 50 ms: idle, peak, peak - idle (goal < 100 MiB). The media workers
       (`parley media-worker` children) are separate processes; their summed peak is shown apart.
 
-The file is a UTF-8 CSV document (Parley's processing: a UTF-8 check in a worker and a copy into its
-file store), each body made distinct by its first line (Parley answers 200, not 201, to bytes it
+The file is a UTF-8 CSV document (Parley's processing: SHA-256 and a UTF-8 check while the body
+arrives, then a copy into its file store, on the disk before the answer), each body made distinct by
+its first line (Parley answers 200, not 201, to bytes it
 already holds). Python standard library only; every process started is stopped and the temp
 directory removed on exit.
 
@@ -331,8 +332,8 @@ def main():
     lines = [
         "## Uploads (issue 21)",
         "",
-        "%d MB UTF-8 CSV document (text/csv: Parley checks UTF-8 in a `parley media-worker` child and copies it "
-        "into its file store), distinct bytes per upload, loopback; nginx %s keeps each body in a file "
+        "%d MB UTF-8 CSV document (text/csv: Parley hashes it and checks UTF-8 as it arrives, then copies it "
+        "into its file store and syncs it to the disk), distinct bytes per upload, loopback; nginx %s keeps each body in a file "
         "(client_body_in_file_only on) before proxying to a 204. %d sequential uploads each after one warm-up; "
         "%d cores, load average %s; Python %s." % (args.mb, nginx_version(nginx), args.sequential, os.cpu_count(),
                                                    load, platform.python_version()),

@@ -18,6 +18,9 @@ package struct FileHandlers: Sendable {
 
     package var settings: FileSettings { ingest.settings }
 
+    /// What the upload route's `UploadInspector` is: the hash and UTF-8 check made as the body arrives.
+    package static let uploadInspector: UploadRoute.Inspector = FileBodyInspector.make
+
     /// The headers-time check of an upload (before any body byte): the caller's quota against the
     /// declared length. Authentication has been done by the route.
     package func admitUpload(_ request: HTTPRequest, _ caller: Caller) throws {
@@ -30,7 +33,7 @@ package struct FileHandlers: Sendable {
     package func upload(_ request: HTTPRequest, _ body: UploadedBody, _ caller: Caller) async throws -> HTTPResponse {
         let filename = ContentDisposition.clean(body.filename ?? "")
         let outcome = try await ingest.ingest(body.file, filename: filename.isEmpty ? "file" : filename,
-                                              owner: caller.userID)
+                                              owner: caller.userID, inspection: body.inspection as? UploadInspection)
         switch outcome {
         case .created(let file): return .json(FileResource(file), status: 201)
         case .existing(let file): return .json(FileResource(file), status: 200)

@@ -8,9 +8,12 @@ import ParleyStore
 /// imported attachment is checked exactly as an upload is.
 ///
 /// Order: hash the bytes as received (the same upload twice is one file: nothing is decoded again),
-/// check the user's total, let `MediaProcessor` decide what the file is and re-encode it (in a child
-/// process), hash what is stored, and save it. Hashing and the blob write run off the cooperative
-/// pool (`Blocking`), decoding in the child: a flood of uploads never starves a chat.
+/// check the user's total, sniff what the file is. A text document (UTF-8 at its start) is checked
+/// in this process (`TextCheck`) and stored as it came: no decoder touches it. An image or a PDF goes
+/// to `MediaProcessor` (a child process: decoders may crash or hang), whose output is hashed and
+/// saved. An upload's hash and UTF-8 check were already made as its bytes arrived
+/// (`UploadInspection`); an import's are made here. Hashing, checks and the blob write run off the
+/// cooperative pool (`Blocking`), decoding in the child: a flood of uploads never starves a chat.
 package struct FileIngest: Sendable {
     /// What became of a file.
     package enum Outcome: Sendable {
@@ -38,15 +41,34 @@ package struct FileIngest: Sendable {
 
     /// Stores `file` (a local file this call may read but does not remove) for `owner`. `.verify`
     /// (imports) keeps the bytes exactly as given once they pass the checks an upload passes.
-    package func ingest(_ file: URL, filename: String, owner: String, mode: MediaMode = .upload) async throws -> Outcome {
+    /// `inspection` is what was found while `file` was written (ignored unless its size matches).
+    package func ingest(_ file: URL, filename: String, owner: String, mode: MediaMode = .upload,
+                        inspection: UploadInspection? = nil) async throws -> Outcome {
         let size = Int64((try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value ?? 0)
         guard size > 0 else { throw FileErrors.http(.empty) }
         let store = store
-        let uploadSHA256 = try await Blocking.run { try SHA256Digest.hex(ofFile: file) }
+        let inspection = inspection.flatMap { $0.bytes == size ? $0 : nil }
+        let uploadSHA256: String
+        if let inspection {
+            uploadSHA256 = inspection.sha256
+        } else {
+            uploadSHA256 = try await Blocking.run { try SHA256Digest.hex(ofFile: file) }
+        }
         if let existing = try store.fileForUpload(ownedBy: owner, uploadSHA256: uploadSHA256) {
             return .existing(existing)
         }
         try checkQuota(owner: owner, adding: size)
+        let format = try await Blocking.run { () throws -> SniffedFormat in
+            do throws(MediaError) {
+                return try FileSniffer.sniff(file: file, filename: filename)  // one read of 4 KiB
+            } catch {
+                throw FileErrors.http(error)
+            }
+        }
+        if case .text(let mediaType) = format {
+            return try await saveText(file, filename: filename, mediaType: mediaType, owner: owner,
+                                      uploadSHA256: uploadSHA256, inspection: inspection)
+        }
         let processed: ProcessedMedia
         do {
             processed = try await media.process(file, filename: filename, mode: mode)
@@ -68,6 +90,26 @@ package struct FileIngest: Sendable {
         let text = processed.text.flatMap { $0.standardizedFileURL == content.standardizedFileURL ? nil : $0 }
         let saved = try await Blocking.run {
             try store.saveFile(metadata, content: content, thumbnail: thumbnail, text: text)
+        }
+        return .created(saved)
+    }
+
+    /// A text document: checked here (`TextCheck`), then stored once, as it came (its content is its text).
+    private func saveText(_ file: URL, filename: String, mediaType: String, owner: String, uploadSHA256: String,
+                          inspection: UploadInspection?) async throws -> Outcome {
+        let store = store
+        let saved = try await Blocking.run { () throws -> StoredFile in
+            let scalars: Int
+            do throws(MediaError) {
+                scalars = try TextCheck.check(file, mediaType: mediaType, inspection: inspection)
+            } catch {
+                throw FileErrors.http(error)
+            }
+            let metadata = FileMetadata(
+                ownerID: owner, filename: filename, mediaType: mediaType, kind: .document, sha256: uploadSHA256,
+                uploadSHA256: uploadSHA256, width: nil, height: nil, pages: nil, textCharacters: scalars, note: nil,
+                thumbnailMediaType: nil)
+            return try store.saveFile(metadata, content: file, thumbnail: nil, text: nil)
         }
         return .created(saved)
     }

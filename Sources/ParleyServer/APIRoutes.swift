@@ -78,8 +78,9 @@ struct APIRoutes {
         }
         /// A route whose body streams to a temp file (`UploadRoute`): `admit` runs on the headers alone,
         /// before any body byte is read, with the caller already found; its error is the answer, and the
-        /// body is then discarded. Errors are mapped and uncached as in `route`.
-        func uploadRoute(_ method: String, _ pattern: String, maxBytes: Int,
+        /// body is then discarded. `inspector` sees the body's bytes as they arrive. Errors are mapped
+        /// and uncached as in `route`.
+        func uploadRoute(_ method: String, _ pattern: String, maxBytes: Int, inspector: UploadRoute.Inspector? = nil,
                          admit: @escaping @Sendable (HTTPRequest, Caller) throws -> Void,
                          handler: @escaping @Sendable (HTTPRequest, UploadedBody, Caller) async throws -> HTTPResponse) {
             router.on(method, pattern, upload: UploadRoute(
@@ -92,6 +93,7 @@ struct APIRoutes {
                         return Self.uncached(APIErrors.map(error)) as? HTTPError ?? HTTPError.internal
                     }
                 },
+                inspector: inspector,
                 handler: { request, body in
                     do {
                         return Self.uncached(try await handler(request, body, try authenticator.caller(for: request)))
@@ -157,7 +159,7 @@ struct APIRoutes {
         // Files: the upload's body streams to a temp file; who is uploading, and their quota against the
         // declared length, are checked before any body byte is read.
         let files = files
-        uploadRoute("POST", "/api/files", maxBytes: files.settings.maxFileBytes,
+        uploadRoute("POST", "/api/files", maxBytes: files.settings.maxFileBytes, inspector: FileHandlers.uploadInspector,
                     admit: files.admitUpload, handler: files.upload)
         route("GET", "/api/files", files.list)
         route("GET", "/api/files/:id", files.content)

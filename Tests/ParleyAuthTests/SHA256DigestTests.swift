@@ -2,7 +2,7 @@ import Foundation
 import ParleyAuth
 import XCTest
 
-/// SHA-256 through libsodium against FIPS 180-2's published vectors, fed whole, in pieces and from a
+/// SHA-256 through nettle against FIPS 180-2's published vectors, fed whole, in pieces and from a
 /// file, so the streaming paths agree with the one-shot one.
 final class SHA256DigestTests: XCTestCase {
     private let vectors: [(input: String, digest: String)] = [

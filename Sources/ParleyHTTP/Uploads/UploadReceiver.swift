@@ -34,6 +34,8 @@ final class UploadReceiver {
     /// Multipart: `file` parts seen, and the part the last callback belonged to.
     private var fileParts = 0
     private var currentPart: (isFile: Bool, end: UInt64)?
+    /// Sees each piece of the file once it is written (the route's `UploadInspector`).
+    private let inspector: (any UploadInspector)?
 
     /// nil when `multipart` and the post processor refuses the request's Content-Type (no boundary);
     /// the lease is then ended.
@@ -45,6 +47,7 @@ final class UploadReceiver {
         self.fd = fd
         self.discardLimit = discardLimit
         bodyLimit = route.maxBytes + (multipart == nil ? 0 : UploadRoute.multipartAllowance)
+        inspector = route.inspector?()
         guard let connection = multipart else {
             filename = request.query["filename"]
             contentType = request.header("content-type")
@@ -130,6 +133,7 @@ final class UploadReceiver {
             }
             offset += written
         }
+        inspector?.inspect(UnsafeRawBufferPointer(start: bytes, count: count))
     }
 
     // MARK: - Ending
@@ -151,7 +155,8 @@ final class UploadReceiver {
             lease.end()
             return .refused(.internal)
         }
-        let body = UploadedBody(file: lease.file, filename: filename, contentType: contentType, byteCount: fileBytes)
+        let body = UploadedBody(file: lease.file, filename: filename, contentType: contentType, byteCount: fileBytes,
+                                inspection: inspector?.finish())
         return .accepted(body, lease)
     }
 

@@ -19,6 +19,8 @@ public struct UploadRoute: Sendable {
     /// Runs once the whole body is on disk. `HTTPRequest.body` is empty; the bytes are in
     /// `UploadedBody.file`, which is deleted as soon as this returns: copy or move what must outlive it.
     public typealias Handler = @Sendable (HTTPRequest, UploadedBody) async throws -> HTTPResponse
+    /// Makes the inspector that sees one upload's bytes as they arrive (see `UploadInspector`).
+    public typealias Inspector = @Sendable () -> any UploadInspector
 
     /// Bytes multipart framing may add to a `Content-Length` beyond `maxBytes`: boundary lines, part
     /// headers (a long filename) and small extra fields. The file itself is still held to `maxBytes`.
@@ -28,10 +30,14 @@ public struct UploadRoute: Sendable {
     public var maxBytes: Int
     public var admit: Admit
     public var handler: Handler
+    /// nil: the bytes are only written.
+    public var inspector: Inspector?
 
-    public init(maxBytes: Int, admit: @escaping Admit = { _ in nil }, handler: @escaping Handler) {
+    public init(maxBytes: Int, admit: @escaping Admit = { _ in nil }, inspector: Inspector? = nil,
+                handler: @escaping Handler) {
         self.maxBytes = maxBytes
         self.admit = admit
+        self.inspector = inspector
         self.handler = handler
     }
 }

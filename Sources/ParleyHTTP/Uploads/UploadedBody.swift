@@ -14,11 +14,14 @@ public struct UploadedBody: Sendable {
     public var contentType: String?
     /// The file's size in bytes.
     public var byteCount: Int
+    /// What the route's `UploadInspector` made of the bytes as they arrived; nil without one.
+    public var inspection: (any Sendable)?
 
-    public init(file: URL, filename: String?, contentType: String?, byteCount: Int) {
+    public init(file: URL, filename: String?, contentType: String?, byteCount: Int, inspection: (any Sendable)? = nil) {
         self.file = file
         self.filename = filename
         self.contentType = contentType
         self.byteCount = byteCount
+        self.inspection = inspection
     }
 }

@@ -21,9 +21,21 @@ final class Database {
     /// The connection's search tokenizer: `Store.search` tells it whose rows a MATCH may find.
     let search: OwnedTrigramTokenizer
 
+    /// How a writer connection keeps its file safe across a crash.
+    enum Journal {
+        /// WAL, `synchronous = NORMAL`: readers never wait for the writer; a commit survives a process
+        /// crash (the main database).
+        case wal
+        /// A rollback journal (`TRUNCATE`), `synchronous = FULL`: appended pages are written once, and
+        /// a commit is on the disk when it returns (the files database: see `FileBlobs`). If the file
+        /// cannot leave WAL (another process has it open), it stays in WAL with `synchronous = FULL`,
+        /// which keeps the same promise.
+        case rollback
+    }
+
     /// Opens (creating if needed) the file at `path`. A reader connection is `query_only`, so a bug
-    /// can never write through it.
-    init(path: String, readOnly: Bool, busyTimeoutMilliseconds: Int32) throws(StoreError) {
+    /// can never write through it. `journal` matters to a writer only: readers follow the file's mode.
+    init(path: String, readOnly: Bool, busyTimeoutMilliseconds: Int32, journal: Journal = .wal) throws(StoreError) {
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &handle, flags, nil)
@@ -43,7 +55,7 @@ final class Database {
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
         do {
-            try configure(path: path, readOnly: readOnly)
+            try configure(path: path, readOnly: readOnly, journal: journal)
         } catch {
             // SQLite's own messages ("unable to open database file") never say which file.
             throw error.opening(path)
@@ -51,10 +63,17 @@ final class Database {
     }
 
     /// The pragmas every connection runs once opened.
-    private func configure(path: String, readOnly: Bool) throws(StoreError) {
+    private func configure(path: String, readOnly: Bool, journal: Journal) throws(StoreError) {
         // READWRITE silently falls back to read-only on a file this user cannot write.
         if !readOnly, sqlite3_db_readonly(handle, "main") == 1 {
             throw StoreError.sqlite(code: SQLITE_READONLY, message: "the file is not writable by this user")
+        }
+        if !readOnly, journal == .rollback {
+            // Best effort: see `Journal.rollback`.
+            _ = try queryFirst("PRAGMA journal_mode = TRUNCATE") { row in row.text(0) }
+            try execute("PRAGMA synchronous = FULL")
+            try execute("PRAGMA foreign_keys = ON")
+            return
         }
         // WAL lets readers run beside the one writer; synchronous=NORMAL still makes every
         // committed transaction survive a process crash (only an OS crash or power loss may

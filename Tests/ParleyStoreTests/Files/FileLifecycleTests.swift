@@ -129,6 +129,48 @@ final class FileLifecycleTests: FileTestCase {
         XCTAssertEqual(queued, 0)
     }
 
+    /// An OS crash can undo a delete in the main database (WAL, `synchronous = NORMAL`) but not the
+    /// removal of the blob that followed it (the files database commits to the disk): the row, which
+    /// was on its way out, goes at start instead of pointing at nothing.
+    func testARowWhoseBlobIsGoneIsRemovedAtStart() throws {
+        var store: Store? = try makeStore()
+        let kept = try save(try XCTUnwrap(store), upload: "kept", seed: 1)
+        let undone = try save(try XCTUnwrap(store), upload: "undone", seed: 2)
+        let message = try userMessage(try XCTUnwrap(store))
+        try XCTUnwrap(store).attachFiles([undone.id], toMessage: message.messageID, ownedBy: "alice")
+        let blobID = try XCTUnwrap(store).read { (database) throws(StoreError) in
+            try database.queryFirst("SELECT blob_id FROM files WHERE id = ?", [.text(undone.id)]) { $0.int64(0) }
+        }
+        try XCTUnwrap(store).fileBlobs.delete([try XCTUnwrap(blobID)])
+        store = nil
+
+        let reopened = try makeStore()
+        XCTAssertEqual(try reopened.collectOrphanFiles(), 0, "no blob to remove")
+        assertFileNotFound(undone.id, try reopened.file(id: undone.id, ownedBy: "alice"))
+        XCTAssertEqual(try reopened.messageFiles(messageID: message.messageID), [], "its message no longer shows it")
+        XCTAssertEqual(try drain(reopened.fileContent(id: kept.id, ownedBy: "alice")).bytes, pattern(1000, seed: 1))
+        let queued = try reopened.read { (database) throws(StoreError) in
+            try database.queryFirst("SELECT count(*) FROM released_blobs") { $0.int64(0) }
+        }
+        XCTAssertEqual(queued, 0)
+    }
+
+    /// The files database writes appended pages once (a rollback journal, not WAL) and commits to the
+    /// disk (`synchronous = FULL`) before the row that names a blob is written; a new file has 64 KiB
+    /// pages (`FileBlobs`).
+    func testTheFilesDatabaseUsesARollbackJournalThatSyncsAndLargePages() throws {
+        let store = try makeStore()
+        _ = try save(store, upload: "one")
+        let path = Store.filesDatabasePath(forDatabaseAt: databasePath)
+        let files = try Database(path: path, readOnly: true, busyTimeoutMilliseconds: 1000)
+        func single(_ sql: String) throws -> String? { try files.queryFirst(sql) { $0.text(0) } }
+        XCTAssertEqual(try single("PRAGMA page_size"), "65536")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path + "-wal"))
+        XCTAssertEqual(try store.fileBlobs.writerPragma("journal_mode"), "truncate")
+        XCTAssertEqual(try store.fileBlobs.writerPragma("synchronous"), "2", "FULL")
+        XCTAssertEqual(try store.fileBlobs.writerPragma("cache_size"), "-2000", "2,000 KiB, not 500 pages of 64 KiB")
+    }
+
     func testTheFilesDatabaseSitsBesideTheMainOne() throws {
         XCTAssertEqual(Store.filesDatabasePath(forDatabaseAt: "/data/parley.sqlite"), "/data/parley.files.sqlite")
         XCTAssertEqual(Store.filesDatabasePath(forDatabaseAt: "/data/parley"), "/data/parley.files.sqlite")

@@ -9,12 +9,23 @@ import Foundation
 /// document's UTF-8 text as bytes (a BLOB, written like the content). Ids are `AUTOINCREMENT`, never
 /// reused: a late removal of a released id can never hit a newer blob.
 ///
+/// ## Durability
+/// A rollback journal (`TRUNCATE`) with `synchronous = FULL` (`Database.Journal.rollback`), not WAL: a
+/// new blob's pages lie past the end of the file, so they are written once, into the file (the journal
+/// holds only the few pages that existed before), where WAL wrote every page twice (the `-wal` file, then
+/// the checkpoint). `insert` returns only once the blob is on the disk, before the row that names it is
+/// written: whatever crash comes (process, OS, power), a row never names a blob that is not there. The
+/// price is the `fdatasync` of the file (most of an upload's time on a slow disk) and the journal's
+/// few small ones; see README, "Uploads and images".
+///
 /// ## Concurrency contract
 /// Thread-safe. Writes run on this file's one writer connection under its own lock, each one
-/// `BEGIN IMMEDIATE` transaction; reads run on its own reader pool, each one deferred transaction. The
-/// main database's rows are the truth: a blob is written before the row that names it and removed after
-/// that row is gone, so a crash leaves at worst an unreferenced blob, which the server's start collects
-/// (`Store.collectOrphanFiles`).
+/// `BEGIN IMMEDIATE` transaction; reads run on its own reader pool, each one deferred transaction.
+/// Without WAL, a read waits (busy timeout) while a commit writes its pages, and a commit waits for the
+/// reads under way (each a chunk); `parley backup` reading this file holds commits back while it copies.
+/// The main database's rows are the truth: a blob is written before the row that names it and removed
+/// after that row is gone, so a crash leaves at worst an unreferenced blob, which the server's start
+/// collects (`Store.collectOrphanFiles`).
 final class FileBlobs: Sendable {
     private let writer: ExclusiveAccess<Database>
     private let readers: ReaderPool
@@ -43,7 +54,14 @@ final class FileBlobs: Sendable {
 
     /// Opens (creating if needed) the files database at `path`.
     init(path: String, readers: Int, busyTimeoutMilliseconds: Int32) throws(StoreError) {
-        let database = try Database(path: path, readOnly: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        let database = try Database(path: path, readOnly: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
+                                    journal: .rollback)
+        // Takes effect in a new file only (before its first table): fewer, larger pages for what are
+        // mostly whole files, so a 20 MB blob is 320 pages, not 5,000 (an older file keeps its size).
+        try database.execute("PRAGMA page_size = 65536")
+        // Said again after the page size: the connection's cache had counted SQLite's default 2,000 KiB in
+        // 4 KiB pages (500), and kept 500 pages of 64 KiB (31 MiB) after the first upload into a new file.
+        try database.execute("PRAGMA cache_size = -2000")
         let applied = try database.queryFirst("PRAGMA user_version") { row in Int(row.int64(0)) } ?? 0
         guard applied <= Self.schema.count else {
             throw StoreError.conflict(
@@ -149,6 +167,13 @@ final class FileBlobs: Sendable {
     func ids() throws(StoreError) -> [Int64] {
         try readers.read { (database) throws(StoreError) in
             try database.query("SELECT id FROM blobs ORDER BY id") { row in row.int64(0) }
+        }
+    }
+
+    /// The writer's answer to `PRAGMA name` (`journal_mode` and `synchronous` are the connection's own).
+    func writerPragma(_ name: String) throws(StoreError) -> String? {
+        try writer.withLock { (database) throws(StoreError) in
+            try database.queryFirst("PRAGMA \(name)") { row in row.text(0) }
         }
     }
 

@@ -8,7 +8,11 @@ extension Store {
     /// row; another process's saves it cannot see, so never call it from a command run beside a server.
     /// Steps: deleted files no message holds
     /// go (the trigger normally does it; this covers rows from before it or a crash); released blobs go;
-    /// then every blob whose id no `files` row names. Returns how many blobs were removed.
+    /// then every blob whose id no `files` row names; then every row whose blob is gone. The last
+    /// happens only after an OS crash or power loss undid a file's delete in the main database
+    /// (`synchronous = NORMAL` may lose its last commits) but not the removal of its blob (the files
+    /// database commits to the disk): the row was on its way out and has no bytes, so it goes.
+    /// Returns how many blobs were removed.
     @discardableResult
     public func collectOrphanFiles() throws(StoreError) -> Int {
         try fileSaves.withLock { (_) throws(StoreError) -> Int in
@@ -23,8 +27,18 @@ extension Store {
             let referenced = Set(try read { (database) throws(StoreError) in
                 try database.query("SELECT blob_id FROM files") { row in row.int64(0) }
             })
-            let orphans = try fileBlobs.ids().filter { !referenced.contains($0) }
+            let present = try fileBlobs.ids()
+            let orphans = present.filter { !referenced.contains($0) }
             try fileBlobs.delete(orphans)
+            let missing = referenced.subtracting(present).sorted()
+            if !missing.isEmpty {
+                _ = try write { (writer, _) throws(StoreError) in
+                    for id in missing {
+                        try writer.database.run("DELETE FROM files WHERE blob_id = ?", [.integer(id)])
+                    }
+                }
+                try releaseFileBlobs()  // the trigger queued the ids; their blobs are already gone
+            }
             return released + orphans.count
         }
     }

@@ -1,0 +1,95 @@
+import Foundation
+import ParleyAuth
+import ParleyTestSupport
+import XCTest
+
+/// Text documents are checked in the server's own process: with no `parley media-worker` to run at
+/// all, text, Markdown, CSV and JSON still upload (UTF-8 counted across the pieces the body arrives
+/// in, the hash of the bytes as sent), and text that is not UTF-8 or JSON that does not parse is
+/// still refused with its reason. Only an image needs the worker.
+final class TextDocumentUploadTests: XCTestCase {
+    private var parley: TestParley!
+
+    override func setUp() async throws {
+        parley = try TestParley(["PARLEY_MAX_FILE_BYTES": "4000000"]) { configuration in
+            configuration.media.workerExecutable = URL(fileURLWithPath: "/nonexistent/parley-media-worker")
+        }
+    }
+
+    override func tearDown() async throws {
+        await parley.stop()
+    }
+
+    private func upload(_ bytes: [UInt8], filename: String, multipart: Bool = false) async throws -> TestParley.Reply {
+        let base = parley.base
+        return try await Blocking.run {
+            var body = bytes
+            var headers = [("Content-Type", "application/octet-stream")]
+            var url = base + "/api/files?filename=" + filename
+            if multipart {
+                let boundary = "parley-text-boundary-91c2"
+                body = Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(filename)\"\r\n\r\n".utf8)
+                    + bytes + Array("\r\n--\(boundary)--\r\n".utf8)
+                headers = [("Content-Type", "multipart/form-data; boundary=\(boundary)")]
+                url = base + "/api/files"
+            }
+            let response = try TestHTTPClient().request("POST", url, headers: headers, body: body, timeout: 60)
+            return TestParley.Reply(status: response.status, headers: response.headers, text: response.text)
+        }
+    }
+
+    func testTextDocumentsNeedNoWorkerAndTheirCharactersAreCountedAcrossPieces() async throws {
+        // 2- 3- and 4-byte scalars at every offset, over many of the pieces a body arrives in.
+        let line = "aé€😀 ünïcödé ✓\n"
+        for (name, multipart, type) in [("notes.txt", false, "text/plain"), ("notes.md", true, "text/markdown"),
+                                        ("table.csv", true, "text/csv")] {
+            // Distinct bytes per file (the same bytes twice are one file).
+            let text = name + "\n" + String(repeating: line, count: 30_000)
+            let bytes = Array(text.utf8)
+            let created = try await upload(bytes, filename: name, multipart: multipart)
+            XCTAssertEqual(created.status, 201, "\(name): \(created.text)")
+            XCTAssertEqual(created.json["media_type"] as? String, type)
+            XCTAssertEqual(created.json["text_chars"] as? Int, text.unicodeScalars.count, name)
+            XCTAssertEqual(created.json["bytes"] as? Int, bytes.count)
+            XCTAssertEqual(created.json["sha256"] as? String, SHA256Digest.hex(of: bytes), "the hash of the bytes as sent")
+            if name == "notes.txt" {
+                let again = try await upload(bytes, filename: "copy.txt", multipart: true)
+                XCTAssertEqual(again.status, 200, "the same bytes again are the same file")
+                XCTAssertEqual(again.json["id"] as? String, created.json["id"] as? String)
+            }
+        }
+        let json = try await upload(Array(#"{"a": [1, 2.5, "é", null, true, {"b": []}]}"#.utf8), filename: "data.json")
+        XCTAssertEqual(json.status, 201, json.text)
+        XCTAssertEqual(json.json["media_type"] as? String, "application/json")
+        let scalar = try await upload(Array("42".utf8), filename: "n.json")
+        XCTAssertEqual(scalar.status, 201, "a top-level scalar is JSON: \(scalar.text)")
+
+        let image = try await upload(TestPNG.make(width: 20, height: 20), filename: "a.png")
+        XCTAssertEqual(image.status, 400, "an image still needs the worker, which is missing here")
+        XCTAssertEqual(image.errorCode, "invalid_file")
+    }
+
+    func testTextThatIsNotUTF8OrJSONThatDoesNotParseIsRefusedWithoutAWorker() async throws {
+        let valid = [UInt8](repeating: UInt8(ascii: "x"), count: 100_000)
+        let cases: [(bytes: [UInt8], name: String, reason: String)] = [
+            // Past the sniffer's first 4 KiB: only the check over the whole file sees it.
+            (valid + [0xC3, 0x28] + valid, "late.txt", "UTF-8"),
+            (valid + [0xED, 0xA0, 0x80], "surrogate.txt", "UTF-8"),
+            (valid + [0xE2, 0x82], "cut-at-the-end.txt", "UTF-8"),
+            (Array(#"{"a": [1, 2}"#.utf8), "broken.json", "does not parse"),
+            (Array(#"{"a": 1} {"b": 2}"#.utf8), "two.json", "does not parse"),
+            (Array(String(repeating: "[", count: 600).utf8) + Array(String(repeating: "]", count: 600).utf8),
+             "deep.json", "deeper than 512"),
+        ]
+        for multipart in [false, true] {
+            for (bytes, name, reason) in cases {
+                let refused = try await upload(bytes, filename: name, multipart: multipart)
+                XCTAssertEqual(refused.status, 400, "\(name): \(refused.text)")
+                XCTAssertEqual(refused.errorCode, "invalid_text", name)
+                XCTAssertTrue(refused.text.contains(reason), "\(name): \(refused.text)")
+            }
+        }
+        let list = try await parley.call("GET", "/api/files")
+        XCTAssertEqual((list.json["items"] as? [[String: Any]])?.count, 0, "nothing refused is stored")
+    }
+}
