@@ -14,10 +14,19 @@ struct ValueBuilder {
         case scalar(JSON)
     }
 
-    /// A container being built.
-    private enum Frame {
-        case object([String: JSON], key: String?)
-        case array([JSON])
+    /// A container being built: a class, so adding to it never copies what it holds (a value in an
+    /// array of values would be copied on every write while the array still refers to it).
+    private final class Frame {
+        let isArray: Bool
+        var fields: [String: JSON] = [:]
+        var items: [JSON] = []
+        var key: String?
+
+        init(isArray: Bool) {
+            self.isArray = isArray
+        }
+
+        var value: JSON { isArray ? .array(items) : .object(fields) }
     }
 
     let limits: SurfaceLimits
@@ -50,7 +59,7 @@ struct ValueBuilder {
                 stack = []
                 return nil
             }
-            stack.append(isArray(event) ? .array([]) : .object([:], key: nil))
+            stack.append(Frame(isArray: isArray(event)))
             return nil
         case .end:
             defer { depth -= 1 }
@@ -58,12 +67,7 @@ struct ValueBuilder {
             guard depth >= 3, inMessages else { return nil }
             if fault != nil { return depth == 3 ? finishElement(nil) : nil }
             guard let frame = stack.popLast() else { return nil }
-            let value: JSON
-            switch frame {
-            case .object(let fields, _): value = .object(fields)
-            case .array(let items): value = .array(items)
-            }
-            return place(value)
+            return place(frame.value)
         case .key(let key, let length):
             if depth == 1 { rootKey = key; return nil }
             guard depth >= 3, inMessages, fault == nil else { return nil }
@@ -72,7 +76,7 @@ struct ValueBuilder {
                 stack = []
                 return nil
             }
-            if case .object(let fields, _)? = stack.last { stack[stack.count - 1] = .object(fields, key: key) }
+            stack.last?.key = key
             return nil
         case .string(let text, let length):
             guard inMessages, depth >= 2 else { return nil }
@@ -96,14 +100,12 @@ struct ValueBuilder {
 
     /// Puts a finished value into its parent, or hands it out when it is an element of `messages`.
     private mutating func place(_ value: JSON) -> MessageExtractor.Element? {
-        guard let parent = stack.popLast() else { return finishElement(value) }
-        switch parent {
-        case .object(var fields, let key):
-            if let key { fields[key] = value }
-            stack.append(.object(fields, key: nil))
-        case .array(var items):
-            items.append(value)
-            stack.append(.array(items))
+        guard let parent = stack.last else { return finishElement(value) }
+        if parent.isArray {
+            parent.items.append(value)
+        } else if let key = parent.key {
+            parent.fields[key] = value
+            parent.key = nil
         }
         return nil
     }
