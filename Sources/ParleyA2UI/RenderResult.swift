@@ -5,11 +5,19 @@ import ParleyPrimitives
 /// was drawn and something was refused.
 public struct RenderResult: Sendable, Equatable {
     public let drawn: [(surfaceID: String, messages: Int)]
-    /// `{"index"?, "surface_id"?, "message"}` each.
+    /// `{"index"?, "surface_id"?, "message"}` each, at most `SurfaceSession.maxErrors`.
     public let errors: [JSON]
+    /// Errors past those, counted only.
+    public let unlisted: Int
+
+    public init(drawn: [(surfaceID: String, messages: Int)], errors: [JSON], unlisted: Int = 0) {
+        self.drawn = drawn
+        self.errors = errors
+        self.unlisted = unlisted
+    }
 
     public static func == (lhs: RenderResult, rhs: RenderResult) -> Bool {
-        lhs.errors == rhs.errors && lhs.drawn.map(\.surfaceID) == rhs.drawn.map(\.surfaceID)
+        lhs.errors == rhs.errors && lhs.unlisted == rhs.unlisted && lhs.drawn.map(\.surfaceID) == rhs.drawn.map(\.surfaceID)
             && lhs.drawn.map(\.messages) == rhs.drawn.map(\.messages)
     }
 
@@ -19,7 +27,7 @@ public struct RenderResult: Sendable, Equatable {
     public var structured: JSON {
         .object(["surfaces": .array(drawn.map { .object(["surface_id": .string($0.surfaceID),
                                                          "messages": .integer(Int64($0.messages))]) }),
-                 "errors": .array(errors)])
+                 "errors": .array(errors), "unlisted_errors": .integer(Int64(unlisted))])
     }
 
     /// The same, as the text a model reads.
@@ -34,6 +42,7 @@ public struct RenderResult: Sendable, Equatable {
         if !errors.isEmpty {
             lines.append("Refused (not shown; fix and send again):")
             lines += errors.compactMap { $0["message"]?.stringValue }.map { "- " + $0 }
+            if unlisted > 0 { lines.append("- and \(unlisted) more") }
         }
         return lines.joined(separator: "\n")
     }

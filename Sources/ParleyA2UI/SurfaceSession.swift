@@ -17,12 +17,22 @@ public final class SurfaceSession {
         var count = 0
         /// Surfaces in the order first drawn, with how many of their messages were sent.
         var drawn: [(surfaceID: String, messages: Int)] = []
-        var errors: [JSON] = []
+        private(set) var errors: [JSON] = []
+        /// Errors past `maxErrors`, counted only.
+        private(set) var unlisted = 0
 
         init(limits: SurfaceLimits) {
             extractor = MessageExtractor(limits: limits)
         }
+
+        func add(_ error: JSON) {
+            if errors.count < SurfaceSession.maxErrors { errors.append(error) } else { unlisted += 1 }
+        }
     }
+
+    /// Errors one call's result lists (the rest are counted), so arguments full of bad messages cannot
+    /// make a result larger than what the model wrote.
+    public static let maxErrors = 32
 
     private var board: SurfaceBoard
     private var calls: [String: Call] = [:]
@@ -42,15 +52,15 @@ public final class SurfaceSession {
         let call = self.call(callID)
         let emitted = take(call.extractor.finish(), into: call)
         if let syntax = call.extractor.syntaxError {
-            call.errors.append(.object(["message": .string(syntax)]))
+            call.add(.object(["message": .string(syntax)]))
         }
         calls[callID] = nil
         if calls.isEmpty {
             for error in board.finish() {
-                call.errors.append(.object(["surface_id": .string(error.surfaceID ?? ""), "message": .string(error.message)]))
+                call.add(.object(["surface_id": .string(error.surfaceID ?? ""), "message": .string(error.message)]))
             }
         }
-        return (emitted, RenderResult(drawn: call.drawn, errors: call.errors))
+        return (emitted, RenderResult(drawn: call.drawn, errors: call.errors, unlisted: call.unlisted))
     }
 
     private func call(_ id: String) -> Call {
@@ -67,7 +77,7 @@ public final class SurfaceSession {
             call.count += 1
             switch element {
             case .fault(_, let reason):
-                call.errors.append(.object(["index": .integer(Int64(index)), "message": .string("message \(index): \(reason)")]))
+                call.add(.object(["index": .integer(Int64(index)), "message": .string("message \(index): \(reason)")]))
             case .message(let json):
                 switch board.apply(json) {
                 case .held:
@@ -75,7 +85,7 @@ public final class SurfaceSession {
                 case .refused(let error):
                     var fields: [String: JSON] = ["index": .integer(Int64(index)), "message": .string("message \(index): \(error.message)")]
                     if let id = error.surfaceID { fields["surface_id"] = .string(id) }
-                    call.errors.append(.object(fields))
+                    call.add(.object(fields))
                 case .emitted(let messages):
                     for message in messages {
                         out.append(Emitted(surfaceID: message.surfaceID, message: message.json))

@@ -97,3 +97,23 @@ extension MessageExtractor {
         feed(utf8: Array(bytes))
     }
 }
+
+/// One reply's render_ui calls: what a call drew and what it had refused, bounded.
+final class SurfaceSessionTests: XCTestCase {
+    func testACallReportsWhatItDrewAndAtMostMaxErrorsErrors() {
+        let session = SurfaceSession(board: A2UISamples.board())
+        let bad = Array(repeating: #"{"version":"v0.8"}"#, count: 100).joined(separator: ",")
+        var emitted = session.feed(call: "c1", #"{"messages":["# + bad + ",")
+        emitted += session.feed(call: "c1", A2UISamples.create("s").text + "," + A2UISamples.components("s", [A2UISamples.text("root")]).text)
+        XCTAssertEqual(emitted.map(\.surfaceID), ["s", "s"])
+        let finished = session.finish(call: "c1")
+        XCTAssertEqual(finished.emitted, [], "the arguments never closed: nothing more")
+        XCTAssertEqual(finished.result.drawn.map(\.surfaceID), ["s"])
+        XCTAssertEqual(finished.result.errors.count, SurfaceSession.maxErrors)
+        // 100 refused messages, and the arguments' syntax error (unfinished): the rest counted.
+        XCTAssertEqual(finished.result.unlisted, 100 + 1 - SurfaceSession.maxErrors)
+        XCTAssertFalse(finished.result.isError, "something was drawn")
+        XCTAssertTrue(finished.result.text.contains("Drawn: s (2 messages)"), finished.result.text)
+        XCTAssertTrue(finished.result.text.contains("and \(100 + 1 - SurfaceSession.maxErrors) more"), finished.result.text)
+    }
+}
