@@ -161,8 +161,17 @@ def test_the_tools_list_of_the_chat_settings(browser, parley_fake):
     conversation = new_conversation(parley_fake, tools=())
     open_page(browser, parley_fake.base, f"/#/c/{conversation}")
     browser.find_element(By.ID, "system-toggle").click()
-    box = wait_until(lambda: browser.find_element(By.CSS_SELECTOR, ".tools-picker .tool-pick-box"),
-                     message="the tools listed")
+    wait_until(lambda: browser.find_elements(By.CSS_SELECTOR, ".tools-picker .tool-pick-box"),
+               message="the tools listed")
+
+    def tool_box():
+        """search_history's box (the built-in parley/render_ui is listed before it)."""
+        for candidate in browser.find_elements(By.CSS_SELECTOR, ".tools-picker .tool-pick-box"):
+            text = browser.find_element(By.CSS_SELECTOR, f"label[for='{candidate.get_attribute('id')}']").text
+            if TOOL in text:
+                return candidate
+        return None
+    box = wait_until(tool_box, message="search_history listed")
     label = browser.find_element(By.CSS_SELECTOR, f"label[for='{box.get_attribute('id')}']")
     assert "Search history" in label.text and TOOL in label.text, label.text
     assert not box.is_selected()
@@ -175,8 +184,7 @@ def test_the_tools_list_of_the_chat_settings(browser, parley_fake):
     browser.find_element(By.ID, "system-cancel").click()
     browser.refresh()
     browser.find_element(By.ID, "system-toggle").click()
-    wait_until(lambda: browser.find_element(By.CSS_SELECTOR, ".tools-picker .tool-pick-box").is_selected(),
-               message="the saved tool ticked")
+    wait_until(lambda: tool_box() is not None and tool_box().is_selected(), message="the saved tool ticked")
 
 
 # MARK: - Calls that ask first: an MCP server (Tests/mcp/test_server.py over stdio) with approval "always"
