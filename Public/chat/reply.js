@@ -11,7 +11,7 @@ const FINISHED_WORDS = { complete: 'The answer is complete.', stopped: 'The answ
 /** `regenerate(id)` is the Retry of a failed answer; `finished()` runs when a followed reply ends (the
  *  conversation's totals changed). Returns `follow(id)`, `stop()` and `showServerError(message)`. */
 export function replyFollower({
-  model, messages, composer, scroller, live, announce, describe, regenerate, finished = () => {},
+  model, messages, composer, scroller, live, announce, describe, regenerate, surfaces, finished = () => {},
 }) {
   function showServerError(message) {
     const el = messages.elementFor(message.id);
@@ -49,6 +49,9 @@ export function replyFollower({
           case 'tool_call_delta':
           case 'tool_result':
             messages.showToolCall(el, model.applyToolEvent(message, name, data));
+            break;
+          case 'surface': // an A2UI message of an interactive answer (surfaces/surface-board.js)
+            surfaces.apply(el, message, data);
             break;
           case 'error':
             model.applyError(message, data);

@@ -6,6 +6,9 @@
 // as HTML; a result's images are the server's URL (the page's CSP allows only 'self' images).
 import { argumentsText, awaitsDecision, RUNNING_STATUSES } from './tool-parts.js';
 
+/** The built-in tool that draws interactive answers (issue 22). */
+const RENDER_UI = 'parley/render_ui';
+
 const STATUS_WORDS = {
   streaming: 'Preparing the call…',
   awaiting_approval: 'Waiting for your approval',
@@ -54,7 +57,8 @@ export function createToolCard(part, view) {
   const summary = make('summary', 'tool-card-arguments-summary', 'Arguments');
   summary.addEventListener('click', () => { args.setByHand = true; });
   args.append(summary, textBox('tool-card-arguments-text', ''));
-  args.open = part.status === 'streaming' || part.status === 'awaiting_approval';
+  // The arguments of parley/render_ui are the interactive answer drawn below the card: closed.
+  args.open = (part.status === 'streaming' && part.tool !== RENDER_UI) || part.status === 'awaiting_approval';
 
   const approval = make('div', 'tool-card-approval');
   const approve = make('button', 'button primary small', 'Approve');
