@@ -87,6 +87,7 @@ export function replyFollower({
   function finishAnswer(el, message, done) {
     model.applyDone(message, done);
     messages.showDone(el, message, done.patch);
+    surfaces.schedule(); // a surface left without its root says it was not finished
     composer.showStreaming(model.streamingId !== null);
     scroller.stick();
     const words = FINISHED_WORDS[message.status] || '';

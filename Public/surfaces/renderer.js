@@ -32,6 +32,7 @@ export class SurfaceView {
     this.onAction = onAction;
     this.onOpenUrl = onOpenUrl;
     this.binders = [];
+    this.finished = false; // the reply drawing it has ended (a tree without root then stays without)
     this.element = document.createElement('div');
     this.element.className = 'surface';
     this.element.setAttribute('role', 'group');
@@ -50,8 +51,9 @@ export class SurfaceView {
     const state = this.state;
     this.element.classList.toggle('is-pending', !state.ready);
     if (!state.ready) {
-      const note = state.created && !state.knownCatalog ? 'This interactive answer uses a catalog Parley cannot draw.'
-        : state.deleted ? '' : 'Drawing an interactive answer…';
+      let note = this.finished ? 'This interactive answer was not finished.' : 'Drawing an interactive answer…';
+      if (state.created && !state.knownCatalog) note = 'This interactive answer uses a catalog Parley cannot draw.';
+      if (state.deleted) note = '';
       this.element.replaceChildren(...(note ? [display.make('p', 'surface-placeholder', note)] : []));
       return;
     }

@@ -108,6 +108,13 @@ export class SurfaceBoard {
       let changed = from === 0;
       for (const item of group.items.slice(from)) if (entry.state.apply(item.message, item.replyId)) changed = true;
       entry.keys = group.keys;
+      // A reply that ended before its surface had a root (stopped, failed) says so instead of drawing.
+      const maker = this.model.messages.get(entry.state.createdBy || group.hosts[0].replyId);
+      const finished = Boolean(maker && maker.status !== 'streaming');
+      if (entry.view.finished !== finished) {
+        entry.view.finished = finished;
+        if (!entry.state.ready) changed = true;
+      }
       if (changed) entry.view.render();
       this.place(entry, group.hosts);
     }
