@@ -8,6 +8,7 @@ state; a branch switch shows the other state; a reply stopped before `root` says
 finished; `openUrl` asks before it opens; and nothing executes when the XSS payloads of the Markdown
 tests are put into every string field of every component."""
 import json
+import os
 import threading
 
 import pytest
@@ -16,6 +17,7 @@ from selenium.webdriver.common.keys import Keys
 
 from axe_check import assert_accessible
 from conftest import last_assistant_id, messages, open_page, screenshot, send_message, wait_idle, wait_until
+from parley_process import ROOT
 from test_attachments import png_bytes
 
 TOOL = "parley/render_ui"
@@ -209,6 +211,9 @@ def test_every_component_renders_and_a_form_sends_its_values(browser, parley_fak
         wait_until(lambda: dialog.get_attribute("open") is None, message="the modal closed")
         assert_accessible(browser, "surface of every component")
         screenshot(browser, artifacts, "surface-every-component")
+        if os.environ.get("UPDATE_SCREENSHOT") == "1":  # refreshes the committed docs/surface.png (README)
+            browser.execute_script("arguments[0].scrollIntoView({block: 'start'})", surface)
+            (ROOT / "docs" / "surface.png").write_bytes(surface.screenshot_as_png)
 
         # Fill the form: the bound caption follows the name as it is typed.
         name = surface.find_element(By.CSS_SELECTOR, "input[type='text']")
