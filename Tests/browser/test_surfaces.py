@@ -113,7 +113,7 @@ def every_component(surface_id, image_id, text=lambda default: default):
         {"id": "day", "component": "DateTimeInput", "label": t("Delivery day"), "enableDate": True,
          "value": {"path": "/day"}},
         {"id": "order", "component": "Button", "child": "order_label", "variant": "primary", "action": {"event": {
-            "name": "order", "context": {"name": {"path": "/name"}, "cheese": {"path": "/cheese"},
+            "name": t("order"), "context": {"name": {"path": "/name"}, "cheese": {"path": "/cheese"},
                                          "size": {"path": "/size"}, "extras": {"path": "/extras"},
                                          "qty": {"path": "/qty"}, "day": {"path": "/day"}, "note": t("from the form")}}}},
         {"id": "order_label", "component": "Text", "text": t("Order")},
@@ -363,6 +363,10 @@ def test_nothing_executes_from_any_string_field(browser, parley_fake, fake_upstr
         return PAYLOADS[next(counter) % len(PAYLOADS)] + " " + default
 
     items = every_component("xss", image, hostile)
+    # Ids are strings too: one that would close an attribute or a selector.
+    odd = '"]><img src=x onerror=window.__pwned=1>'
+    items[1]["children"].append(odd)
+    items.append({"id": odd, "component": "Text", "text": hostile("odd id")})
     hostile_data = {"name": PAYLOADS[0], "cheese": True, "size": [PAYLOADS[2]], "extras": [], "qty": 1,
                     "day": PAYLOADS[3], "people": [{"name": payload} for payload in PAYLOADS]}
     script_surface(fake_upstream, [create("xss"), components("xss", items), data("xss", hostile_data)])
@@ -380,6 +384,15 @@ def test_nothing_executes_from_any_string_field(browser, parley_fake, fake_upstr
         assert [img.get_attribute("src").split("/api/")[-1] for img in images] == [f"files/{image}"]
         assert len(surface.find_elements(By.CSS_SELECTOR, ".a2ui-list > li")) == len(PAYLOADS)
         assert browser.execute_script("return window.__pwned === undefined")
+        assert "odd id" in surface.text
         assert_accessible(browser, "surface with hostile strings")
+        # The action's name and values come back as text in the chip of its turn.
+        fake_upstream.rounds = [{"text": ["Noted."]}]
+        surface.find_element(By.XPATH, ".//button[contains(normalize-space(), 'Order')]").click()
+        turns = wait_until(lambda: action_turns(browser), message="the action's user turn")
+        wait_idle(browser)
+        assert "order" in turns[0]["chip"] and PAYLOADS[0] in " ".join(turns[0]["context"]), turns
+        assert not browser.find_elements(By.CSS_SELECTOR, ".action-turn script, .action-turn img, .action-turn a")
+        assert browser.execute_script("return window.__pwned === undefined")
     finally:
         fake_upstream.rounds = []
