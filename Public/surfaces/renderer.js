@@ -85,6 +85,7 @@ export class SurfaceView {
     const node = COMPONENTS[component.component](component, this.context(scope, inner, options));
     node.classList.add('a2ui-component');
     node.dataset.a2uiKey = `${scope}#${id}`;
+    node.dataset.a2uiComponent = component.component;
     if (options.weighted && typeof component.weight === 'number' && component.weight > 0) {
       node.classList.add(`weight-${Math.min(6, Math.max(1, Math.round(component.weight)))}`);
     }

@@ -89,13 +89,14 @@ export class SurfaceBoard {
   /** Folds and draws every surface of the branch shown. */
   refresh() {
     const groups = this.collect();
-    for (const id of [...this.surfaces.keys()]) if (!groups.has(id)) this.surfaces.delete(id);
+    for (const id of [...this.surfaces.keys()]) if (!groups.has(id)) this.forget(id);
     for (const [id, group] of groups) {
       let entry = this.surfaces.get(id);
       let from = 0;
       if (entry && isPrefix(entry.keys, group.keys)) {
         from = entry.keys.length;
       } else {
+        this.forget(id); // another branch: its state is folded again from the start
         const state = new SurfaceState(id);
         entry = { state, keys: [], status: make('p', 'surface-status') };
         entry.status.setAttribute('role', 'status');
@@ -118,6 +119,15 @@ export class SurfaceBoard {
       if (changed) entry.view.render();
       this.place(entry, group.hosts);
     }
+  }
+
+  /** Drops surface `id`'s state and takes its drawing off the page. */
+  forget(id) {
+    const entry = this.surfaces.get(id);
+    if (!entry) return;
+    entry.view.element.remove();
+    entry.status.remove();
+    this.surfaces.delete(id);
   }
 
   /** The surface in the host of the reply that created it; notes in the others. */

@@ -98,6 +98,8 @@ export function updateToolCard(card, part, view) {
   let words = STATUS_WORDS[part.status] || part.status;
   if (part.status === 'awaiting_approval' && part.decision === 'approve') words = 'Approved; waiting for the other calls';
   if (part.status === 'complete' && failed) words = 'Failed';
+  // Until its first complete tree arrives, the interactive answer is this card's words (no half tree).
+  if (part.status === 'streaming' && part.tool === RENDER_UI) words = 'Drawing an interactive answer…';
   const statusText = card.querySelector('.tool-card-status-text');
   if (statusText.textContent !== words) statusText.textContent = words;
 

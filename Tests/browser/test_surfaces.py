@@ -1,12 +1,12 @@
 """Interactive answers on the page (issue 22), against a real Parley and the scripted fake upstream, whose
 model calls the built-in `parley/render_ui` with A2UI v0.9 messages in streamed argument fragments:
 every component of the basic catalog renders (tabs, modal, a template list, the uploaded image) and is
-axe-clean in both colour schemes; a placeholder shows until `root` has arrived; a form's values go out
-in the action, whose user turn shows as a chip and reaches the model; a reply to the action updates
-the surface in place (marked "updated by a later reply"); a reload and a second tab show the same
-state; a branch switch shows the other state; a reply stopped before `root` says the surface was not
-finished; `openUrl` asks before it opens; and nothing executes when the XSS payloads of the Markdown
-tests are put into every string field of every component."""
+axe-clean in both colour schemes; a form's values go out in the action, whose user turn shows as a
+chip and reaches the model; `openUrl` asks before it opens; no half tree ever shows (the card says it
+is drawing until the tree is complete) and a stop keeps what was complete; a reply to the action
+updates the surface where it was created (marked "updated by a later reply"); a reload and a second
+tab show the same state; a branch switch shows the other state; and nothing executes when the XSS
+payloads of the Markdown tests are put into every string field (and an id) of every component."""
 import json
 import os
 import threading
@@ -24,6 +24,10 @@ TOOL = "parley/render_ui"
 FUNCTION = "parley__render_ui"
 CATALOG = "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"
 V = "v0.9"
+
+# The components of v0.9's basic catalog Parley draws (Video and AudioPlayer are refused), and Modal.
+CATALOG_COMPONENTS = ["Text", "Image", "Icon", "Row", "Column", "List", "Card", "Tabs", "Divider", "Modal", "Button",
+                      "TextField", "CheckBox", "ChoicePicker", "Slider", "DateTimeInput"]
 
 # The payload collection of Tests/ParleyMarkdownTests (testPayloadCollectionRendersInert), with
 # handlers that would set window.__pwned rather than open an alert.
@@ -80,7 +84,7 @@ def upload_png(server):
     reply = server.call("POST", "/api/files?filename=pizza.png", raw=png_bytes(24, 16),
                         headers={"Content-Type": "image/png"})
     assert reply.status in (200, 201), reply.status
-    return reply.json()["id"]
+    return reply.json["id"]
 
 
 def every_component(surface_id, image_id, text=lambda default: default):
@@ -142,8 +146,7 @@ return [...el.querySelectorAll('.surface-host')].map((host) => {
   return {id: host.dataset.surfaceId, home: host.classList.contains('is-home'), note: note ? note.textContent : '',
           pending: surface ? surface.classList.contains('is-pending') : null,
           text: surface ? surface.innerText : '',
-          kinds: surface ? [...surface.querySelectorAll('.a2ui-component')].map((node) =>
-            [...node.classList].find((name) => name.startsWith('a2ui-') && name !== 'a2ui-component' && name !== 'a2ui-flex')) : []};
+          kinds: surface ? [...surface.querySelectorAll('.a2ui-component')].map((node) => node.dataset.a2uiComponent) : []};
 });
 """
 
@@ -181,10 +184,7 @@ def test_every_component_renders_and_a_form_sends_its_values(browser, parley_fak
         wait_idle(browser)
         shown = surfaces(browser, answer)
         assert len(shown) == 1 and shown[0]["home"] and not shown[0]["pending"] and shown[0]["note"] == "", shown
-        for kind in ("a2ui-card", "a2ui-column", "a2ui-row", "a2ui-text", "a2ui-icon", "a2ui-image", "a2ui-tabs",
-                     "a2ui-divider", "a2ui-textfield", "a2ui-checkbox", "a2ui-choices", "a2ui-slider-field",
-                     "a2ui-datetime", "a2ui-button", "a2ui-modal", "a2ui-list"):
-            assert kind in shown[0]["kinds"], (kind, shown[0]["kinds"])
+        assert sorted(set(shown[0]["kinds"])) == sorted(CATALOG_COMPONENTS), shown[0]["kinds"]
         surface = surface_el(browser, answer)
         image_el = surface.find_element(By.CSS_SELECTOR, ".a2ui-image img")
         assert image_el.get_attribute("src").endswith(f"/api/files/{image}") and image_el.get_attribute("alt") == "A pizza"
@@ -242,7 +242,7 @@ def test_every_component_renders_and_a_form_sends_its_values(browser, parley_fak
         assert isinstance(sent["timestamp"], str) and sent["timestamp"].endswith("Z"), sent
         # The model read the action: its JSON is in the last user message it got.
         last = fake_upstream.requests[-1]["messages"][-1]
-        assert last["role"] == "user" and '"Grace"' in json.dumps(last), last
+        assert last["role"] == "user" and '"name":"Grace"' in last["content"], last
         assert "One large pizza, coming." in messages(browser, "assistant")[-1].text
         assert browser.find_element(By.CSS_SELECTOR, f".message[data-id='{turn['id']}'] [data-action='edit']").is_displayed() is False
         assert_accessible(browser, "surface action turn")
@@ -271,28 +271,61 @@ def test_openurl_asks_before_it_opens(browser, parley_fake, fake_upstream):
         fake_upstream.rounds = []
 
 
-def test_a_placeholder_until_root_and_a_stop_before_it(browser, parley_fake, fake_upstream):
-    conversation = new_conversation(parley_fake, "Placeholder")
+def held_call(messages_, cut_before):
+    """A scripted answer whose render_ui arguments stop (held by the returned event) just before the
+    `cut_before`-th message."""
+    text = json.dumps({"messages": messages_})
+    cut = 0
+    for _ in range(cut_before + 1):
+        cut = text.index('{"version"', cut + 1)
     hold = threading.Event()
-    # The createSurface message is complete in the first fragments; the rest (with root) is held back.
-    items = [create("late"), components("late", [{"id": "root", "component": "Text", "text": "Finally here"}])]
-    text = json.dumps({"messages": items})
-    cut = text.index('"updateComponents"')
+    return hold, {"text": ["Drawing."], "calls": [("call_ui", FUNCTION, [text[:cut], text[cut:]])], "hold": (1, hold)}
+
+
+def card_state(driver, message_id):
+    return driver.execute_script(
+        "const card = document.querySelector(`#message-list .message[data-id=\"${arguments[0]}\"] .tool-card`);"
+        "return card ? card.querySelector('.tool-card-status-text').textContent : null;", message_id)
+
+
+def test_no_half_tree_shows_and_a_stop_keeps_what_was_complete(browser, parley_fake, fake_upstream):
+    conversation = new_conversation(parley_fake, "Cut short")
+    tree = [{"id": "root", "component": "Column", "children": ["status"]},
+            {"id": "status", "component": "Text", "text": {"path": "/status"}}]
+    # Cut after the tree and its first data: what was complete is drawn, and kept by a stop.
+    hold, round_ = held_call([create("cut"), components("cut", tree), data("cut", "Status: first", "/status"),
+                              data("cut", "Status: second", "/status")], cut_before=3)
     fake_upstream.mode = "ok"
-    fake_upstream.rounds = [{"text": ["Drawing."], "calls": [("call_ui", FUNCTION, [text[:cut], text[cut:]])],
-                             "hold": (1, hold)}, {"text": ["Done."]}]
+    fake_upstream.rounds = [round_, {"text": ["Done."]}]
     try:
         open_page(browser, parley_fake.base, f"/#/c/{conversation}")
-        send_message(browser, "Draw slowly")
-        answer = last_assistant_id(browser)
-        shown = wait_until(lambda: surfaces(browser, answer), message="the surface's place")
-        assert shown[0]["pending"] and shown[0]["kinds"] == [] and "Drawing an interactive answer" in shown[0]["text"], shown
+        send_message(browser, "Draw, then be stopped")
+        first = last_assistant_id(browser)
+        wait_drawn(browser, first, "Status: first")
+        assert card_state(browser, first) == "Drawing an interactive answer…"
         browser.find_element(By.ID, "stop").click()
         wait_idle(browser)
-        wait_until(lambda: "was not finished" in surfaces(browser, answer)[0]["text"], message="the unfinished note")
+        hold.set()
         browser.refresh()
-        wait_until(lambda: surfaces(browser, answer) and "was not finished" in surfaces(browser, answer)[0]["text"],
-                   message="the unfinished note after a reload")
+        wait_drawn(browser, first, "Status: first")
+        assert "second" not in surfaces(browser, first)[0]["text"]
+
+        # Cut before the tree has its root: the card says it is drawing, no part of the tree shows, and
+        # after a stop nothing broken is left.
+        hold, round_ = held_call([create("early"), components("early", tree[1:]),
+                                  components("early", tree[:1]), data("early", "Status: late", "/status")], cut_before=2)
+        fake_upstream.rounds = [round_, {"text": ["Done."]}]
+        send_message(browser, "Draw slowly")
+        second = last_assistant_id(browser)
+        wait_until(lambda: card_state(browser, second) == "Drawing an interactive answer…", message="the drawing card")
+        assert not browser.find_elements(By.CSS_SELECTOR, f"#message-list .message[data-id='{second}'] .a2ui-component")
+        browser.find_element(By.ID, "stop").click()
+        wait_idle(browser)
+        hold.set()
+        browser.refresh()
+        wait_until(lambda: card_state(browser, second) not in (None, "Drawing an interactive answer…"), message="the card after a reload")
+        assert not browser.find_elements(By.CSS_SELECTOR, f"#message-list .message[data-id='{second}'] .a2ui-component")
+        wait_drawn(browser, first, "Status: first")
     finally:
         hold.set()
         fake_upstream.rounds = []
