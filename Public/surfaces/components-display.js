@@ -6,7 +6,8 @@ import { iconLabel, iconNode } from './icons.js';
 
 /** The only images drawn: the caller's own Parley files (the server checks the same). */
 const FILE_URL = /^\/api\/files\/[A-Za-z0-9_-]{1,128}(\?variant=(thumb|preview))?$/;
-const HEADINGS = { h1: 'h3', h2: 'h4', h3: 'h5', h4: 'h6', h5: 'h6' };
+/** The page's title is its h1: an answer's headings start at h2. */
+const HEADINGS = { h1: 'h2', h2: 'h3', h3: 'h4', h4: 'h5', h5: 'h6' };
 
 export function make(tag, className, text) {
   const node = document.createElement(tag);

@@ -135,6 +135,13 @@ export function remembers(card) {
 
 function showResult(card, part, view, title) {
   const box = card.querySelector('.tool-card-result');
+  // What render_ui answers the model ("drawn: …") is for the model; the surface shows the outcome.
+  if (part.tool === RENDER_UI && part.result && !part.result.is_error && !renderErrors(part.result)) {
+    box.replaceChildren();
+    box.shownKey = null;
+    box.hidden = true;
+    return;
+  }
   const key = JSON.stringify([part.result ?? null, part.status]);
   if (box.shownKey === key) return;
   box.shownKey = key;
@@ -160,6 +167,12 @@ function showResult(card, part, view, title) {
   }
   box.replaceChildren(...children);
   box.hidden = children.length === 0;
+}
+
+/** Whether render_ui's `result` names validation errors (its structured content's `errors`). */
+function renderErrors(result) {
+  const errors = result.structured_content && result.structured_content.errors;
+  return Array.isArray(errors) && errors.length > 0;
 }
 
 /** Whether content `item` is the text of `structured` (the same JSON). */
