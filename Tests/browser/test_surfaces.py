@@ -350,6 +350,13 @@ def test_later_replies_update_it_and_a_branch_switch_shows_the_other_state(brows
         first = last_assistant_id(browser)
         wait_drawn(browser, first, "Status: open")
         wait_idle(browser)
+        # A second tab open on the same conversation.
+        original = browser.current_window_handle
+        browser.switch_to.new_window("tab")
+        other = browser.current_window_handle
+        open_page(browser, parley_fake.base, f"/#/c/{conversation}")
+        wait_drawn(browser, first, "Status: open")
+        browser.switch_to.window(original)
         # The reply to the action changes the same surface: it shows in the first reply, marked.
         script_surface(fake_upstream, [data("vote", "Status: counted", "/status")], text="Counting.", after="Counted.")
         surface_el(browser, first).find_element(By.XPATH, ".//button[normalize-space()='Vote yes']").click()
@@ -362,12 +369,11 @@ def test_later_replies_update_it_and_a_branch_switch_shows_the_other_state(brows
         later = surfaces(browser, second)
         assert len(later) == 1 and not later[0]["home"] and later[0]["note"].startswith("Updated an interactive answer above."), later
         assert later[0]["text"] == "", "the surface is drawn once, where it was created"
-        # Reload and a second tab: the same state from the stored parts.
-        browser.refresh()
+        # The second tab followed live; a reload shows the same state from the stored parts.
+        browser.switch_to.window(other)
         wait_drawn(browser, first, "Status: counted")
-        original = browser.current_window_handle
-        browser.switch_to.new_window("tab")
-        open_page(browser, parley_fake.base, f"/#/c/{conversation}")
+        wait_until(lambda: surfaces(browser, first)[0]["note"] == "Updated by a later reply.", message="the note live")
+        browser.refresh()
         wait_drawn(browser, first, "Status: counted")
         assert surfaces(browser, first)[0]["note"] == "Updated by a later reply."
         browser.close()
