@@ -439,3 +439,30 @@ def test_nothing_executes_from_any_string_field(browser, parley_fake, fake_upstr
         assert browser.execute_script("return window.__pwned === undefined")
     finally:
         fake_upstream.rounds = []
+
+
+def test_a_surface_a_later_reply_deletes_is_taken_off_with_a_note(browser, parley_fake, fake_upstream):
+    conversation = new_conversation(parley_fake, "Done with it")
+    tree = [{"id": "root", "component": "Button", "child": "label", "action": {"event": {"name": "finish"}}},
+            {"id": "label", "component": "Text", "text": "Finish"}]
+    script_surface(fake_upstream, [create("once"), components("once", tree)])
+    try:
+        open_page(browser, parley_fake.base, f"/#/c/{conversation}")
+        send_message(browser, "One button")
+        first = last_assistant_id(browser)
+        wait_drawn(browser, first, "Finish")
+        wait_idle(browser)
+        script_surface(fake_upstream, [{"version": V, "deleteSurface": {"surfaceId": "once"}}], text="Closing.", after="Closed.")
+        surface_el(browser, first).find_element(By.XPATH, ".//button[normalize-space()='Finish']").click()
+        wait_until(lambda: last_assistant_id(browser) != first, message="the reply to the action")
+        later = last_assistant_id(browser)
+        wait_until(lambda: surfaces(browser, first)[0]["note"] == "This interactive answer was removed by a later reply.",
+                   message="the removed note")
+        wait_idle(browser)
+        assert surfaces(browser, first)[0]["kinds"] == [] and surfaces(browser, first)[0]["pending"] is None
+        assert surfaces(browser, later)[0]["note"] == "Removed an interactive answer above."
+        browser.refresh()
+        wait_until(lambda: surfaces(browser, first) and surfaces(browser, first)[0]["note"].startswith("This interactive answer was removed"),
+                   message="the removed note after a reload")
+    finally:
+        fake_upstream.rounds = []
