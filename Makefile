@@ -76,6 +76,11 @@ OPENAI_VENV = .build/openai-venv
 # venv made here.
 OPENAPI_VENV = .build/openapi-venv
 OPENAPI_FUZZ_SECONDS ?= 60
+# Every A2UI message a real server sends and stores (issue 22) is validated against the official A2UI v0.9
+# JSON schemas (Tests/a2ui/schemas, copied from the spec repository: no PyPI package ships them as JSON)
+# with `jsonschema`, from a venv made here.
+A2UI_VENV = .build/a2ui-venv
+A2UI_TIME_LIMIT ?= 120
 OPENAPI_TIME_LIMIT ?= 300
 # The page's browser tests drive Debian's chromium with selenium and pytest, and check accessibility
 # with axe-core, from a venv made here; Tests/browser/run.sh run by hand makes the same one. Both pins
@@ -111,6 +116,12 @@ test: test-deps
 	PARLEY_BIN=.build/debug/parley PYTHON=$(OPENAPI_VENV)/bin/python OPENAPI_FUZZ_SECONDS=$(OPENAPI_FUZZ_SECONDS) \
 	  timeout --kill-after=10 $(OPENAPI_TIME_LIMIT) Tests/openapi/run.sh \
 	  || { status=$$?; [ $$status -ne 124 ] || echo "openapi tests: still running after $(OPENAPI_TIME_LIMIT) s (OPENAPI_TIME_LIMIT): stopped" >&2; exit $$status; }
+	@if ! $(A2UI_VENV)/bin/python -c 'import jsonschema, referencing, pytest' 2>/dev/null; then \
+	  python3 -m venv $(A2UI_VENV) && $(A2UI_VENV)/bin/pip install -q jsonschema pytest; \
+	fi
+	PARLEY_BIN=.build/debug/parley PYTHON=$(A2UI_VENV)/bin/python timeout --kill-after=10 $(A2UI_TIME_LIMIT) \
+	  Tests/a2ui/run.sh \
+	  || { status=$$?; [ $$status -ne 124 ] || echo "a2ui schema tests: still running after $(A2UI_TIME_LIMIT) s (A2UI_TIME_LIMIT): stopped" >&2; exit $$status; }
 	@if ! $(BROWSER_VENV)/bin/python -c '$(BROWSER_VENV_OK)' 2>/dev/null; then \
 	  python3 -m venv $(BROWSER_VENV) && $(BROWSER_VENV)/bin/pip install -q $(BROWSER_PACKAGES) \
 	  && $(BROWSER_VENV)/bin/pip install -q --no-deps $(BROWSER_AXE_CORE); \
@@ -128,6 +139,7 @@ bench: bench-deps
 	$(SWIFT) build -c release $(BUILD_FLAGS)
 	.build/release/parley-markdown-bench | tee bench/markdown-results.md
 	.build/release/parley-media-bench | tee bench/media-results.md
+	.build/release/parley-a2ui-bench | tee bench/a2ui-results.md
 	@if [ ! -x $(BENCH_VENV)/bin/python ] || ! $(BENCH_VENV)/bin/python -c 'import uvloop' 2>/dev/null; then \
 	  { python3 -m venv $(BENCH_VENV) && $(BENCH_VENV)/bin/pip install -q uvloop; } \
 	  || echo "bench: could not install uvloop in $(BENCH_VENV) (python3-venv, PyPI?): the client runs on plain asyncio"; \

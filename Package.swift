@@ -42,8 +42,13 @@ let package = Package(
         // The Model Context Protocol client: configured servers (Streamable HTTP and stdio), their tools
         // and calls. Knows nothing of providers, the store, replies or HTTP serving.
         .target(name: "ParleyMCP", dependencies: ["ParleyUpstream", "ParleySSE", "ParleyPrimitives"]),
+        // A2UI v0.9 (issue 22): the messages a model draws surfaces with, the basic catalog as data, the
+        // fold of a branch's surfaces that judges each message, and the extractor that reads them out of
+        // streaming tool arguments (yajl). Pure: knows no HTTP, store or provider.
+        .target(name: "ParleyA2UI", dependencies: ["ParleyPrimitives", "CYajl"]),
         .target(name: "ParleyGeneration",
-                dependencies: ["ParleyProviders", "ParleyStore", "ParleyMarkdown", "ParleyOutcome", "ParleyPrimitives"]),
+                dependencies: ["ParleyProviders", "ParleyStore", "ParleyMarkdown", "ParleyOutcome", "ParleyPrimitives",
+                               "ParleyA2UI"]),
         .target(name: "ParleyHTTP", dependencies: ["CMicroHTTPD"]),
         // Team mode's credentials: Argon2id passwords and random tokens (libsodium only here).
         .target(name: "ParleyAuth", dependencies: ["CSodium", "ParleyPrimitives"]),
@@ -71,7 +76,7 @@ let package = Package(
         // /api/tools and /api/tool_policies.
         .target(name: "ParleyTools",
                 dependencies: ["ParleyAPI", "ParleyHTTP", "ParleyStore", "ParleyGeneration", "ParleyProviders",
-                               "ParleyPrimitives", "ParleyMCP"]),
+                               "ParleyPrimitives", "ParleyMCP", "ParleyA2UI"]),
         // Attachments: uploads through ParleyMedia into the store's FileStore, downloads, the files a
         // reply's context carries (StoredAttachments).
         .target(name: "ParleyFiles",
@@ -80,7 +85,8 @@ let package = Package(
         // Conversations, replies (send, stream, stop, regenerate, continue, tool decisions), search, titles, preferences.
         .target(name: "ParleyConversations",
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyQuotas", "ParleyHTTP", "ParleyStore",
-                               "ParleyProviders", "ParleyGeneration", "ParleyTools", "ParleyPrimitives", "ParleyFiles"]),
+                               "ParleyProviders", "ParleyGeneration", "ParleyTools", "ParleyPrimitives", "ParleyFiles",
+                               "ParleyA2UI"]),
         // Export and import (JSON and Markdown).
         .target(name: "ParleyTransfer",
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyQuotas", "ParleyHTTP", "ParleyStore",
@@ -96,7 +102,7 @@ let package = Package(
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyAccounts", "ParleyQuotas", "ParleyConversations",
                                "ParleyTransfer", "ParleyOpenAICompat", "ParleyTools", "ParleyHTTP", "ParleyStore",
                                "ParleyProviders", "ParleyGeneration", "ParleyMarkdown", "ParleyUpstream",
-                               "ParleyPrimitives", "ParleyMCP", "ParleyMedia", "ParleyFiles"],
+                               "ParleyPrimitives", "ParleyMCP", "ParleyMedia", "ParleyFiles", "ParleyA2UI"],
                 resources: [.embedInCode("openapi.json")]),
         // The command line: serve, backup, user, health.
         .target(name: "ParleyCLI",
@@ -107,6 +113,8 @@ let package = Package(
         .executableTarget(name: "parley-markdown-bench", dependencies: ["ParleyMarkdown", "ParleyTestSupport"]),
         // `make bench`: a 12-megapixel JPEG downscaled through the media worker (issue 21).
         .executableTarget(name: "parley-media-bench", dependencies: ["ParleyMedia", "CVips"]),
+        // `make bench`: A2UI validation per message and per 500-component surface (issue 22).
+        .executableTarget(name: "parley-a2ui-bench", dependencies: ["ParleyA2UI", "ParleyPrimitives"]),
 
         // MARK: - Tests: real servers on loopback, a real fake upstream, real SQLite files.
         .target(name: "ParleyTestSupport", dependencies: ["CCurl"], path: "Sources/ParleyTestSupport"),
@@ -121,6 +129,7 @@ let package = Package(
         .testTarget(name: "ParleyGenerationTests",
                     dependencies: ["ParleyGeneration", "ParleyProviders", "ParleyStore", "ParleyMarkdown", "ParleyPrimitives"]),
         .testTarget(name: "ParleyAuthTests", dependencies: ["ParleyAuth"]),
+        .testTarget(name: "ParleyA2UITests", dependencies: ["ParleyA2UI", "ParleyPrimitives"]),
         // Real libvips and poppler on files the tests make; the worker is the built `parley`.
         .testTarget(name: "ParleyMediaTests", dependencies: ["ParleyMedia", "CVips"]),
         .testTarget(name: "ParleyMCPTests",

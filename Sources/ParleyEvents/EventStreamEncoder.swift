@@ -144,6 +144,12 @@ package struct EventStreamEncoder: Sendable {
                 $0.rawField("result", call.result?.json.text ?? "null")
             }
             return ("tool_result", json.text)
+        case .surface(let surfaceID, let message):
+            json.object {
+                $0.field("surface_id", surfaceID)
+                $0.rawField("message", message.text)
+            }
+            return ("surface", json.text)
         case .logprobs:
             // Only a /v1 call asks for them (its relay writes them); a page never gets them, in either mode.
             return nil
@@ -170,6 +176,7 @@ package struct EventStreamEncoder: Sendable {
                          "block_count": .integer(Int64(count))])
             case .reasoning(let text): MessagePart.reasoning(text).json
             case .toolCall(let call): call.json
+            case .surface(let surface): MessagePart.surface(surface).json
             }
         }).text
     }

@@ -130,6 +130,7 @@ extension Generation {
         }
         if !delta.argumentsDelta.isEmpty, let id = parts.appendArguments(index: delta.index, delta.argumentsDelta) {
             batch.append(event(.toolCallDelta(id: id, argumentsDelta: delta.argumentsDelta)))
+            batch += surfaceEvents(callIndex: delta.index, fragment: delta.argumentsDelta)
         }
         subscribers.deliver(batch)
         return true
@@ -161,6 +162,8 @@ extension Generation {
         var batch: [GenerationEvent] = []
         var runnable: [ToolCallPart] = []
         for var call in parts.roundCalls where call.status == .streaming {
+            // render_ui's calls are done when their arguments are: what they drew is their result.
+            if drawSurfaces(&call, into: &batch) { continue }
             let parsed = JSON(parsing: call.argumentsText.isEmpty ? "{}" : call.argumentsText)
             if case .object? = parsed {
                 call.arguments = parsed

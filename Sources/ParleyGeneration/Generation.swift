@@ -1,4 +1,5 @@
 import Foundation
+import ParleyA2UI
 import ParleyMarkdown
 import ParleyOutcome
 import ParleyPrimitives
@@ -35,6 +36,8 @@ public actor Generation: TickerTarget {
     let toolbox: Toolbox
     let runner: (any ToolRunner)?
     let renderer: MarkdownRenderer
+    /// The surfaces of `parley/render_ui` calls (nil when the tool is not offered).
+    var surfaces: SurfaceSession?
     /// The parts version the last confirmed flush wrote.
     private var storedPartsVersion = 0
     private var clock: FrameClock
@@ -72,9 +75,10 @@ public actor Generation: TickerTarget {
     ///   - onEnd: runs once, after the final state is stored, with the message id and the last event id.
     ///   - after: ids start above this (the previous run's last id, when it is still known).
     ///   - toolbox, runner: the tools the reply may call and what runs them (none by default).
+    ///   - surfaceBoard: the branch's surfaces before this reply, when it may draw (`parley/render_ui`).
     init(message: Message, owner: String, model: String, recorder: any ReplyRecorder, limits: GenerationLimits,
          renderer: MarkdownRenderer, ticker: FrameTicker, after previousID: Int64 = 0,
-         toolbox: Toolbox = .none, runner: (any ToolRunner)? = nil,
+         toolbox: Toolbox = .none, runner: (any ToolRunner)? = nil, surfaceBoard: SurfaceBoard? = nil,
          onEnd: @escaping @Sendable (String, Int64) async -> Void) {
         self.onEnd = onEnd
         self.messageID = message.id
@@ -87,6 +91,7 @@ public actor Generation: TickerTarget {
         self.toolbox = toolbox
         self.runner = runner
         self.renderer = renderer
+        self.surfaces = surfaceBoard.map(SurfaceSession.init(board:))
         let split = ReplyParts.split(message.parts)
         let parts = ReplyParts(closed: split.closed, renderer: renderer)
         let text = ReplyText(content: split.text, reasoning: split.reasoning, renderer: renderer,

@@ -37,6 +37,9 @@ public struct GenerationEvent: Sendable {
         case toolCallDelta(id: String, argumentsDelta: String)
         /// A call's result (or why it has none: denied, cancelled), with its final status.
         case toolResult(ToolCallPart)
+        /// A valid A2UI message of `parley/render_ui` for surface `surfaceID` (issue 22), sent as soon as
+        /// it is complete and valid (a surface's first messages once its tree has `root`).
+        case surface(surfaceID: String, message: JSON)
         /// Log probabilities of the answer text sent just before (OpenAI's `logprobs.content` items as the
         /// upstream wrote them), for a /v1 call that asked for them (`logprobs: true`). Logged, so a /v1
         /// relay gets them in order; never sent to a page (the reply stream drops them).
@@ -99,6 +102,7 @@ public enum SnapshotPart: Sendable, Equatable {
     case text(String, firstBlock: Int, blockCount: Int)
     case reasoning(String)
     case toolCall(ToolCallPart)
+    case surface(SurfacePart)
 }
 
 /// How a generation ended: what `done` carries.

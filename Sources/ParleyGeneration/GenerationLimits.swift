@@ -1,3 +1,5 @@
+import ParleyA2UI
+
 /// The limits every generation runs under. Each is configurable (see `ParleyConfiguration`) and tested.
 public struct GenerationLimits: Sendable {
     /// Gather chunks arriving faster than this and send them as one frame; 0 sends every chunk at
@@ -25,6 +27,8 @@ public struct GenerationLimits: Sendable {
     /// Log probability items (one per token, OpenAI's `logprobs.content`) one run of a reply keeps for a
     /// /v1 call that asked for them; later ones are dropped (with a log line), so memory stays bounded.
     public var maxLogprobItems: Int
+    /// The bounds on the surfaces `parley/render_ui` draws (`PARLEY_SURFACE_*`).
+    public var surfaces = SurfaceLimits()
 
     /// The default `maxLogprobItems`.
     public static let defaultMaxLogprobItems = 100_000

@@ -1,3 +1,4 @@
+import ParleyA2UI
 import ParleyMarkdown
 import ParleyProviders
 import ParleyStore
@@ -15,10 +16,11 @@ extension Generations {
     public func send(conversationID: String, placement: TurnPlacement, content: String, model: String?,
                      owner: String, settings: GenerationSettings? = nil,
                      options: ChatOptions = ChatOptions(),
-                     clientTools: [ToolSpec] = [], fileIDs: [String] = []) async throws -> (user: Message, assistant: Message) {
+                     clientTools: [ToolSpec] = [], fileIDs: [String] = [],
+                     userParts: [MessagePart]? = nil) async throws -> (user: Message, assistant: Message) {
         let started = try await start(.send(conversationID: conversationID, placement: placement,
                                             content: content, model: model, settings: settings, options: options,
-                                            clientTools: clientTools, fileIDs: fileIDs),
+                                            clientTools: clientTools, fileIDs: fileIDs, userParts: userParts),
                                       owner: owner)
         guard let user = started.user else { throw GenerationError.conversationNotFound }
         return (user, started.reply)
@@ -78,7 +80,7 @@ extension Generations {
     @concurrent
     private nonisolated func prepare(_ plan: StartPlan, owner: String) async throws -> PreparedStart {
         switch plan {
-        case .send(let conversationID, _, _, let model, let settings, let options, let clientTools, _):
+        case .send(let conversationID, _, _, let model, let settings, let options, let clientTools, _, _):
             guard let conversation = try store.conversation(id: conversationID) else {
                 throw GenerationError.conversationNotFound
             }
@@ -144,9 +146,9 @@ extension Generations {
     private static func write(_ prepared: PreparedStart, store: Store) throws -> ReplyStart {
         do {
             switch prepared.plan {
-            case .send(let conversationID, let placement, let content, _, _, _, _, let fileIDs):
+            case .send(let conversationID, let placement, let content, _, _, _, _, let fileIDs, let userParts):
                 return try store.beginTurn(conversationID: conversationID, placement: placement, userContent: content,
-                                           model: prepared.model.id, fileIDs: fileIDs)
+                                           model: prepared.model.id, fileIDs: fileIDs, userParts: userParts)
             case .regenerate(let messageID, _):
                 return try store.beginSibling(ofAssistant: messageID, model: prepared.model.id)
             case .continueReply(let messageID, _, _, _):
@@ -216,7 +218,9 @@ extension Generations {
         let provider = prepared.model.provider
         let generation = Generation(message: reply, owner: owner, model: prepared.model.id, recorder: store,
                                     limits: limits, renderer: renderer, ticker: ticker,
-                                    after: previousID, toolbox: prepared.toolbox, runner: tools) { [weak self] id, lastID in
+                                    after: previousID, toolbox: prepared.toolbox, runner: tools,
+                                    surfaceBoard: surfaceBoard(prepared.toolbox, branch: written.context, reply: reply,
+                                                               owner: owner)) { [weak self] id, lastID in
             await self?.ended(id, lastEventID: lastID)
         }
         addLive(generation)
@@ -231,6 +235,18 @@ extension Generations {
     }
 
     // MARK: - Reads
+
+    /// The surfaces a reply that may call `parley/render_ui` starts from: the fold of the branch before it
+    /// and of its own parts (a continued reply), with images allowed only from the owner's live files.
+    private nonisolated func surfaceBoard(_ toolbox: Toolbox, branch: [Message], reply: Message,
+                                          owner: String) -> SurfaceBoard? {
+        guard toolbox.runner == .server, toolbox.tools.contains(where: { $0.id == RenderUITool.id }) else { return nil }
+        let store = store
+        let history = branch.filter { $0.id != reply.id }.flatMap(\.surfaceMessages) + reply.surfaceMessages
+        return SurfaceBoard(limits: limits.surfaces, images: ImagePolicy { id in
+            (try? store.liveFiles(ids: [id], ownedBy: owner)) != nil
+        }, history: history)
+    }
 
     /// The first part of a call that the provider of `modelID` cannot honour (its OpenAI parameter name),
     /// or nil: `tools` offered to a provider that calls none, then `options`, then `messages` when the

@@ -1,3 +1,4 @@
+import ParleyA2UI
 import Foundation
 import ParleyMarkdown
 import ParleyPrimitives
@@ -18,6 +19,8 @@ public actor Generations: TickerTarget {
     let store: Store
     let providers: ProviderRegistry
     let limits: GenerationLimits
+    /// The bounds on surfaces (the action route reads them too).
+    public nonisolated var surfaceLimits: SurfaceLimits { limits.surfaces }
     let renderer: MarkdownRenderer
     let context: ContextBuilder
     /// What runs a conversation's tools (nil: no tools are offered).

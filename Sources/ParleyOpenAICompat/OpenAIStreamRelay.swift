@@ -151,7 +151,7 @@ final class OpenAIStreamRelay: Sendable {
                         pieces.append(encoder.toolCallArguments(index: index, fragment: fragment))
                         state.sentArguments[id, default: 0] += fragment.utf8.count
                     }
-                case .block, .tail, .tailAppend, .tailHTML, .error, .toolResult:
+                case .block, .tail, .tailAppend, .tailHTML, .error, .toolResult, .surface:
                     // A client tool's result comes from the client; an error result (arguments not JSON) is its to see.
                     break
                 }

@@ -136,6 +136,7 @@ struct APIRoutes {
         route("POST", "/api/messages/:id/continue", messages.continueMessage)
         route("POST", "/api/messages/:id/tool_calls/:call_id", messages.decideToolCall)
         route("GET", "/api/messages/:id/tool_calls/:call_id/content/:index", messages.toolContent)
+        route("POST", "/api/messages/:id/surfaces/:surface_id/actions", messages.surfaceAction)
 
         // Files: the upload's body streams to a temp file; who is uploading, and their quota against the
         // declared length, are checked before any body byte is read.

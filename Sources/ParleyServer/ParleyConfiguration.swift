@@ -166,8 +166,8 @@ public struct ParleyConfiguration: Sendable {
                                                               range: 1...100_000_000)
         generation.maxToolRounds = try read.integer("PARLEY_MAX_TOOL_ROUNDS", default: generation.maxToolRounds,
                                                     range: 1...1_000)
-        generation.maxToolResultBytes = try read.integer("PARLEY_MAX_TOOL_RESULT_BYTES",
-                                                         default: generation.maxToolResultBytes, range: 1...(64 << 20))
+        generation.maxToolResultBytes = try read.integer("PARLEY_MAX_TOOL_RESULT_BYTES", default: 64 << 10, range: 1...(64 << 20))
+        generation.surfaces = try Self.surfaceLimits(read: read)
 
         input.maxTitleCharacters = try read.integer("PARLEY_MAX_TITLE_CHARS", default: input.maxTitleCharacters,
                                                     range: 1...100_000)
@@ -329,7 +329,7 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
 }
 
 /// Typed reads of string settings with the name in every error.
-private struct SettingReader {
+struct SettingReader {
     let values: [String: String]
 
     func integer(_ name: String, default fallback: Int, range: ClosedRange<Int>) throws(ConfigurationError) -> Int {

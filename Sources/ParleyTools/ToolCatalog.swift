@@ -1,10 +1,11 @@
+import ParleyA2UI
 import ParleyGeneration
 import ParleyPrimitives
 import ParleyProviders
 import ParleyStore
 
 /// Module ParleyTools: the tools replies may call (the MCP servers of `PARLEY_MCP_CONFIG` through a
-/// `ToolSource`, and the built-in `parley/search_history`), who may use which, when a call asks, the
+/// `ToolSource`, and the built-in `parley/search_history` and `parley/render_ui`), who may use which, when a call asks, the
 /// function names providers see, and the routes (`/api/tools`, approvals, policies, result content).
 /// It must never know a provider's wire format, SSE framing, or how a reply streams.
 ///
@@ -30,7 +31,7 @@ public struct ToolCatalog: ToolRunner {
     /// Every tool the user may see: the built-in ones, then each server's (a member sees only servers
     /// open to members), sorted by id.
     public func listings(isAdmin: Bool) async -> [ToolListing] {
-        var all = [HistorySearchTool.listing]
+        var all = [HistorySearchTool.listing, Self.renderListing]
         all += (await source?.listings() ?? []).filter { isAdmin || $0.membersAllowed }
         return all.sorted { $0.id < $1.id }
     }
@@ -47,6 +48,12 @@ public struct ToolCatalog: ToolRunner {
             return !ids.contains(entry)
         }
     }
+
+    /// `parley/render_ui` (issue 22): draws A2UI surfaces; only draws, so it never asks.
+    static let renderListing = ToolListing(
+        server: RenderUITool.server, name: RenderUITool.name, title: RenderUITool.title,
+        description: RenderUITool.description, inputSchema: RenderUITool.inputSchema,
+        approval: .never, readOnly: true, destructive: false)
 
     // MARK: - ToolRunner
 
@@ -71,6 +78,10 @@ public struct ToolCatalog: ToolRunner {
 
     public func run(tool: String, arguments: JSON, owner: String) async -> ToolCallResult {
         if tool == HistorySearchTool.id { return history.run(arguments: arguments, owner: owner) }
+        if tool == RenderUITool.id {
+            // Its calls are settled by the generation as their arguments stream; nothing runs them.
+            return .text("render_ui draws while its arguments stream; there is nothing to run.", isError: true)
+        }
         guard let slash = tool.firstIndex(of: "/"), let source else {
             return .text("There is no tool '\(tool)'.", isError: true)
         }

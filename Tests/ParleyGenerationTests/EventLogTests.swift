@@ -26,6 +26,7 @@ final class EventLogTests: XCTestCase {
             case .toolCallDelta(let id, let fragment): "tool_call_delta:\(id):\(fragment)"
             case .toolResult(let call): "tool_result:\(call.id):\(call.status.rawValue)"
             case .logprobs(let items): "logprobs:\(items.count)"
+            case .surface(let id, _): "surface:\(id)"
             case .done: "done"
             }
         }

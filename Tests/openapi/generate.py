@@ -122,6 +122,19 @@ TEXT_PART = obj({"type": {"type": "string", "const": "text"}, "text": STRING,
                           "description": "This part's own render on a finished reply; null while it streams, on "
                                          "user and system messages and in exports."}})
 REASONING_PART = obj({"type": {"type": "string", "const": "reasoning"}, "text": STRING})
+# A2UI (issue 22): the messages are checked against the A2UI v0.9 schemas by Tests/a2ui, not here.
+A2UI_MESSAGE = {"type": "object", "required": ["version"], "properties": {"version": {"const": "v0.9"}},
+                "description": "A valid A2UI v0.9 agent-to-client message (createSurface, updateComponents, "
+                               "updateDataModel or deleteSurface)."}
+SURFACE_PART = obj({"type": {"type": "string", "const": "surface"}, "surface_id": STRING,
+                    "messages": {"type": "array", "items": A2UI_MESSAGE}},
+                   description="The A2UI messages of one surface a reply drew or changed with parley/render_ui, "
+                               "valid and in order; a surface's state is the fold of its parts over the branch.")
+A2UI_ACTION = obj({"name": STRING, "surfaceId": STRING, "sourceComponentId": STRING, "timestamp": STRING,
+                   "context": {"type": "object"}}, additionalProperties=False,
+                  description="An A2UI v0.9 action: `context` holds the bound values, resolved.")
+ACTION_PART = obj({"type": {"type": "string", "const": "action"}, "surface_id": STRING, "action": A2UI_ACTION},
+                  description="A user turn made by a surface's action.")
 # A file a user message carries (its `attachments`), after its text part.
 FILE_KIND = {"type": "string", "enum": ["image", "document"],
              "description": "`image`: sent to vision models as an image; `document`: sent to every model as text."}
@@ -187,12 +200,15 @@ SCHEMAS = {
     }, required=["id", "conversation_id", "parent_id", "role", "content", "reasoning", "status", "finish_reason",
                  "model", "usage", "created_at", "updated_at", "parts"]),
     "Turn": obj({"user_message": ref("Message"), "assistant_message": ref("Message")}),
-    "MessagePart": {"oneOf": [ref("TextPart"), ref("ReasoningPart"), ref("ToolCallPart"), ref("FilePart")],
+    "MessagePart": {"oneOf": [ref("TextPart"), ref("ReasoningPart"), ref("ToolCallPart"), ref("FilePart"),
+                              ref("SurfacePart"), ref("ActionPart")],
                     "description": "One piece of a message, by `type`."},
     "TextPart": TEXT_PART,
     "ReasoningPart": REASONING_PART,
     "ToolCallPart": TOOL_CALL_PART,
     "FilePart": FILE_PART,
+    "SurfacePart": SURFACE_PART,
+    "ActionPart": ACTION_PART,
     "File": obj({
         "id": STRING,
         "filename": {"type": "string", "description": "The name given on upload (multipart filename or "
@@ -358,7 +374,7 @@ SCHEMAS = {
 }
 
 REPLY_EVENTS = ["snapshot", "reasoning", "block", "tail", "tail_append", "tail_html", "delta", "tool_call",
-                "tool_call_delta", "tool_result", "error", "done"]
+                "tool_call_delta", "tool_result", "surface", "error", "done"]
 USER_EVENTS = ["ready", "conversation_created", "conversation_updated", "conversation_deleted", "turn",
                "reply_started", "reply_finished", "preferences_changed", "resync"] + REPLY_EVENTS
 
@@ -374,7 +390,7 @@ EVENT_DATA = {
                                    "description": "html mode only: the current provisional HTML of the tail "
                                                   "(see tail_html); null when there is none."},
                      "parts": {"type": "array",
-                               "items": {"oneOf": [SNAPSHOT_TEXT_PART, REASONING_PART, TOOL_CALL_PART]},
+                               "items": {"oneOf": [SNAPSHOT_TEXT_PART, REASONING_PART, TOOL_CALL_PART, SURFACE_PART]},
                                "description": "The reply so far in order; a text part names its blocks "
                                               "(`first_block`, `block_count`) instead of carrying HTML."}},
                     required=["message_id", "status", "blocks", "tail", "content", "content_length",
@@ -397,6 +413,9 @@ EVENT_DATA = {
                      description="A call began (`streaming`) or changed status (`awaiting_approval`, `running`, "
                                  "`cancelled`...)."),
     "tool_call_delta": obj({"id": STRING, "arguments_delta": STRING}),
+    "surface": obj({"surface_id": STRING, "message": A2UI_MESSAGE},
+                   description="A valid A2UI message of parley/render_ui, sent once complete (a surface's first "
+                               "messages together, once its tree has `root`)."),
     "tool_result": obj({"id": STRING, "status": TOOL_CALL_STATUS,
                         "result": {"oneOf": [TOOL_CALL_RESULT, {"type": "null"}]}}),
     "done": obj({"status": STATUS, "finish_reason": FINISH_REASON,
@@ -686,6 +705,23 @@ PATHS = {
                    "decisions stay recorded; POST /api/messages/{id}/continue resumes later.")},
         parameters=[path_id(), path_id("call_id", "A tool call's `id` (its part's, not `provider_id`).")],
         request=body(DECISION_BODY))},
+    "/api/messages/{id}/surfaces/{surface_id}/actions": {"post": op(
+        "Send a surface's action: the next user turn, and its reply", "messages",
+        {**answer(201, "The user message (its part is the action) and the assistant message (`streaming`), as "
+                       "a send answers.", ref("Turn")),
+         **errors(s400="`invalid_request`, `invalid_json`: not an action (or envelope), or its `surfaceId` is not "
+                       "the path's; `unknown_surface`: the message drew no such surface, is not on the current "
+                       "branch, or the surface was never shown; `unknown_component`: no such component in the "
+                       "surface's state on the branch.",
+                  s404="`not_found`: no such message of the caller's.",
+                  s409="`surface_deleted`: the surface was deleted on the branch.",
+                  s413="`too_large`: over PARLEY_SURFACE_MAX_ACTION_BYTES."),
+         **refused("Refused like a send (`rate_limited`, `daily_budget_exhausted`, `too_many_generations`).")},
+        parameters=[path_id(), path_id("surface_id", "The surface's `surfaceId`.")],
+        request=body({"oneOf": [A2UI_ACTION, obj({"version": {"const": "v0.9"}, "action": A2UI_ACTION},
+                                                 additionalProperties=False)],
+                      "examples": [{"name": "book", "surfaceId": "trip", "sourceComponentId": "go",
+                                    "timestamp": "2026-12-05T08:00:00Z", "context": {"name": "Ada"}}]}))},
     "/api/messages/{id}/tool_calls/{call_id}/content/{index}": {"get": op(
         "The bytes of an image or audio item of a tool call's result", "tools",
         {**answer(200, "The item's bytes, with its media type, `X-Content-Type-Options: nosniff` and "

@@ -28,7 +28,7 @@ struct ReplyParts: Sendable {
             switch part {
             case .text(let text, _):
                 closeText(text, blocks: renderer.renderBlocks(text))
-            case .reasoning, .toolCall:
+            case .reasoning, .toolCall, .surface, .action:
                 closed.append(part)
             }
             if let call = part.toolCall {
@@ -42,7 +42,7 @@ struct ReplyParts: Sendable {
 
     /// Splits stored parts into the closed ones and the trailing text and reasoning (after the last tool call).
     static func split(_ parts: [MessagePart]) -> (closed: [MessagePart], text: String, reasoning: String) {
-        guard let last = parts.lastIndex(where: { $0.toolCall != nil }) else {
+        guard let last = parts.lastIndex(where: { $0.toolCall != nil || $0.surface != nil }) else {
             return ([], joined(parts.compactMap(\.answerText)), joined(parts.compactMap(\.reasoningText)))
         }
         let trailing = parts[(last + 1)...]
@@ -88,6 +88,11 @@ struct ReplyParts: Sendable {
         return call
     }
 
+    /// The provider's call `index` of this round, nil when it has not begun.
+    func openCall(index: Int) -> ToolCallPart? {
+        open[index].flatMap { closed[$0].toolCall }
+    }
+
     /// Appends a fragment of call `index`'s arguments; returns the call's id (nil for an unknown index).
     mutating func appendArguments(index: Int, _ fragment: String) -> String? {
         guard let position = open[index], var call = closed[position].toolCall else { return nil }
@@ -96,6 +101,22 @@ struct ReplyParts: Sendable {
         version += 1
         return call.id
     }
+
+    /// Adds a valid A2UI message to this reply's part for its surface (a new part, after the parts so far,
+    /// for a surface this reply has not touched yet).
+    mutating func appendSurface(_ surfaceID: String, message: JSON) {
+        if let position = closed.lastIndex(where: { $0.surface?.surfaceID == surfaceID }),
+           var surface = closed[position].surface {
+            surface.messages.append(message)
+            closed[position] = .surface(surface)
+        } else {
+            closed.append(.surface(SurfacePart(surfaceID: surfaceID, messages: [message])))
+        }
+        version += 1
+    }
+
+    /// The A2UI messages of this reply's surface parts, in order.
+    var surfaceMessages: [JSON] { closed.compactMap(\.surface).flatMap(\.messages) }
 
     /// The calls of the current round, in call order.
     var roundCalls: [ToolCallPart] {
@@ -163,6 +184,8 @@ struct ReplyParts: Sendable {
                 parts.append(.text(text, firstBlock: first, blockCount: next - first))
             case .reasoning(let text): parts.append(.reasoning(text))
             case .toolCall(let call): parts.append(.toolCall(call))
+            case .surface(let surface): parts.append(.surface(surface))
+            case .action: break
             }
         }
         if !reasoning.isEmpty { parts.append(.reasoning(reasoning)) }

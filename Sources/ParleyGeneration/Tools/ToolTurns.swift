@@ -35,7 +35,8 @@ enum ToolTurns {
             case .text(let piece, _):
                 if !calls.isEmpty { flush() }
                 if !piece.isEmpty { text.append(piece) }
-            case .reasoning:
+            case .reasoning, .surface, .action:
+                // A surface reaches the model as its render_ui call and result; an action is a user turn's.
                 break
             case .toolCall(let call):
                 calls.append(call)

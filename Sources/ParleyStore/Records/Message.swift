@@ -1,4 +1,5 @@
 import Foundation
+import ParleyPrimitives
 import ParleyOutcome
 
 /// One node of a conversation's tree. Siblings (same parent) are alternative versions: edits of a
@@ -63,6 +64,19 @@ public struct Message: Sendable, Equatable {
 
     /// The tool calls among the parts, in order.
     public var toolCalls: [ToolCallPart] { parts.compactMap(\.toolCall) }
+
+    /// Whether its parts say more than its text does (tool calls, surfaces, an action): then they are stored.
+    public var hasOwnParts: Bool {
+        parts.contains { part in
+            switch part {
+            case .text, .reasoning: false
+            case .toolCall, .surface, .action: true
+            }
+        }
+    }
+
+    /// The A2UI messages of its surface parts, in order (what a surface's fold over a branch reads).
+    public var surfaceMessages: [JSON] { parts.compactMap(\.surface).flatMap(\.messages) }
 
     // MARK: - Row decoding
 

@@ -70,6 +70,10 @@ final class ConfigurationTests: XCTestCase {
             "PARLEY_RETAIN_FINISHED_SECONDS": Self.number(server.generation.retainFinished),
             "PARLEY_MAX_TOOL_ROUNDS": "\(server.generation.maxToolRounds)",
             "PARLEY_MAX_TOOL_RESULT_BYTES": "\(server.generation.maxToolResultBytes)",
+            "PARLEY_SURFACE_MAX_COMPONENTS": "\(server.generation.surfaces.maxComponents)",
+            "PARLEY_SURFACE_MAX_STRING_BYTES": "\(server.generation.surfaces.maxStringBytes)",
+            "PARLEY_SURFACE_MAX_DEPTH": "\(server.generation.surfaces.maxDepth)",
+            "PARLEY_SURFACE_MAX_ACTION_BYTES": "\(server.generation.surfaces.maxActionBytes)",
             "PARLEY_MCP_CONFIG": server.mcp == nil ? "" : "set",
             "PARLEY_OPENAI_PREFILL": openAI.supportsPrefill ? "1" : "0",
             "PARLEY_ANTHROPIC_MAX_TOKENS": "\(anthropic.maxTokens)",
@@ -293,8 +297,16 @@ final class ConfigurationTests: XCTestCase {
         ], arguments: [])
         XCTAssertEqual(configuration.generation.maxToolRounds, 3)
         XCTAssertEqual(configuration.generation.maxToolResultBytes, 4096)
+        let surfaces = try ParleyConfiguration(environment: [
+            "PARLEY_SURFACE_MAX_COMPONENTS": "50", "PARLEY_SURFACE_MAX_STRING_BYTES": "1024",
+            "PARLEY_SURFACE_MAX_DEPTH": "12", "PARLEY_SURFACE_MAX_ACTION_BYTES": "4096",
+        ], arguments: []).generation.surfaces
+        XCTAssertEqual([surfaces.maxComponents, surfaces.maxStringBytes, surfaces.maxDepth, surfaces.maxActionBytes],
+                       [50, 1024, 12, 4096])
         for (name, value) in [("PARLEY_MAX_TOOL_ROUNDS", "0"), ("PARLEY_MAX_TOOL_RESULT_BYTES", "-5"),
-                              ("PARLEY_MAX_TOOL_ROUNDS", "lots")] {
+                              ("PARLEY_MAX_TOOL_ROUNDS", "lots"), ("PARLEY_SURFACE_MAX_COMPONENTS", "0"),
+                              ("PARLEY_SURFACE_MAX_STRING_BYTES", "1"), ("PARLEY_SURFACE_MAX_DEPTH", "1000"),
+                              ("PARLEY_SURFACE_MAX_ACTION_BYTES", "x")] {
             XCTAssertThrowsError(try ParleyConfiguration(environment: [name: value], arguments: [])) { error in
                 XCTAssertTrue("\(error)".contains(name), "\(error)")
             }

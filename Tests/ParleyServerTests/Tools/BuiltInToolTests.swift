@@ -154,9 +154,12 @@ final class BuiltInToolTests: UpstreamTestCase {
         XCTAssertEqual(missing.status, 404)
         let listed = try await parley.call("GET", "/api/tools")
         let items = try XCTUnwrap(listed.json["items"] as? [[String: Any]])
-        XCTAssertEqual(items.first?["id"] as? String, "parley/search_history")
-        XCTAssertEqual(items.first?["approval"] as? String, "never")
-        XCTAssertEqual(items.first?["available"] as? Bool, true)
+        XCTAssertEqual(items.compactMap { $0["id"] as? String }, ["parley/render_ui", "parley/search_history"])
+        for item in items {
+            XCTAssertEqual(item["approval"] as? String, "never")
+            XCTAssertEqual(item["read_only"] as? Bool, true)
+            XCTAssertEqual(item["available"] as? Bool, true)
+        }
     }
 
     func testDecisionsAndPoliciesRefuseBadInputAndForeignIDs() async throws {

@@ -4,7 +4,8 @@ import ParleyPrimitives
 ///
 /// `{"type":"text","text","html"}`, `{"type":"reasoning","text"}`, `{"type":"tool_call","id","provider_id",
 /// "tool","name","arguments_text","arguments","status","decision","result","round"}` with `result`
-/// `{"content":[…],"structured_content"?,"is_error"}`.
+/// `{"content":[…],"structured_content"?,"is_error"}`; `{"type":"surface","surface_id","messages":[…]}`;
+/// `{"type":"action","surface_id","action":{…}}`.
 extension MessagePart {
     public var json: JSON {
         switch self {
@@ -14,6 +15,11 @@ extension MessagePart {
             return .object(["type": .string("reasoning"), "text": .string(text)])
         case .toolCall(let call):
             return call.json
+        case .surface(let surface):
+            return .object(["type": .string("surface"), "surface_id": .string(surface.surfaceID),
+                            "messages": .array(surface.messages)])
+        case .action(let surfaceID, let action):
+            return .object(["type": .string("action"), "surface_id": .string(surfaceID), "action": action])
         }
     }
 
@@ -29,6 +35,14 @@ extension MessagePart {
         case "tool_call":
             guard let call = ToolCallPart(json: json) else { return nil }
             self = .toolCall(call)
+        case "surface":
+            guard let id = json["surface_id"]?.stringValue, let messages = json["messages"]?.arrayValue else { return nil }
+            self = .surface(SurfacePart(surfaceID: id, messages: messages))
+        case "action":
+            guard let id = json["surface_id"]?.stringValue, let action = json["action"], action.objectValue != nil else {
+                return nil
+            }
+            self = .action(surfaceID: id, action: action)
         default:
             return nil
         }

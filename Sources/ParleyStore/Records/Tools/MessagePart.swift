@@ -9,6 +9,11 @@ public enum MessagePart: Sendable, Equatable {
     case text(String, html: String?)
     case reasoning(String)
     case toolCall(ToolCallPart)
+    /// A2UI messages (issue 22) of one surface that this reply drew or changed, valid and in order
+    /// (`{"type":"surface","surface_id","messages":[…]}`); a surface's state is the fold of its parts over the branch.
+    case surface(SurfacePart)
+    /// A user turn made by a surface's action (`{"type":"action","surface_id","action":{…}}`).
+    case action(surfaceID: String, action: JSON)
 
     /// The text of a text part, nil for the others.
     public var answerText: String? {
@@ -27,6 +32,24 @@ public enum MessagePart: Sendable, Equatable {
     public var toolCall: ToolCallPart? {
         if case .toolCall(let call) = self { return call }
         return nil
+    }
+
+    /// The surface of a surface part, nil for the others.
+    public var surface: SurfacePart? {
+        if case .surface(let surface) = self { return surface }
+        return nil
+    }
+}
+
+/// One surface's A2UI messages inside one reply (`MessagePart.surface`).
+public struct SurfacePart: Sendable, Equatable {
+    public var surfaceID: String
+    /// Valid A2UI v0.9 messages, in the order they were sent.
+    public var messages: [JSON]
+
+    public init(surfaceID: String, messages: [JSON]) {
+        self.surfaceID = surfaceID
+        self.messages = messages
     }
 }
 

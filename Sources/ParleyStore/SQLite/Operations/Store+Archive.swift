@@ -201,8 +201,9 @@ extension Store {
              .optionalText(message.errorCode?.rawValue), .optionalText(message.errorMessage),
              .optionalText(message.role == .assistant ? message.html : nil),
              .integer(message.createdAt.millisecondsSince1970), .integer(message.updatedAt.millisecondsSince1970),
-             // A reply with tool calls keeps its parts; one of text alone has the parts its text gives.
-             .optionalText(message.toolCalls.isEmpty ? nil : MessagePart.storedText(message.parts))])
+             // A message with tool calls, surfaces or an action keeps its parts; one of text alone has the
+             // parts its text gives.
+             .optionalText(message.hasOwnParts ? MessagePart.storedText(message.parts) : nil)])
     }
 
     /// The newest message without replies (ties: the later in the list), or nil for no messages.

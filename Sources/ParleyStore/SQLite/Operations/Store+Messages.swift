@@ -39,11 +39,11 @@ extension Store {
     /// conversation's owner (`notFound(.file)` otherwise, and nothing is written).
     public func beginTurn(
         conversationID: String, placement: TurnPlacement, userContent: String, model: String?,
-        fileIDs: [String] = []
+        fileIDs: [String] = [], userParts: [MessagePart]? = nil
     ) throws(StoreError) -> ReplyStart {
         try write { (writer, now) throws(StoreError) in
             let turn = try insertTurn(writer, now: now, conversationID: conversationID, placement: placement,
-                                      userContent: userContent, model: model)
+                                      userContent: userContent, model: model, userParts: userParts)
             if !fileIDs.isEmpty {
                 let owner = try writer.database.queryFirst(
                     "SELECT owner_id FROM conversations WHERE id = ?", [.text(conversationID)]) { row in row.text(0) }
@@ -57,7 +57,7 @@ extension Store {
 
     private func insertTurn(
         _ writer: Writer, now: Int64, conversationID: String, placement: TurnPlacement, userContent: String,
-        model: String?
+        model: String?, userParts: [MessagePart]? = nil
     ) throws(StoreError) -> (user: Message, assistant: Message) {
         let database = writer.database
         let found = try database.queryFirst(
@@ -77,7 +77,7 @@ extension Store {
         let user = try insertMessage(
             database, conversationID: conversationID, parentID: parentID, role: .user,
             content: userContent, status: .complete, model: nil,
-            createdAt: writer.nextMessageMilliseconds(now: now))
+            createdAt: writer.nextMessageMilliseconds(now: now), parts: userParts)
         let assistant = try insertMessage(
             database, conversationID: conversationID, parentID: user.id, role: .assistant,
             content: "", status: .streaming, model: model ?? found.model,
