@@ -161,9 +161,12 @@ def test_the_tools_list_of_the_chat_settings(browser, parley_fake):
     conversation = new_conversation(parley_fake, tools=())
     open_page(browser, parley_fake.base, f"/#/c/{conversation}")
     browser.find_element(By.ID, "system-toggle").click()
-    box = wait_until(lambda: browser.find_element(By.CSS_SELECTOR, ".tools-picker .tool-pick-box"),
-                     message="the tools listed")
-    label = browser.find_element(By.CSS_SELECTOR, f"label[for='{box.get_attribute('id')}']")
+    # The search tool's box (the built-in parley/render_ui is listed too).
+    def search_pick():
+        label = next(label for label in browser.find_elements(By.CSS_SELECTOR, ".tools-picker label") if TOOL in label.text)
+        return label, browser.find_element(By.ID, label.get_attribute("for"))
+
+    label, box = wait_until(search_pick, message="the tools listed")
     assert "Search history" in label.text and TOOL in label.text, label.text
     assert not box.is_selected()
     assert_accessible(browser, "tools list in the chat settings")
@@ -175,8 +178,7 @@ def test_the_tools_list_of_the_chat_settings(browser, parley_fake):
     browser.find_element(By.ID, "system-cancel").click()
     browser.refresh()
     browser.find_element(By.ID, "system-toggle").click()
-    wait_until(lambda: browser.find_element(By.CSS_SELECTOR, ".tools-picker .tool-pick-box").is_selected(),
-               message="the saved tool ticked")
+    wait_until(lambda: search_pick()[1].is_selected(), message="the saved tool ticked")
 
 
 # MARK: - Calls that ask first: an MCP server (Tests/mcp/test_server.py over stdio) with approval "always"
