@@ -38,10 +38,10 @@ UNDECIDED_CONTRAST_IGNORED = (
 # ...and, judged here by what the browser paints at 3x3 points of the part not clipped away by a
 # scrolling ancestor (its client area, inside its borders and scrollbars) or the viewport: text with
 # no such part ("hidden": e.g. a table cell scrolled out of its table's sideways scroll, which axe
-# calls partially obscured); text axe calls overlapped only when other elements cover it entirely (e.g. Export all under the open user menu: nobody sees it);
-# and text axe calls partially obscured only when nothing covers its visible part (cut by a scroller:
-# its visible part is on the background axe judged next to it). Anything else (text partly under a
-# positioned menu or box) fails.
+# calls partially obscured); text axe calls overlapped only when other elements cover it entirely
+# (e.g. Export all under the open user menu: nobody sees it); and text axe calls partially obscured
+# only when nothing covers its visible part (cut by a scroller: its visible part is on the background
+# axe judged next to it). Anything else (text partly under a positioned menu or box) fails.
 LET_THROUGH_WHEN = {"overlapped by another element": ("covered", "hidden"),
                     "partially obscured by another element": ("clear", "hidden")}
 PAINTED_JS = """
