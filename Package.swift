@@ -90,7 +90,8 @@ let package = Package(
         // Export and import (JSON and Markdown).
         .target(name: "ParleyTransfer",
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyQuotas", "ParleyHTTP", "ParleyStore",
-                               "ParleyMarkdown", "ParleyOutcome", "ParleyPrimitives", "CYajl", "ParleyFiles", "ParleyMedia"]),
+                               "ParleyMarkdown", "ParleyOutcome", "ParleyPrimitives", "CYajl", "ParleyFiles", "ParleyMedia",
+                               "ParleyA2UI"]),
         // The OpenAI-compatible endpoint (/v1).
         .target(name: "ParleyOpenAICompat",
                 dependencies: ["ParleyAPI", "ParleyEvents", "ParleyQuotas", "ParleyHTTP", "ParleyStore",

@@ -135,6 +135,26 @@ public struct SurfaceBoard: Sendable {
         return .emitted(out)
     }
 
+    /// Checks one message on its own, without the surface it belongs to (a message read from an imported
+    /// file, whose branch is not folded): its shape, the catalog, every component, every path, the data
+    /// model's keys and literal image URLs (`images`). Throws what is wrong.
+    public static func check(_ json: JSON, images: ImagePolicy) throws(SurfaceError) {
+        let message = try A2UIMessage(json)
+        switch message.kind {
+        case .createSurface(let catalogID, let theme):
+            guard BasicCatalog.ids.contains(catalogID) else { throw SurfaceError("catalog '\(catalogID.prefix(100))' is not accepted") }
+            if let icon = theme?["iconUrl"], let fault = images.fault(ofBound: icon) { throw SurfaceError("theme iconUrl: \(fault)") }
+        case .updateComponents(let list):
+            let checker = ComponentChecker(images: images)
+            for component in list { _ = try checker.check(component) }
+        case .updateDataModel(let path, let value):
+            _ = try JSONPointer(path ?? "/", allowRelative: false)
+            if let value, let key = refusedKey(in: value) { throw SurfaceError("the data model may not use the key '\(key)'") }
+        case .deleteSurface:
+            break
+        }
+    }
+
     /// The first key of `JSONPointer.refusedKeys` anywhere in `value`.
     private static func refusedKey(in value: JSON) -> String? {
         var pending = [value]

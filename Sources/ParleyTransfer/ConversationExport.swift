@@ -57,8 +57,8 @@ struct ConversationExport: Encodable {
     }
 }
 
-/// One message in an export: everything stored but the rendered HTML (made again on import). A reply
-/// with tool calls has its `parts` (text parts without HTML).
+/// One message in an export: everything stored but the rendered HTML (made again on import). A message
+/// with tool calls, surfaces or an action has its `parts` (text parts without HTML).
 struct MessageExport: Encodable {
     let message: Message
     /// The ids of the files a user message shows, in order (entries of the conversation's `files`).
@@ -91,7 +91,7 @@ struct MessageExport: Encodable {
         }
         try container.encode(Timestamp.format(message.createdAt), forKey: .createdAt)
         try container.encode(Timestamp.format(message.updatedAt), forKey: .updatedAt)
-        if !message.toolCalls.isEmpty {
+        if message.hasOwnParts {
             try container.encode(message.parts.map(\.withoutHTML.json), forKey: .parts)
         }
         if !fileIDs.isEmpty { try container.encode(fileIDs, forKey: .files) }

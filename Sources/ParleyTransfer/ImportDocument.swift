@@ -19,9 +19,10 @@ struct ImportDocument {
     var files: [ImportFiles] = []
 
     /// How deep the format nests (document, conversations, conversation, messages, message, usage or
-    /// error is 6), with room to spare: anything deeper is not an export, and is refused before
-    /// decoding so a hostile file cannot make the decoder recurse thousands of levels.
-    static let maxDepth = 8
+    /// error is 6; a reply's `surface` part holds A2UI messages from level 9, each up to
+    /// PARLEY_SURFACE_MAX_DEPTH's default of 32 deep), with room to spare: anything deeper is not an export,
+    /// and is refused before decoding so a hostile file cannot make the decoder recurse thousands of levels.
+    static let maxDepth = 48
 
     init(_ body: [UInt8], rules: FieldRules, renderer: MarkdownRenderer, now: Date) throws(HTTPError) {
         guard !body.isEmpty else { throw Self.invalid("The body is empty: send an export document.") }
@@ -136,47 +137,6 @@ struct ImportDocument {
             throw invalid("\(place): at most \(ToolRules.maxEntries) tool ids of 1 to \(ToolRules.maxIDLength) characters.")
         }
         return entries
-    }
-
-    /// A reply's parts from the file: each must be a part this version knows; text parts are rendered
-    /// again; calls left open (`streaming`, `running`) are `cancelled`, since nothing will finish them.
-    private static func parts(_ items: [JSON], role: Role, at place: String,
-                              renderer: MarkdownRenderer) throws(HTTPError) -> [MessagePart] {
-        guard role == .assistant else { throw invalid("\(place): only an assistant message has parts.") }
-        var parts: [MessagePart] = []
-        for (index, item) in items.enumerated() {
-            guard let part = MessagePart(json: item) else {
-                throw invalid("\(place)[\(index)]: not a text, reasoning or tool_call part.")
-            }
-            if let call = part.toolCall, let fault = Self.fault(of: call) {
-                throw invalid("\(place)[\(index)].\(fault)")
-            }
-            switch part {
-            case .text(let text, _): parts.append(.text(text, html: renderer.render(text)))
-            case .toolCall(var call) where call.status == .streaming || call.status == .running:
-                call.status = .cancelled
-                parts.append(.toolCall(call))
-            default: parts.append(part)
-            }
-        }
-        return parts
-    }
-
-    /// What a call from a file has that no call Parley made could have, so the API would serve a part
-    /// outside its documented shape: `arguments` other than an object, a result content item other than
-    /// an object with a string `type`, `structured_content` other than an object. Nil when it is sound.
-    private static func fault(of call: ToolCallPart) -> String? {
-        if let arguments = call.arguments, arguments.objectValue == nil {
-            return "arguments: must be a JSON object or null"
-        }
-        guard let result = call.result else { return nil }
-        if let bad = result.content.firstIndex(where: { $0.objectValue == nil || $0["type"]?.stringValue == nil }) {
-            return "result.content[\(bad)]: must be an object with a string 'type'"
-        }
-        if let structured = result.structuredContent, structured.objectValue == nil {
-            return "result.structured_content: must be a JSON object, or absent"
-        }
-        return nil
     }
 
     private static func html(_ parts: [MessagePart]) -> String {

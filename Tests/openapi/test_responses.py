@@ -1,6 +1,8 @@
 """Real answers of a real server, each validated against the schema docs/openapi.json gives for its
 operation and status (`validate` in conftest.py): every resource, list and error shape, in local and
 team mode."""
+import json
+
 import pytest
 
 from conftest import start_parley, validate
@@ -304,3 +306,42 @@ def test_a_reply_with_a_tool_call_its_parts_events_and_decisions(tooled):
     copy = validate(imported, "POST", "/api/import")["items"][0]
     shown = validate(tooled.call("GET", f"/api/conversations/{copy['id']}"), "GET", "/api/conversations/{id}")
     assert [part["type"] for part in shown["messages"][1]["parts"]] == ["tool_call", "text"]
+
+
+def test_a_reply_that_draws_a_surface_and_an_action_on_it(tooled):
+    """parley/render_ui (issue 22): the `surface` events, the `surface` part, the action route's answers."""
+    model = next(m["id"] for m in tooled.api("GET", "/api/models")["models"] if m["id"].endswith("fake"))
+    cid = tooled.api("POST", "/api/conversations", {"model": model, "tools": ["parley/render_ui"]})["id"]
+    catalog = "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"
+    arguments = json.dumps({"messages": [
+        {"version": "v0.9", "createSurface": {"surfaceId": "s", "catalogId": catalog}},
+        {"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": [
+            {"id": "root", "component": "Button", "child": "label", "action": {"event": {"name": "go"}}},
+            {"id": "label", "component": "Text", "text": "Go"}]}}]})
+    tooled.upstream.rounds = [{"calls": [("c1", "parley__render_ui", [arguments[:40], arguments[40:]])]}]
+    try:
+        turn = tooled.api("POST", f"/api/conversations/{cid}/messages", {"content": "draw"})
+        reply_id = turn["assistant_message"]["id"]
+        tooled.wait_finished(reply_id)
+    finally:
+        tooled.upstream.reset()
+    message = validate(tooled.call("GET", f"/api/messages/{reply_id}"), "GET", "/api/messages/{id}")
+    assert [part["type"] for part in message["parts"]][:2] == ["tool_call", "surface"], message["parts"]
+    stream = validate(tooled.call("GET", f"/api/messages/{reply_id}/stream"), "GET", "/api/messages/{id}/stream")
+    assert '"type":"surface"' in stream
+
+    path = "/api/messages/{id}/surfaces/{surface_id}/actions"
+    action = {"name": "go", "surfaceId": "s", "sourceComponentId": "root", "timestamp": "2026-12-05T08:00:00Z",
+              "context": {}}
+    for url, body, status in [(f"/api/messages/nope/surfaces/s/actions", action, 404),
+                              (f"/api/messages/{reply_id}/surfaces/s/actions", {"name": "go"}, 400),
+                              (f"/api/messages/{reply_id}/surfaces/other/actions", {**action, "surfaceId": "other"}, 400),
+                              (f"/api/messages/{reply_id}/surfaces/s/actions", {**action, "sourceComponentId": "x"}, 400)]:
+        reply = tooled.call("POST", url, body)
+        assert reply.status == status, (url, body, reply.raw)
+        validate(reply, "POST", path)
+    sent = tooled.call("POST", f"/api/messages/{reply_id}/surfaces/s/actions", {"version": "v0.9", "action": action})
+    assert sent.status == 201, sent.raw
+    answer = validate(sent, "POST", path)
+    assert answer["user_message"]["parts"][0]["type"] == "action"
+    tooled.wait_finished(answer["assistant_message"]["id"])

@@ -99,11 +99,14 @@ final class RenderUITests: UpstreamTestCase {
         let conversation = try await parley.conversation(["model": "openai:fake", "tools": ["parley/render_ui"]])
         let text = Self.arguments(Self.messages)
         let cut = try XCTUnwrap(text.range(of: "updateDataModel")).lowerBound
-        upstream.enqueue(.eventStream(writes: [ToolStreams.callStart(id: "c1", name: "parley__render_ui")]
-                                          + Self.fragments(String(text[..<cut]), size: 11).map { ToolStreams.arguments($0) },
-                                      then: [.stall]))
+        let attached = FakeUpstream.Gate()
+        upstream.enqueue(UpstreamStreams.gated(
+            .eventStream(writes: [ToolStreams.callStart(id: "c1", name: "parley__render_ui")]
+                             + Self.fragments(String(text[..<cut]), size: 11).map { ToolStreams.arguments($0) },
+                         then: [.stall]), start: attached))
         let (_, assistant) = try await parley.send(conversation, "go")
-        let read = try await parley.events(assistant, until: { $0.filter { $0.type == "surface" }.count == 3 })
+        let read = try await parley.events(assistant, attached: attached,
+                                           until: { $0.filter { $0.type == "surface" }.count == 3 })
         XCTAssertEqual(read.events.filter { $0.type == "surface" }.count, 3)
         let stop = try await parley.call("POST", "/api/messages/\(assistant)/stop")
         XCTAssertEqual(stop.status, 200, stop.text)

@@ -276,7 +276,7 @@ final class ExportImportAPITests: XCTestCase {
              "conversations[1]"),
             ("deep", Array(String(repeating: "[", count: 40_000).utf8), "deeper than"),
             ("deep in a string-looking place", Array(("{\"parley_export\":1,\"title\":\"x\\\"" + String(repeating: "{", count: 20)
-                + "\",\"messages\":" + String(repeating: "[", count: 20)).utf8), "deeper than"),
+                + "\",\"messages\":" + String(repeating: "[", count: 100)).utf8), "deeper than"),
             ("not json", Array("{\"parley_export\": 1,".utf8), "not valid JSON"),
             ("array", Array("[]".utf8), "isn't a Parley export"),
             ("another program's JSON", try json(["name": "settings", "items": [1, 2]]), "isn't a Parley export"),
