@@ -5,8 +5,9 @@ axe-clean in both colour schemes; a form's values go out in the action, whose us
 chip and reaches the model; `openUrl` asks before it opens; no half tree ever shows (the card says it
 is drawing until the tree is complete) and a stop keeps what was complete; a reply to the action
 updates the surface where it was created (marked "updated by a later reply"); a reload and a second
-tab show the same state; a branch switch shows the other state; and nothing executes when the XSS
-payloads of the Markdown tests are put into every string field (and an id) of every component."""
+tab show the same state; a branch switch shows the other state, and a fork carries the one shown; a
+later reply's deleteSurface takes it off with a note; and nothing executes when the XSS payloads of
+the Markdown tests are put into every string field (and an id) of every component."""
 import json
 import os
 import threading
@@ -391,8 +392,18 @@ def test_later_replies_update_it_and_a_branch_switch_shows_the_other_state(brows
         newest.find_element(By.CSS_SELECTOR, "[data-action='prev']").click()
         wait_drawn(browser, first, "Status: counted")
         assert "recounted" not in surfaces(browser, first)[0]["text"]
-        # And a fork point before the action: the first reply's own state, unmarked.
         assert surfaces(browser, first)[0]["note"] == "Updated by a later reply."
+        # A fork at the version shown carries the surface and its state into the new conversation.
+        shown = browser.find_element(By.CSS_SELECTOR, f"#message-list .message[data-id='{second}'] [data-action='fork']")
+        browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", shown)
+        shown.click()
+        wait_until(lambda: "#/c/" in browser.current_url and not browser.current_url.endswith(conversation),
+                   message="the fork opened")
+        copied = wait_until(lambda: len(messages(browser)) == 4 and messages(browser, "assistant")[0].get_attribute("data-id"),
+                            message="the fork shown")
+        assert copied != first
+        wait_drawn(browser, copied, "Status: counted")
+        assert surfaces(browser, copied)[0]["note"] == "Updated by a later reply."
     finally:
         fake_upstream.rounds = []
 
