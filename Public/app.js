@@ -4,8 +4,9 @@
 // plus its parts: open-conversation.js (which conversation is shown), sending.js, reply.js (the followed
 // reply), actions.js (each message's buttons), conversation-edits.js (model, settings, the "⋯" menu),
 // changes.js (what live notifications mean), tools/catalogue.js and tools/approvals.js (the tools
-// one may use, decisions on tool calls), and attachments/attaching.js (the files attached to the next
-// message). live.js is the tab's one event stream, transport only.
+// one may use, decisions on tool calls), attachments/attaching.js (the files attached to the next
+// message), and surfaces/surface-board.js with surface-actions.js (interactive answers: A2UI surfaces
+// and the actions their Buttons send). live.js is the tab's one event stream, transport only.
 // The server renders Markdown and holds all state; this page shows it.
 import { Api, ApiError } from './transport/api.js';
 import { UserStream } from './transport/live.js';
@@ -34,6 +35,8 @@ import { toolApprovals } from './tools/approvals.js';
 import { AttachmentTray } from './attachments/attachment-tray.js';
 import { ImageViewer } from './attachments/image-viewer.js';
 import { attaching } from './attachments/attaching.js';
+import { SurfaceBoard } from './surfaces/surface-board.js';
+import { surfaceActions } from './surfaces/surface-actions.js';
 
 /** A hidden tab keeps its stream this long, then closes it and reopens it on return. */
 const HIDDEN_TAB_CLOSE_MS = 60_000;
@@ -143,6 +146,7 @@ new Transfer({ exportAll: $('export-all'), file: $('import-file'), status: $('tr
 
 Object.assign(page, conversationShower(page));
 page.edits = conversationEdits(page);
+page.surfaces = new SurfaceBoard({ list: $('message-list'), model, actions: surfaceActions(page) });
 page.replies = replyFollower({
   ...page, regenerate: (id) => page.actions.regenerate(id), finished: () => page.settings.changedElsewhere(),
 });

@@ -11,7 +11,7 @@ const FINISHED_WORDS = { complete: 'The answer is complete.', stopped: 'The answ
 /** `regenerate(id)` is the Retry of a failed answer; `finished()` runs when a followed reply ends (the
  *  conversation's totals changed). Returns `follow(id)`, `stop()` and `showServerError(message)`. */
 export function replyFollower({
-  model, messages, composer, scroller, live, announce, describe, regenerate, finished = () => {},
+  model, messages, composer, scroller, live, announce, describe, regenerate, surfaces, finished = () => {},
 }) {
   function showServerError(message) {
     const el = messages.elementFor(message.id);
@@ -50,6 +50,9 @@ export function replyFollower({
           case 'tool_result':
             messages.showToolCall(el, model.applyToolEvent(message, name, data));
             break;
+          case 'surface': // an A2UI message of an interactive answer (surfaces/surface-board.js)
+            surfaces.apply(el, message, data);
+            break;
           case 'error':
             model.applyError(message, data);
             showError(el, errorText(message.error), () => regenerate(messageId));
@@ -84,6 +87,7 @@ export function replyFollower({
   function finishAnswer(el, message, done) {
     model.applyDone(message, done);
     messages.showDone(el, message, done.patch);
+    surfaces.schedule(); // a surface left without its root says it was not finished
     composer.showStreaming(model.streamingId !== null);
     scroller.stick();
     const words = FINISHED_WORDS[message.status] || '';

@@ -1,4 +1,5 @@
-// A reply's body as segments in the order they happened (issue 20): text and tool cards. All of them
+// A reply's body as segments in the order they happened (issue 20): text, tool cards and the hosts of
+// interactive answers (issue 22: `.surface-host`, filled by surfaces/surface-board.js). All of them
 // sit in `.message-blocks`: the streamed blocks (`.block`, found by their index, which counts across the
 // whole reply, so the first block after a card is a new text after it), a finished text part's HTML
 // (`.message-text`), and the cards (tools/tool-card.js). The streaming tail comes after
@@ -61,6 +62,10 @@ export function partsFragment(el, parts, { blocks = null, titleOf = null } = {})
   for (const part of parts || []) {
     if (part.type === 'tool_call') {
       fragment.append(createToolCard(part, cardView(el, part, titleOf)));
+    } else if (part.type === 'surface' && typeof part.surface_id === 'string') {
+      if (!fragment.querySelector(`.surface-host[data-surface-id="${CSS.escape(part.surface_id)}"]`)) {
+        fragment.append(surfaceHost(part.surface_id));
+      }
     } else if (part.type === 'text' && blocks) {
       const first = Number(part.first_block) || 0;
       const end = Math.min(blocks.length, first + (Number(part.block_count) || 0));
@@ -92,13 +97,34 @@ export function setParts(el, parts, titleOf = null) {
 export function showStoredParts(el, parts, shownHTML, titleOf = null) {
   const html = parts.filter((part) => part.type === 'text').map((part) => part.html || '').join('');
   const calls = parts.filter((part) => part.type === 'tool_call').length;
-  if (shownHTML !== html || cardCount(el) !== calls) setParts(el, parts, titleOf);
+  const hosts = new Set(parts.filter((part) => part.type === 'surface').map((part) => part.surface_id)).size;
+  if (shownHTML !== html || cardCount(el) !== calls || hostCount(el) !== hosts) setParts(el, parts, titleOf);
   else refreshToolCards(el, parts, titleOf);
 }
 
-/** Whether `parts` hold a tool call (then the body is drawn from them). */
+/** Whether `parts` hold a tool call or a surface (then the body is drawn from them). */
 export function partsHaveCalls(parts) {
-  return Array.isArray(parts) && parts.some((part) => part.type === 'tool_call');
+  return Array.isArray(parts) && parts.some((part) => part && (part.type === 'tool_call' || part.type === 'surface'));
+}
+
+/** The empty place of surface `surfaceId` in a reply (the surface board draws into it). */
+function surfaceHost(surfaceId) {
+  const host = document.createElement('div');
+  host.className = 'surface-host';
+  host.dataset.surfaceId = surfaceId;
+  return host;
+}
+
+/** The host of surface `surfaceId` in message element `el`, made after everything shown so far at
+ *  its first message (the text before it is closed, as before a tool card). */
+export function putSurfaceHost(el, surfaceId) {
+  const found = el.querySelector(`.message-blocks > .surface-host[data-surface-id="${CSS.escape(surfaceId)}"]`);
+  if (found) return found;
+  const host = surfaceHost(surfaceId);
+  el.querySelector('.message-blocks').append(host);
+  setTail(el, '');
+  setTailHTML(el, null);
+  return host;
 }
 
 /** A call's events (`tool_call`, `tool_call_delta`, `tool_result`): its card updated, or made after
@@ -122,6 +148,11 @@ export function refreshToolCards(el, parts, titleOf) {
     const card = findCard(el, part.id);
     if (card) updateToolCard(card, part, cardView(el, part, titleOf));
   }
+}
+
+/** The number of surface hosts shown in `el`. */
+function hostCount(el) {
+  return el.querySelectorAll('.message-blocks > .surface-host').length;
 }
 
 /** The number of cards shown in `el`. */

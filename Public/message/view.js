@@ -12,6 +12,7 @@ import { setTail, setTailHTML, tailShowsCode } from './message-tail.js';
 import { syncBody } from './message-waiting.js';
 import { blockElement, findBlock, findCard, partsFragment, partsHaveCalls, setParts } from './reply-body.js';
 import { showMessageFiles } from '../attachments/message-files.js';
+import { actionPart, showActionTurn } from '../surfaces/action-turn.js';
 
 export { setReasoning, appendReasoning, shownReasoning, syncReasoning } from './reasoning.js';
 export { enhance } from './server-html.js';
@@ -44,6 +45,8 @@ export function createMessageElement(message, titleOf = null) {
   if (message.role !== 'assistant') {
     // What people typed is shown exactly as typed (issue 18): plain text, never Markdown.
     setPlainText(el, message.content || '');
+    // A turn made by a surface's Button (issue 22) shows what was chosen, not the JSON.
+    showActionTurn(el, message.parts);
   } else if (message.status !== 'streaming' && partsHaveCalls(message.parts)) {
     setParts(el, message.parts, titleOf);
   } else if (typeof message.html === 'string' && message.status !== 'streaming') {
@@ -136,7 +139,7 @@ export function shownHTML(el) {
   const { blocks } = bodyOf(el);
   if (typeof blocks.sourceHTML === 'string') return blocks.sourceHTML;
   const list = blocks.querySelectorAll(':scope > .block');
-  const cards = blocks.querySelectorAll(':scope > .tool-card').length;
+  const cards = blocks.querySelectorAll(':scope > .tool-card, :scope > .surface-host').length;
   if (list.length + cards !== blocks.children.length) return null;
   return Array.from(list, (block) => block.sourceHTML).join('');
 }
@@ -178,7 +181,7 @@ export function updateMeta(el, message) {
     branch.hidden = true;
   }
 
-  el.querySelector('[data-action="edit"]').hidden = !isUser || message.local === true;
+  el.querySelector('[data-action="edit"]').hidden = !isUser || message.local === true || actionPart(message.parts) !== null;
   // A failed reply offers one way forward, the Retry of its error (a regenerate): not Regenerate
   // beside it, nor Copy of a reply with no text.
   const failed = message.status === 'failed';

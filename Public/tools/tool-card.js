@@ -6,6 +6,9 @@
 // as HTML; a result's images are the server's URL (the page's CSP allows only 'self' images).
 import { argumentsText, awaitsDecision, RUNNING_STATUSES } from './tool-parts.js';
 
+/** The built-in tool that draws interactive answers (issue 22). */
+const RENDER_UI = 'parley/render_ui';
+
 const STATUS_WORDS = {
   streaming: 'Preparing the call…',
   awaiting_approval: 'Waiting for your approval',
@@ -54,7 +57,8 @@ export function createToolCard(part, view) {
   const summary = make('summary', 'tool-card-arguments-summary', 'Arguments');
   summary.addEventListener('click', () => { args.setByHand = true; });
   args.append(summary, textBox('tool-card-arguments-text', ''));
-  args.open = part.status === 'streaming' || part.status === 'awaiting_approval';
+  // The arguments of parley/render_ui are the interactive answer drawn below the card: closed.
+  args.open = (part.status === 'streaming' && part.tool !== RENDER_UI) || part.status === 'awaiting_approval';
 
   const approval = make('div', 'tool-card-approval');
   const approve = make('button', 'button primary small', 'Approve');
@@ -94,6 +98,8 @@ export function updateToolCard(card, part, view) {
   let words = STATUS_WORDS[part.status] || part.status;
   if (part.status === 'awaiting_approval' && part.decision === 'approve') words = 'Approved; waiting for the other calls';
   if (part.status === 'complete' && failed) words = 'Failed';
+  // Until its first complete tree arrives, the interactive answer is this card's words (no half tree).
+  if (part.status === 'streaming' && part.tool === RENDER_UI) words = 'Drawing an interactive answer…';
   const statusText = card.querySelector('.tool-card-status-text');
   if (statusText.textContent !== words) statusText.textContent = words;
 
@@ -129,6 +135,13 @@ export function remembers(card) {
 
 function showResult(card, part, view, title) {
   const box = card.querySelector('.tool-card-result');
+  // What render_ui answers the model ("drawn: …") is for the model; the surface shows the outcome.
+  if (part.tool === RENDER_UI && part.result && !part.result.is_error && !renderErrors(part.result)) {
+    box.replaceChildren();
+    box.shownKey = null;
+    box.hidden = true;
+    return;
+  }
   const key = JSON.stringify([part.result ?? null, part.status]);
   if (box.shownKey === key) return;
   box.shownKey = key;
@@ -154,6 +167,12 @@ function showResult(card, part, view, title) {
   }
   box.replaceChildren(...children);
   box.hidden = children.length === 0;
+}
+
+/** Whether render_ui's `result` names validation errors (its structured content's `errors`). */
+function renderErrors(result) {
+  const errors = result.structured_content && result.structured_content.errors;
+  return Array.isArray(errors) && errors.length > 0;
 }
 
 /** Whether content `item` is the text of `structured` (the same JSON). */

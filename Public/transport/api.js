@@ -90,6 +90,9 @@ export const Api = {
   tools: () => api('GET', '/api/tools'),
   decideToolCall: (id, callId, decision, remember) =>
     api('POST', `/api/messages/${enc(id)}/tool_calls/${enc(callId)}`, { decision, remember: Boolean(remember) }),
+  // Interactive answers (issue 22): a surface's Button sends its A2UI action; answered like a send.
+  surfaceAction: (id, surfaceId, action) =>
+    api('POST', `/api/messages/${enc(id)}/surfaces/${enc(surfaceId)}/actions`, action),
   me: () => api('GET', '/api/auth/me'),
   signIn: (username, password) => api('POST', '/api/auth/login', { username, password }),
   signOut: () => api('POST', '/api/auth/logout'),

@@ -9,7 +9,7 @@ import { Api, Session } from './api.js';
 
 /** The events of a followed reply (the same as GET /api/messages/{id}/stream sends). */
 const REPLY_EVENTS = ['snapshot', 'reasoning', 'block', 'tail', 'tail_append', 'tail_html', 'tool_call',
-  'tool_call_delta', 'tool_result', 'done'];
+  'tool_call_delta', 'tool_result', 'surface', 'done'];
 
 const NOTIFICATIONS = ['conversation_created', 'conversation_updated', 'conversation_deleted', 'turn',
   'reply_started', 'reply_finished', 'preferences_changed', 'resync'];
@@ -47,7 +47,7 @@ export class UserStream {
 
   /**
    * Follows `messageId` on the same connection; `sink.onEvent(name, data)` gets snapshot, reasoning,
-   * block, tail, tail_append, tail_html, tool_call, tool_call_delta, tool_result, error and done, `sink.onConnection(state)` gets 'open', 'reconnecting' and 'lost'.
+   * block, tail, tail_append, tail_html, tool_call, tool_call_delta, tool_result, surface, error and done, `sink.onConnection(state)` gets 'open', 'reconnecting' and 'lost'.
    */
   open(messageId, sink) {
     this.messageId = messageId;

@@ -36,12 +36,12 @@ UNDECIDED_CONTRAST_IGNORED = (
     "Element content is too short to determine if it is actual text content",
 )
 # ...and, judged here by what the browser paints at 3x3 points of the part not clipped away by a
-# scrolling ancestor or the viewport: text with no such part ("hidden": e.g. a table cell scrolled out
-# of its table's sideways scroll, which axe calls partially obscured); text axe calls overlapped only
-# when other elements cover it entirely (e.g. Export all under the open user menu: nobody sees it);
-# and text axe calls partially obscured only when nothing covers its visible part (cut by a scroller:
-# its visible part is on the background axe judged next to it). Anything else (text partly under a
-# positioned menu or box) fails.
+# scrolling ancestor (its client area, inside its borders and scrollbars) or the viewport: text with
+# no such part ("hidden": e.g. a table cell scrolled out of its table's sideways scroll, which axe
+# calls partially obscured); text axe calls overlapped only when other elements cover it entirely
+# (e.g. Export all under the open user menu: nobody sees it); and text axe calls partially obscured
+# only when nothing covers its visible part (cut by a scroller: its visible part is on the background
+# axe judged next to it). Anything else (text partly under a positioned menu or box) fails.
 LET_THROUGH_WHEN = {"overlapped by another element": ("covered", "hidden"),
                     "partially obscured by another element": ("clear", "hidden")}
 PAINTED_JS = """
@@ -52,8 +52,10 @@ let {left, top, right, bottom} = el.getBoundingClientRect();
 for (let up = el.parentElement; up; up = up.parentElement) {
   const style = getComputedStyle(up);
   if (style.overflowX === 'visible' && style.overflowY === 'visible') continue;
+  // A scroller shows its content inside its borders and scrollbars only (its client area).
   const r = up.getBoundingClientRect();
-  [left, top, right, bottom] = [Math.max(left, r.left), Math.max(top, r.top), Math.min(right, r.right), Math.min(bottom, r.bottom)];
+  const [cl, ct] = [r.left + up.clientLeft, r.top + up.clientTop];
+  [left, top, right, bottom] = [Math.max(left, cl), Math.max(top, ct), Math.min(right, cl + up.clientWidth), Math.min(bottom, ct + up.clientHeight)];
 }
 if (right - left < 2 || bottom - top < 2) return 'hidden';
 let mine = 0, others = 0;

@@ -161,18 +161,12 @@ def test_the_tools_list_of_the_chat_settings(browser, parley_fake):
     conversation = new_conversation(parley_fake, tools=())
     open_page(browser, parley_fake.base, f"/#/c/{conversation}")
     browser.find_element(By.ID, "system-toggle").click()
-    wait_until(lambda: browser.find_elements(By.CSS_SELECTOR, ".tools-picker .tool-pick-box"),
-               message="the tools listed")
+    # The search tool's box (the built-in parley/render_ui is listed too).
+    def search_pick():
+        label = next(label for label in browser.find_elements(By.CSS_SELECTOR, ".tools-picker label") if TOOL in label.text)
+        return label, browser.find_element(By.ID, label.get_attribute("for"))
 
-    def tool_box():
-        """search_history's box (the built-in parley/render_ui is listed before it)."""
-        for candidate in browser.find_elements(By.CSS_SELECTOR, ".tools-picker .tool-pick-box"):
-            text = browser.find_element(By.CSS_SELECTOR, f"label[for='{candidate.get_attribute('id')}']").text
-            if TOOL in text:
-                return candidate
-        return None
-    box = wait_until(tool_box, message="search_history listed")
-    label = browser.find_element(By.CSS_SELECTOR, f"label[for='{box.get_attribute('id')}']")
+    label, box = wait_until(search_pick, message="the tools listed")
     assert "Search history" in label.text and TOOL in label.text, label.text
     assert not box.is_selected()
     assert_accessible(browser, "tools list in the chat settings")
@@ -184,7 +178,7 @@ def test_the_tools_list_of_the_chat_settings(browser, parley_fake):
     browser.find_element(By.ID, "system-cancel").click()
     browser.refresh()
     browser.find_element(By.ID, "system-toggle").click()
-    wait_until(lambda: tool_box() is not None and tool_box().is_selected(), message="the saved tool ticked")
+    wait_until(lambda: search_pick()[1].is_selected(), message="the saved tool ticked")
 
 
 # MARK: - Calls that ask first: an MCP server (Tests/mcp/test_server.py over stdio) with approval "always"

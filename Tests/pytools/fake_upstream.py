@@ -23,8 +23,10 @@ What POST /v1/chat/completions answers:
   With `call_word` set, a user message containing it forces that call (`required`) too.
 - Scripted rounds of a tool-calling model (`rounds`, a list a test fills; each request takes the first
   one left): {"text": [chunks], "calls": [(provider id, function name, [argument fragments])],
-  "gate": threading.Event or None}: the text chunks, then each call (its id and name first, then
-  its argument fragments), waiting for `gate` (when set) before the calls' fragments, and
+  "gate": threading.Event or None, "hold": (fragment index, threading.Event) or None}: the text
+  chunks, then each call (its id and name first, then its argument fragments), waiting for `gate`
+  (when set) before the calls' fragments and for `hold`'s event before that fragment of the first
+  call (a call cut in the middle of its arguments), and
   `finish_reason: "tool_calls"` when it has calls (else `stop`). Scripted rounds come
   first: with `rounds` empty, the rest applies.
 Log probabilities, as a model that honours `logprobs: true`: each content chunk then carries
@@ -152,8 +154,11 @@ class FakeUpstream:
                                    "function": {"name": name, "arguments": ""}}]}, None
         if script.get("gate") is not None:
             script["gate"].wait(GATE_TIMEOUT_S)
+        hold = script.get("hold")
         for index, (_, _, fragments) in enumerate(calls):
-            for fragment in fragments:
+            for number, fragment in enumerate(fragments):
+                if hold is not None and index == 0 and number == hold[0]:
+                    hold[1].wait(GATE_TIMEOUT_S)
                 if self.chunk_delay:
                     time.sleep(self.chunk_delay)
                 yield {"tool_calls": [{"index": index, "function": {"arguments": fragment}}]}, None
