@@ -3,7 +3,8 @@ import ParleyPrimitives
 /// Turns the parse events of `{"messages":[ … ]}` into one JSON value per element of `messages`
 /// (`MessageExtractor` feeds it). Depth 1 is the arguments object, depth 2 the `messages` array; an
 /// element is built from depth 3 down and handed out when it closes. Values past the bounds are not
-/// built (nothing deeper than `maxDepth` is ever held), only counted, and the element is a fault.
+/// built (nothing deeper than `maxDepth` is ever held), only counted, and the element is a fault; so is
+/// an element holding a number JSON text cannot carry back (`1e999` reads as infinity).
 struct ValueBuilder {
     enum Event {
         case startObject
@@ -88,6 +89,10 @@ struct ValueBuilder {
             return place(.string(text))
         case .scalar(let value):
             guard inMessages, depth >= 2 else { return nil }
+            if fault == nil, case .number(let number) = value, !number.isFinite {
+                fault = "it holds a number out of range"
+                stack = []
+            }
             if fault != nil { return depth == 2 ? finishElement(nil) : nil }
             return place(value)
         }

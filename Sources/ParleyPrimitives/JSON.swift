@@ -38,7 +38,9 @@ public enum JSON: Sendable, Equatable, Hashable, Codable {
         case .null: try container.encodeNil()
         case .bool(let flag): try container.encode(flag)
         case .integer(let integer): try container.encode(integer)
-        case .number(let number): try container.encode(number)
+        case .number(let number):
+            // JSON has no infinity or NaN: null here, so one such number never takes the whole text down.
+            if number.isFinite { try container.encode(number) } else { try container.encodeNil() }
         case .string(let text): try container.encode(text)
         case .array(let items): try container.encode(items)
         case .object(let fields): try container.encode(fields)
@@ -64,8 +66,8 @@ public enum JSON: Sendable, Equatable, Hashable, Codable {
         return encoder
     }()
 
-    /// The value as compact JSON text, keys sorted. (Encoding a `JSON` cannot fail; a non-finite number,
-    /// which no parsed value holds, is written as `null`.)
+    /// The value as compact JSON text, keys sorted. (Encoding a `JSON` cannot fail: a non-finite number,
+    /// which no parsed value holds, is written as `null` where it stands.)
     public var text: String {
         if let data = try? Self.writer.encode(self) { return String(decoding: data, as: UTF8.self) }
         return "null"

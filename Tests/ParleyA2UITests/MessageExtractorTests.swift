@@ -85,6 +85,21 @@ final class MessageExtractorTests: XCTestCase {
         XCTAssertEqual(elements[2], .message(.object(["ok": .integer(1)])))
     }
 
+    func testANumberOutOfRangeIsAFaultAndTheOtherMessagesStand() {
+        let session = SurfaceSession(board: A2UISamples.board())
+        let messages = [A2UISamples.create("s").text, A2UISamples.components("s", [A2UISamples.text("root")]).text,
+                        #"{"version":"v0.9","updateDataModel":{"surfaceId":"s","path":"/n","value":{"big":1e999}}}"#,
+                        A2UISamples.data("s", path: "/ok", .integer(1)).text]
+        var emitted = session.feed(call: "c1", #"{"messages":["# + messages.joined(separator: ",") + "]}")
+        let finished = session.finish(call: "c1")
+        emitted += finished.emitted
+        XCTAssertEqual(emitted.count, 3, "create, components and the good update go out")
+        XCTAssertFalse(emitted.contains { $0.message.text.contains("big") }, "the refused update is not sent")
+        XCTAssertEqual(emitted.last?.message["updateDataModel"]?["path"], .string("/ok"))
+        XCTAssertEqual(finished.result.errors.count, 1)
+        XCTAssertTrue(finished.result.text.contains("number out of range"), finished.result.text)
+    }
+
     func testOtherKeysAndNonArrayMessagesYieldNothing() {
         let extractor = MessageExtractor(limits: SurfaceLimits())
         XCTAssertEqual(extractor.feed(#"{"other":[{"a":1}],"messages":{"b":2}}"#) + extractor.finish(), [])

@@ -1,4 +1,5 @@
 import ParleyPrimitives
+import ParleyStore
 import XCTest
 
 /// `JSON` (ParleyPrimitives): the value tool schemas, arguments and results travel as.
@@ -24,5 +25,15 @@ final class JSONTests: XCTestCase {
         let value = JSON.object(["path": .string("/a/b"), "n": .array([]), "o": .object([:])])
         XCTAssertEqual(JSON(parsing: value.text), value)
         XCTAssertEqual(value.text, #"{"n":[],"o":{},"path":"/a/b"}"#)
+    }
+
+    func testANonFiniteNumberIsNullWhereItStandsNotTheWholeText() {
+        let value = JSON.array([.string("kept"), .object(["n": .number(.infinity), "m": .number(-.infinity)]), .number(.nan)])
+        XCTAssertEqual(value.text, #"["kept",{"m":null,"n":null},null]"#)
+        let parts: [MessagePart] = [.text("hello", html: nil),
+                                    .surface(SurfacePart(surfaceID: "s", messages: [.object(["n": .number(.infinity)])]))]
+        let stored = MessagePart.parts(storedText: MessagePart.storedText(parts))
+        XCTAssertEqual(stored?.count, 2, "every part is kept")
+        XCTAssertEqual(stored?.first, .text("hello", html: nil))
     }
 }
