@@ -17,6 +17,8 @@ struct ComponentChecker {
     }
 
     let images: ImagePolicy
+    /// Segments a binding's path may have (the surface's depth limit).
+    var maxSegments = SurfaceLimits().maxDepth
 
     func check(_ component: JSON) throws(SurfaceError) -> Checked {
         guard let fields = component.objectValue else { throw SurfaceError("a component must be a JSON object") }
@@ -52,7 +54,7 @@ struct ComponentChecker {
             if let literal = url.stringValue {
                 if let fault = images.fault(of: literal) { throw SurfaceError("component '\(id)' (Image): \(fault)") }
             } else if let path = url["path"]?.stringValue {
-                imageBinding = try JSONPointer(path)
+                imageBinding = try JSONPointer(path, maxSegments: maxSegments)
             } else {
                 throw SurfaceError("component '\(id)' (Image): 'url' must be a literal or a path binding, not a function call")
             }
@@ -76,7 +78,7 @@ struct ComponentChecker {
                       let path = template["path"]?.stringValue else {
                     throw SurfaceError("must be an array of ids or {\"componentId\",\"path\"}")
                 }
-                _ = try JSONPointer(path)
+                _ = try JSONPointer(path, maxSegments: maxSegments)
             }
         case .action: try action(value)
         case .text(let allowed):
@@ -120,7 +122,7 @@ struct ComponentChecker {
         guard let fields = value.objectValue, fields.count == 1, let path = fields["path"]?.stringValue else {
             throw SurfaceError("must be a literal, {\"path\"} or a function call")
         }
-        _ = try JSONPointer(path)
+        _ = try JSONPointer(path, maxSegments: maxSegments)
     }
 
     private func functionCall(_ value: JSON) throws(SurfaceError) {
@@ -164,7 +166,7 @@ struct ComponentChecker {
         switch value {
         case .object(let fields):
             if fields["call"] != nil { try functionCallShallow(value) }
-            if let path = fields["path"]?.stringValue { _ = try JSONPointer(path) }
+            if let path = fields["path"]?.stringValue { _ = try JSONPointer(path, maxSegments: maxSegments) }
             for (_, item) in fields { try paths(in: item) }
         case .array(let items):
             for item in items { try paths(in: item) }

@@ -95,7 +95,7 @@ public struct SurfaceBoard: Sendable {
             guard list.count <= limits.maxComponents else {
                 throw SurfaceError("a surface holds at most \(limits.maxComponents) components", surfaceID: id)
             }
-            let checker = ComponentChecker(images: images)
+            let checker = ComponentChecker(images: images, maxSegments: limits.maxDepth)
             for component in list {
                 do {
                     let checked = try checker.check(component)
@@ -116,7 +116,7 @@ public struct SurfaceBoard: Sendable {
                 complete = true
             }
         case .updateDataModel(let path, let value):
-            let pointer = try JSONPointer(path ?? "/", allowRelative: false)
+            let pointer = try JSONPointer(path ?? "/", allowRelative: false, maxSegments: limits.maxDepth)
             if let value, let key = Self.refusedKey(in: value) {
                 throw SurfaceError("the data model may not use the key '\(key)'", surfaceID: id)
             }
