@@ -7,13 +7,28 @@ import ParleyPrimitives
 public struct ImagePolicy: Sendable {
     public static let prefix = "/api/files/"
     let isOwnFile: @Sendable (String) -> Bool
+    /// True for `trusted`: a surface's bound URLs are not checked again.
+    let isTrusted: Bool
 
     public init(isOwnFile: @escaping @Sendable (String) -> Bool) {
         self.isOwnFile = isOwnFile
+        isTrusted = false
     }
 
-    /// Accepts every well-formed file URL without asking (surfaces read back from the store, already checked).
-    public static let trusted = ImagePolicy { _ in true }
+    private init(trusting: Void) {
+        isOwnFile = { _ in true }
+        isTrusted = true
+    }
+
+    /// Accepts every well-formed file URL without asking, and skips the bound-URL check of a surface's
+    /// data model (surfaces read back from the store, already checked).
+    public static let trusted = ImagePolicy(trusting: ())
+
+    /// The answers of `fault(of:)` already given, by URL, so each distinct URL is asked about once.
+    struct Answers: Sendable {
+        var faults: [String: String] = [:]
+        var fine: Set<String> = []
+    }
 
     /// What is wrong with `url` as an image URL, nil when it is fine.
     public func fault(of url: String) -> String? {
@@ -31,8 +46,18 @@ public struct ImagePolicy: Sendable {
 
     /// What is wrong with a data-model value bound to an Image's URL (nil: none, or fine).
     func fault(ofBound value: JSON?) -> String? {
+        var answers = Answers()
+        return fault(ofBound: value, answers: &answers)
+    }
+
+    /// The same, asking about a URL only when `answers` does not hold it yet (and keeping the answer).
+    func fault(ofBound value: JSON?, answers: inout Answers) -> String? {
         guard let value, value != .null else { return nil }
         guard let url = value.stringValue else { return "an image URL must be a string" }
-        return fault(of: url)
+        if answers.fine.contains(url) { return nil }
+        if let known = answers.faults[url] { return known }
+        let fault = fault(of: url)
+        if let fault { answers.faults[url] = fault } else { answers.fine.insert(url) }
+        return fault
     }
 }

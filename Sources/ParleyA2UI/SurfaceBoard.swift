@@ -17,6 +17,8 @@ public struct SurfaceBoard: Sendable {
     public let limits: SurfaceLimits
     let images: ImagePolicy
     public private(set) var surfaces: [String: SurfaceState] = [:]
+    /// What the store said of each image URL asked about, for the board's life (one reply).
+    private var imageAnswers = ImagePolicy.Answers()
 
     /// - Parameter history: the messages already stored on the branch, in order (folded without asking
     ///   about files again: they were checked when they were drawn).
@@ -122,7 +124,7 @@ public struct SurfaceBoard: Sendable {
             }
             surface.dataModel = pointer.tokens.isEmpty ? (value ?? .object([:])) : pointer.write(value, into: surface.dataModel)
         }
-        if let fault = surface.imageFault(images) { throw SurfaceError(fault, surfaceID: id) }
+        if let fault = surface.imageFault(images, answers: &imageAnswers) { throw SurfaceError(fault, surfaceID: id) }
         surface.held.append(message)
         guard complete else {
             surfaces[id] = surface

@@ -27,14 +27,25 @@ public struct SurfaceState: Sendable {
 
     /// Whether every Image's bound URL (after this data model) is one of the caller's files. A relative
     /// binding (inside a template) is checked against every item of every list in the model: a
-    /// conservative reading, since which list a template repeats over is the page's to resolve.
-    func imageFault(_ images: ImagePolicy) -> String? {
+    /// conservative reading, since which list a template repeats over is the page's to resolve. The items are gathered once per call; `answers` keeps what the store said of each URL.
+    /// Nothing is checked under `ImagePolicy.trusted`.
+    func imageFault(_ images: ImagePolicy, answers: inout ImagePolicy.Answers) -> String? {
+        guard !images.isTrusted else { return nil }
+        var items: [JSON]?
         for checked in components.values.sorted(by: { $0.id < $1.id }) {
             guard let pointer = checked.imageBinding else { continue }
-            let values = pointer.isRelative ? Self.items(of: dataModel).map { pointer.resolve(in: $0) }
-                                            : [pointer.resolve(in: dataModel)]
+            let values: [JSON?]
+            if pointer.isRelative {
+                let all = items ?? Self.items(of: dataModel)
+                items = all
+                values = all.map { pointer.resolve(in: $0) }
+            } else {
+                values = [pointer.resolve(in: dataModel)]
+            }
             for value in values {
-                if let fault = images.fault(ofBound: value) { return "component '\(checked.id)' (Image): \(fault)" }
+                if let fault = images.fault(ofBound: value, answers: &answers) {
+                    return "component '\(checked.id)' (Image): \(fault)"
+                }
             }
         }
         return nil

@@ -212,4 +212,40 @@ final class SurfaceBoardTests: XCTestCase {
         XCTAssertTrue(refusal(board.apply(S.data("old", .object([:])))).contains("deleted"))
         XCTAssertTrue(refusal(board.apply(S.create("old", catalog: "x"))).contains("not accepted"))
     }
+    func testEachImageURLIsAskedAboutOnceAndTrustedHistoryNotAtAll() {
+        let asked = Asked()
+        var board = SurfaceBoard(limits: SurfaceLimits(), images: ImagePolicy { asked.add($0); return $0 == "mine" })
+        _ = board.apply(S.create("s"))
+        let list = S.component("root", "List", ["children": .object(["componentId": .string("row"), "path": .string("/rows")])])
+        let images = (0..<5).map { S.component("i\($0)", "Image", ["url": .object(["path": .string("src")])]) }
+        let row = S.column("row", (0..<5).map { "i\($0)" })
+        XCTAssertEqual(emitted(board.apply(S.components("s", [list, row] + images))).count, 2)
+        let rows = JSON.array(Array(repeating: .object(["src": .string("/api/files/mine")]), count: 200))
+        XCTAssertEqual(emitted(board.apply(S.data("s", path: "/rows", rows))).count, 1)
+        XCTAssertEqual(emitted(board.apply(S.data("s", path: "/n", .integer(1)))).count, 1)
+        XCTAssertEqual(asked.ids, ["mine"], "one URL, asked about once for the board's life")
+        let bad = S.data("s", path: "/rows/0/src", .string("/api/files/theirs"))
+        XCTAssertTrue(refusal(board.apply(bad)).contains("not one of your files"))
+        XCTAssertTrue(refusal(board.apply(bad)).contains("not one of your files"))
+        XCTAssertEqual(asked.ids, ["mine", "theirs"])
+        // History folds under .trusted: its bound URLs are not asked about again.
+        let history = [S.create("s"), S.components("s", [S.component("root", "Image", ["url": .object(["path": .string("/pic")])])]),
+                       S.data("s", path: "/pic", .string("/api/files/old"))]
+        let later = Asked()
+        var folded = SurfaceBoard(limits: SurfaceLimits(), images: ImagePolicy { later.add($0); return true }, history: history)
+        XCTAssertEqual(folded.surface("s")?.live, true)
+        XCTAssertEqual(later.ids, [])
+        XCTAssertEqual(emitted(folded.apply(S.data("s", path: "/n", .integer(1)))).count, 1)
+        XCTAssertEqual(later.ids, ["old"], "a new message checks the surface it makes")
+    }
+}
+
+/// The file ids an `ImagePolicy` was asked about, in order (its closure is `@Sendable`).
+private final class Asked: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [String] = []
+
+    func add(_ id: String) { lock.withLock { list.append(id) } }
+
+    var ids: [String] { lock.withLock { list } }
 }
