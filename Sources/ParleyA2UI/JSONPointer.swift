@@ -12,9 +12,9 @@ public struct JSONPointer: Sendable, Equatable {
     public let tokens: [String]
     public let isRelative: Bool
 
-    /// Reads a path; throws what is wrong with it. `allowRelative`: a template's item-relative path.
-    /// `maxSegments`: at most this many segments (the surface's depth limit), so a path of slashes
-    /// cannot make a long walk.
+    /// Reads a path; throws what is wrong with it. `allowRelative`: a template's item-relative path, where
+    /// `.` is the item itself (as the page reads it). `maxSegments`: at most this many segments (the
+    /// surface's depth limit), so a path of slashes cannot make a long walk.
     public init(_ text: String, allowRelative: Bool = true,
                 maxSegments: Int = SurfaceLimits().maxDepth) throws(SurfaceError) {
         if text.isEmpty || text == "/" {
@@ -25,6 +25,10 @@ public struct JSONPointer: Sendable, Equatable {
         isRelative = !text.hasPrefix("/")
         if isRelative && !allowRelative {
             throw SurfaceError("'\(text.prefix(80))' is not a JSON Pointer (it must start with '/')")
+        }
+        if text == "." {
+            tokens = []
+            return
         }
         let slashes = text.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: "/") ? 1 : 0) }
         guard (isRelative ? slashes + 1 : slashes) <= maxSegments else {

@@ -27,7 +27,9 @@ public struct SurfaceState: Sendable {
 
     /// Whether every Image's bound URL (after this data model) is one of the caller's files. A relative
     /// binding (inside a template) is checked against every item of every list in the model: a
-    /// conservative reading, since which list a template repeats over is the page's to resolve. The items are gathered once per call; `answers` keeps what the store said of each URL.
+    /// conservative reading, since which list a template repeats over is the page's to resolve; `.` (the
+    /// item itself) against every item that is not a list or an object (which the page never draws as an
+    /// image). The items are gathered once per call; `answers` keeps what the store said of each URL.
     /// Nothing is checked under `ImagePolicy.trusted`.
     func imageFault(_ images: ImagePolicy, answers: inout ImagePolicy.Answers) -> String? {
         guard !images.isTrusted else { return nil }
@@ -38,7 +40,8 @@ public struct SurfaceState: Sendable {
             if pointer.isRelative {
                 let all = items ?? Self.items(of: dataModel)
                 items = all
-                values = all.map { pointer.resolve(in: $0) }
+                values = pointer.tokens.isEmpty ? all.filter { $0.objectValue == nil && $0.arrayValue == nil }
+                                                : all.map { pointer.resolve(in: $0) }
             } else {
                 values = [pointer.resolve(in: dataModel)]
             }

@@ -2,7 +2,7 @@ import ParleyA2UI
 import ParleyPrimitives
 import XCTest
 
-/// A binding's path: bounded in segments (the depth limit).
+/// A binding's path: bounded in segments (the depth limit), and `.` is a template's item itself.
 final class JSONPointerTests: XCTestCase {
     func testAPathHasAtMostTheDepthLimitOfSegments() throws {
         for path in [String(repeating: "/", count: 1_000), String(repeating: "a/", count: 500)] {
@@ -22,5 +22,13 @@ final class JSONPointerTests: XCTestCase {
             return XCTFail("a five-segment path under a depth of 4 was taken")
         }
         XCTAssertTrue(error.message.contains("more than 4 segments"), error.message)
+    }
+
+    func testADotIsTheTemplateItemItself() throws {
+        let dot = try JSONPointer(".")
+        XCTAssertTrue(dot.isRelative)
+        XCTAssertEqual(dot.tokens, [])
+        XCTAssertEqual(dot.resolve(in: .string("/api/files/x")), .string("/api/files/x"))
+        XCTAssertThrowsError(try JSONPointer(".", allowRelative: false))
     }
 }

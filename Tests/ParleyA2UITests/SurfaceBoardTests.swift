@@ -212,6 +212,20 @@ final class SurfaceBoardTests: XCTestCase {
         XCTAssertTrue(refusal(board.apply(S.data("old", .object([:])))).contains("deleted"))
         XCTAssertTrue(refusal(board.apply(S.create("old", catalog: "x"))).contains("not accepted"))
     }
+
+    func testAnImageBoundToTheItemItselfIsCheckedOnEachItem() {
+        var board = S.board(files: ["mine"])
+        _ = board.apply(S.create("s"))
+        let list = S.component("root", "List", ["children": .object(["componentId": .string("img"), "path": .string("/pics")])])
+        let image = S.component("img", "Image", ["url": .object(["path": .string(".")])])
+        XCTAssertEqual(emitted(board.apply(S.components("s", [list, image]))).count, 2)
+        XCTAssertEqual(emitted(board.apply(S.data("s", path: "/pics", .array([.string("/api/files/mine")])))).count, 1)
+        XCTAssertTrue(refusal(board.apply(S.data("s", path: "/pics/1", .string("https://evil.example/a.png")))).contains("Parley files"))
+        XCTAssertTrue(refusal(board.apply(S.data("s", path: "/pics/1", .string("/api/files/theirs")))).contains("not one of your files"))
+        // Lists of objects elsewhere in the model are not image URLs of a '.' binding.
+        XCTAssertEqual(emitted(board.apply(S.data("s", path: "/people", .array([.object(["name": .string("Ada")])])))).count, 1)
+    }
+
     func testEachImageURLIsAskedAboutOnceAndTrustedHistoryNotAtAll() {
         let asked = Asked()
         var board = SurfaceBoard(limits: SurfaceLimits(), images: ImagePolicy { asked.add($0); return $0 == "mine" })
