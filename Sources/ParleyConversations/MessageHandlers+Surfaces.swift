@@ -10,6 +10,8 @@ import ParleyStore
 extension MessageHandlers {
     package func surfaceAction(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         let message = try existing(request, caller)
+        // Admitted first (a message of the minute), so a stream of refused actions is as bounded as sends.
+        try quotas.admit(caller)
         let surfaceID = try request.parameter("surface_id")
         let action = try Self.action(in: request, surfaceID: surfaceID, limits: generations.surfaceLimits)
         guard message.parts.contains(where: { $0.surface?.surfaceID == surfaceID }) else {
@@ -33,7 +35,6 @@ extension MessageHandlers {
                             message: "Surface '\(surfaceID)' has no component '\(action["sourceComponentId"]?.stringValue ?? "")'.")
         }
         let model = try await access.replyModel(requested: nil, stored: conversationModel(message, caller), for: caller)
-        try quotas.admit(caller)
         let turn = try await generations.send(conversationID: message.conversationID, placement: .afterCurrentLeaf,
                                               content: Self.providerText(surfaceID: surfaceID, action: action),
                                               model: model, owner: caller.userID,
@@ -50,13 +51,14 @@ extension MessageHandlers {
     /// The action of the body, checked: `name`, `surfaceId` (the path's), `sourceComponentId`, `timestamp`
     /// (strings) and `context` (an object), nothing else; at most `maxActionBytes` as JSON.
     static func action(in request: HTTPRequest, surfaceID: String, limits: SurfaceLimits) throws(HTTPError) -> JSON {
-        _ = try JSONBody(request)
+        // The bounds before any parse: the size, then the nesting (a scan), then the JSON itself.
         guard request.body.count <= limits.maxActionBytes else {
             throw HTTPError(status: 413, code: "too_large", message: "An action is at most \(limits.maxActionBytes) bytes.")
         }
         if JSONDepth.exceeds(limits.maxDepth, in: request.body) != nil {
             throw HTTPError(status: 400, code: "invalid_request", message: "The action nests deeper than \(limits.maxDepth) levels.")
         }
+        _ = try JSONBody(request)
         guard var action = JSON(parsing: request.body) else {
             throw HTTPError(status: 400, code: "invalid_json", message: "The request body is not valid JSON.")
         }

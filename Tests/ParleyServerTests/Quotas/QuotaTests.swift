@@ -71,6 +71,30 @@ final class QuotaTests: XCTestCase {
         XCTAssertEqual((shown.json["messages"] as? [Any])?.count, 2)
     }
 
+    func testASurfaceActionTakesAMessageOfTheMinuteBeforeItIsChecked() async throws {
+        let parley = try startTeamParley(["PARLEY_USER_MESSAGES_PER_MINUTE": "4"])
+        let bob = try Team.bearer(parley, "bob")
+        let sent = try await parley.send(as: bob, try await parley.conversation(as: bob))
+        XCTAssertEqual(sent.status, 201, sent.text)
+        let assistant = try XCTUnwrap(sent.assistantID)
+        _ = try await parley.finished(assistant, headers: [bob])
+        let path = "/api/messages/\(assistant)/surfaces/trip/actions"
+        // The size is judged before any parse: a large body that is not JSON is 413, not invalid_json.
+        let large = try await parley.call("POST", path, body: Array(repeating: UInt8(ascii: "x"), count: 70_000), headers: [bob])
+        XCTAssertEqual(large.status, 413, large.text)
+        XCTAssertEqual(large.errorCode, "too_large", large.text)
+        let action: [String: Any] = ["name": "book", "surfaceId": "trip", "sourceComponentId": "go",
+                                     "timestamp": "2026-12-05T08:00:00Z", "context": [:]]
+        for _ in 0..<2 {
+            let refused = try await parley.call("POST", path, as: bob, json: action)
+            XCTAssertEqual(refused.errorCode, "unknown_surface", refused.text)
+        }
+        // Send, the large body and two actions on a message that drew no surface: the minute's 4 are spent.
+        let limited = try await parley.call("POST", path, as: bob, json: action)
+        XCTAssertEqual(limited.status, 429, limited.text)
+        XCTAssertEqual(limited.errorCode, "rate_limited", limited.text)
+    }
+
     func testLocalModeKeepsTheLimitAtAGenerousDefault() async throws {
         XCTAssertEqual(try ParleyConfiguration(environment: [:], arguments: []).usage.messagesPerMinute(in: .local), 600)
         XCTAssertEqual(try ParleyConfiguration(environment: [:], arguments: []).usage.messagesPerMinute(in: .team), 20)
