@@ -49,6 +49,9 @@ struct ComponentChecker {
             }
             references += ComponentSpec.references(kind, value)
         }
+        if type == "TextField", let pattern = fields["validationRegexp"]?.stringValue, let fault = Self.patternFault(pattern) {
+            throw SurfaceError("component '\(id)' (TextField) 'validationRegexp': \(fault)")
+        }
         var imageBinding: JSONPointer?
         if type == "Image", let url = fields["url"] {
             if let literal = url.stringValue {
@@ -143,6 +146,7 @@ struct ComponentChecker {
             }
             guard Self.isHTTPS(url) else { throw SurfaceError("openUrl only opens https: URLs") }
         }
+        if name == "regex" { try regex(arguments["pattern"]) }
         try paths(in: args)
     }
 
@@ -184,6 +188,46 @@ struct ComponentChecker {
                 throw SurfaceError("openUrl only opens https: URLs")
             }
         }
+        if name == "regex" { try regex(value["args"]?["pattern"]) }
+    }
+
+    /// regex's `pattern`: a literal (a bound one would let the data model choose it) that `patternFault` passes.
+    private func regex(_ pattern: JSON?) throws(SurfaceError) {
+        guard let text = pattern?.stringValue else { throw SurfaceError("regex takes a literal string 'pattern'") }
+        if let fault = Self.patternFault(text) { throw SurfaceError("regex: \(fault)") }
+    }
+
+    /// Longest pattern accepted (characters).
+    static let maxPatternLength = 256
+
+    /// Why a pattern could make the page's `RegExp` backtrack for ever (a quantified group such as `(a+)+`,
+    /// a backreference), or is longer than `maxPatternLength`; nil when it is accepted. Every page tests
+    /// a surface's patterns, so the server refuses the forms that can take exponential time.
+    static func patternFault(_ pattern: String) -> String? {
+        guard pattern.count <= maxPatternLength else { return "a pattern is at most \(maxPatternLength) characters" }
+        let characters = Array(pattern)
+        var index = 0
+        var inClass = false
+        while index < characters.count {
+            let character = characters[index]
+            let next = index + 1 < characters.count ? characters[index + 1] : nil
+            if character == "\\" {
+                if let next, !inClass, ("1"..."9").contains(next) || next == "k" {
+                    return "a pattern may not use backreferences"
+                }
+                index += 2
+                continue
+            }
+            if inClass {
+                if character == "]" { inClass = false }
+            } else if character == "[" {
+                inClass = true
+            } else if character == ")", let next, "*+?{".contains(next) {
+                return "a pattern may not quantify a group (such as '(a+)+'), which can backtrack for ever"
+            }
+            index += 1
+        }
+        return nil
     }
 
     private func list(_ value: JSON, fields: [String: ComponentSpec.Kind], required: Set<String>,

@@ -252,6 +252,32 @@ final class SurfaceBoardTests: XCTestCase {
         XCTAssertEqual(emitted(folded.apply(S.data("s", path: "/n", .integer(1)))).count, 1)
         XCTAssertEqual(later.ids, ["old"], "a new message checks the surface it makes")
     }
+
+    func testPatternsThatCanBacktrackAreRefusedNamingTheComponent() {
+        var board = S.board()
+        _ = board.apply(S.create("s"))
+        func field(_ pattern: String) -> JSON {
+            S.component("root", "TextField", ["label": .string("L"), "validationRegexp": .string(pattern)])
+        }
+        func checked(_ pattern: JSON) -> JSON {
+            S.component("root", "TextField", ["label": .string("L"), "value": .object(["path": .string("/v")]),
+                                              "checks": .array([.object(["message": .string("no"), "condition": .object([
+                                                  "call": .string("regex"),
+                                                  "args": .object(["value": .object(["path": .string("/v")]), "pattern": pattern])])])])])
+        }
+        for pattern in ["(a+)+$", "(a|aa)*b", "(x+x+)+y", "(ab){2,}", "(a)?", #"(a)\1"#, String(repeating: "a", count: 257)] {
+            let reason = refusal(board.apply(S.components("s", [field(pattern)])))
+            XCTAssertTrue(reason.contains("component 'root' (TextField)"), reason)
+            XCTAssertTrue(refusal(board.apply(S.components("s", [checked(.string(pattern))]))).contains("component 'root'"), pattern)
+        }
+        XCTAssertTrue(refusal(board.apply(S.components("s", [checked(.object(["path": .string("/p")]))]))).contains("literal"))
+        // Linear patterns pass, and so do a class holding ')' and an escaped parenthesis.
+        XCTAssertEqual(emitted(board.apply(S.components("s", [field(#"^[A-Z][a-z]+ \d{2,4}$"#)]))).count, 2)
+        for pattern in [#"^[()+]*$"#, #"^\(\d+\)?$"#, #"^(ab|cd)$"#, String(repeating: "a", count: 256)] {
+            XCTAssertEqual(emitted(board.apply(S.components("s", [field(pattern)]))).count, 1, pattern)
+            XCTAssertEqual(emitted(board.apply(S.components("s", [checked(.string(pattern))]))).count, 1, pattern)
+        }
+    }
 }
 
 /// The file ids an `ImagePolicy` was asked about, in order (its closure is `@Sendable`).
