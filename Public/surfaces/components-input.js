@@ -66,8 +66,10 @@ export function TextField(component, ctx) {
   else control.type = { number: 'number', obscured: 'password', shortText: 'text' }[variant];
   if (variant === 'obscured') control.autocomplete = 'off';
   const box = field('a2ui-textfield', ctx.text(component.label) || ctx.label(component) || 'Text', control, ctx);
+  // The model's pattern is tried only on what the person typed (after an input event), never on first draw.
+  let typed = false;
   const mismatch = () => {
-    if (typeof component.validationRegexp !== 'string' || control.value === '') return '';
+    if (!typed || typeof component.validationRegexp !== 'string' || control.value === '') return '';
     try {
       return new RegExp(component.validationRegexp, 'u').test(control.value.slice(0, 1000)) ? '' : 'This value does not have the expected form.';
     } catch {
@@ -80,6 +82,7 @@ export function TextField(component, ctx) {
     showChecks(component, ctx, box, control, mismatch);
   });
   control.addEventListener('input', () => {
+    typed = true;
     const number = variant === 'number' && control.value !== '' ? Number(control.value) : null;
     ctx.write(component.value, number !== null && !Number.isNaN(number) ? number : control.value);
   });

@@ -128,11 +128,14 @@ const FUNCTIONS = {
  * reads the model; a function call has its arguments resolved first; `{and|or|not|true|false}` logic
  * expressions are read too. Unknown functions give undefined.
  */
-export function resolve(dynamic, data, scope = '', depth = 0) {
+export function resolve(dynamic, data, scope = '', depth = 0, typed = null) {
   if (!isObject(dynamic) || depth > 32) return isObject(dynamic) ? undefined : dynamic;
   if (typeof dynamic.path === 'string') return getAt(data, resolvePath(dynamic.path, scope));
-  const again = (value) => resolve(value, data, scope, depth + 1);
+  const again = (value) => resolve(value, data, scope, depth + 1, typed);
   if (typeof dynamic.call === 'string') {
+    // A model-provided pattern is only tried on what the person typed (a value bound to a pointer they
+    // wrote), never on the model's own data as the surface draws: the check passes until then.
+    if (dynamic.call === 'regex' && !typedValue(dynamic.args, scope, typed)) return true;
     if (dynamic.call === 'formatString') {
       return formatString(again(isObject(dynamic.args) ? dynamic.args.value : undefined), data, scope);
     }
@@ -152,12 +155,19 @@ export function resolve(dynamic, data, scope = '', depth = 0) {
   return undefined;
 }
 
-/** The message of the first of `checks` (a component's CheckRules) that fails, or ''. */
-export function failedCheck(checks, data, scope) {
+/** Whether a call's `value` argument is bound to a pointer in `typed` (what the person wrote). */
+function typedValue(args, scope, typed) {
+  const value = isObject(args) ? args.value : undefined;
+  return typed instanceof Set && isObject(value) && typeof value.path === 'string' && typed.has(resolvePath(value.path, scope));
+}
+
+/** The message of the first of `checks` (a component's CheckRules) that fails, or ''. `typed`: the
+ *  pointers the person wrote (a `regex` check runs only on those). */
+export function failedCheck(checks, data, scope, typed = null) {
   for (const check of Array.isArray(checks) ? checks : []) {
     if (!isObject(check)) continue;
     const rule = isObject(check.condition) ? check.condition : check;
-    if (!resolve(rule, data, scope)) return asText(check.message) || 'This value is not valid.';
+    if (!resolve(rule, data, scope, 0, typed)) return asText(check.message) || 'This value is not valid.';
   }
   return '';
 }

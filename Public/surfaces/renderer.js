@@ -118,7 +118,7 @@ export class SurfaceView {
       },
       value: (dynamic) => resolve(dynamic, state.data, scope),
       text: (dynamic) => asText(resolve(dynamic, state.data, scope)),
-      check: (checks) => failedCheck(checks, state.data, scope),
+      check: (checks) => failedCheck(checks, state.data, scope, state.typed),
       label: (component) => (component.accessibility ? asText(resolve(component.accessibility.label, state.data, scope)) : ''),
       bind(update) {
         view.binders.push(update);

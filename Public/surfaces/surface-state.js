@@ -13,6 +13,8 @@ export class SurfaceState {
     this.catalogId = '';
     this.components = new Map();
     this.data = {};
+    /** The pointers the person wrote (typed, picked): only those are tested against a pattern. */
+    this.typed = new Set();
     this.created = false;
     this.deleted = false;
     this.createdBy = null; // the id of the reply that created it
@@ -82,6 +84,7 @@ export class SurfaceState {
 
   /** A person's input: the value at `pointer` set in the local data model. */
   write(pointer, value) {
+    this.typed.add(pointer);
     this.data = setAt(this.data, pointer, value);
   }
 }

@@ -6,7 +6,8 @@ chip and reaches the model; `openUrl` asks before it opens; no half tree ever sh
 is drawing until the tree is complete) and a stop keeps what was complete; a reply to the action
 updates the surface where it was created (marked "updated by a later reply"); a reload and a second
 tab show the same state; a branch switch shows the other state, and a fork carries the one shown; a
-later reply's deleteSurface takes it off with a note; and nothing executes when the XSS payloads of
+later reply's deleteSurface takes it off with a note; a model's pattern is tried only on what the person
+typed; and nothing executes when the XSS payloads of
 the Markdown tests are put into every string field (and an id) of every component."""
 import json
 import os
@@ -475,5 +476,35 @@ def test_a_surface_a_later_reply_deletes_is_taken_off_with_a_note(browser, parle
         browser.refresh()
         wait_until(lambda: surfaces(browser, first) and surfaces(browser, first)[0]["note"].startswith("This interactive answer was removed"),
                    message="the removed note after a reload")
+    finally:
+        fake_upstream.rounds = []
+
+
+def test_a_pattern_is_only_tried_on_what_the_person_typed(browser, parley_fake, fake_upstream):
+    # The model's own value does not match its patterns: nothing is tested (no error) until the person types.
+    digits = "^[0-9]+$"
+    field = {"id": "root", "component": "TextField", "label": "Code", "value": {"path": "/code"},
+             "validationRegexp": digits,
+             "checks": [{"message": "Digits only", "condition": {"call": "regex",
+                                                                 "args": {"value": {"path": "/code"}, "pattern": digits}}}]}
+    conversation = new_conversation(parley_fake, "Patterns")
+    script_surface(fake_upstream, [create("pat"), components("pat", [field]), data("pat", {"code": "abc"})])
+    try:
+        open_page(browser, parley_fake.base, f"/#/c/{conversation}")
+        send_message(browser, "Ask me for a code")
+        answer = last_assistant_id(browser)
+        wait_until(lambda: any("Code" in item["text"] for item in surfaces(browser, answer)), message="the field drawn")
+        wait_idle(browser)
+        surface = surface_el(browser, answer)
+        control = surface.find_element(By.CSS_SELECTOR, "input[type='text']")
+        assert control.get_attribute("value") == "abc"
+        assert control.get_attribute("aria-invalid") is None
+        assert not [error for error in surface.find_elements(By.CSS_SELECTOR, ".a2ui-error") if error.is_displayed()]
+        control.send_keys("x")
+        wait_until(lambda: control.get_attribute("aria-invalid") == "true", message="the typed value tested")
+        assert "Digits only" in surface.find_element(By.CSS_SELECTOR, ".a2ui-error").text
+        control.send_keys(Keys.CONTROL, "a")
+        control.send_keys("42")
+        wait_until(lambda: control.get_attribute("aria-invalid") is None, message="a matching value accepted")
     finally:
         fake_upstream.rounds = []
