@@ -1,4 +1,5 @@
 import Foundation
+import ParleyPrimitives
 import Synchronization
 
 /// A child process with pipes on its stdin, stdout and stderr. Its output is read by two dedicated
@@ -18,37 +19,46 @@ final class ChildProcess: Sendable {
     /// stdout ended and the process exited, with its status and the last `stderrTailBytes` of stderr.
     init(executable: String, arguments: [String], environment: [String: String], maxLineBytes: Int, stderrTailBytes: Int,
          onLine: @escaping @Sendable ([UInt8]?) -> Void,
-         onEnd: @escaping @Sendable (_ status: Int32, _ stderrTail: [UInt8]) -> Void) throws {
+         onEnd: @escaping @Sendable (_ status: Int32, _ stderrTail: [UInt8]) -> Void) throws(ChildProcessError) {
         // A child that exits must not take Parley with it through a write to its closed pipe.
         signal(SIGPIPE, SIG_IGN)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = environment
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        let exit = self.exit
-        // The handler holds the Process until it has exited.
-        process.terminationHandler = { finished in exit.record(finished.terminationStatus) }
-        try process.run()
-        let pid = process.processIdentifier
+        let input = try Self.pipe(), output = try Self.pipe(), errors = try Self.pipe()
+        let pid: pid_t
+        do {
+            pid = try ChildSpawn.spawn(executable, arguments: arguments,
+                                       environment: environment.map { "\($0.key)=\($0.value)" },
+                                       stdio: [input.read, output.write, errors.write])
+        } catch {
+            for descriptor in [input.read, input.write, output.read, output.write, errors.read, errors.write] {
+                close(descriptor)
+            }
+            throw ChildProcessError.spawn(errno: error.errno)
+        }
+        // The child's ends are its own now: with them closed here, its exit is our end of file.
+        close(input.read)
+        close(output.write)
+        close(errors.write)
         processIdentifier = pid
-        stdin = input.fileHandleForWriting
-        let stdoutFD = output.fileHandleForReading.fileDescriptor
-        let stderrFD = errors.fileHandleForReading.fileDescriptor
+        stdin = FileHandle(fileDescriptor: input.write, closeOnDealloc: true)
+        let stdoutFD = output.read
+        let stderrFD = errors.read
+        let exit = self.exit
+        // One thread reaps the child, whenever it ends (it may close stdout long before).
+        Thread.detachNewThread {
+            let status = ChildSpawn.reap(pid)
+            exit.record(ChildSpawn.signal(ofWaitStatus: status) ?? ChildSpawn.exitCode(ofWaitStatus: status))
+        }
         let tail = Mutex<[UInt8]>([])
         let stderrDone = DispatchSemaphore(value: 0)
-        Thread.detachNewThread { [output, errors] in
+        Thread.detachNewThread {
             Self.readAll(stderrFD) { bytes in
                 tail.withLock { kept in
                     kept += bytes
                     if kept.count > stderrTailBytes { kept.removeFirst(kept.count - stderrTailBytes) }
                 }
             }
+            close(stderrFD)
             stderrDone.signal()
-            withExtendedLifetime((output, errors)) {}
         }
         Thread.detachNewThread {
             var line: [UInt8] = []
@@ -66,6 +76,7 @@ final class ChildProcess: Sendable {
                 if line.count > maxLineBytes { overlong = true; line = [] }
             }
             // stdout closed: the child is done speaking even if it lingers; make sure it goes.
+            close(stdoutFD)
             if !exit.hasExited { kill(pid, SIGTERM) }
             let status = exit.waitBlocking()
             _ = stderrDone.wait(timeout: .now() + 1)
@@ -99,12 +110,36 @@ final class ChildProcess: Sendable {
         _ = await exit.wait(within: grace)
     }
 
+    /// A one-way channel whose two ends are close-on-exec from their creation (no child spawned
+    /// meanwhile inherits them), as (read, write): a socket pair, since Glibc's `pipe2` is not
+    /// visible to Swift; a child reads and writes it as it would a pipe.
+    private static func pipe() throws(ChildProcessError) -> (read: Int32, write: Int32) {
+        var ends: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+            throw .spawn(errno: errno)
+        }
+        shutdown(ends[0], Int32(SHUT_WR))
+        shutdown(ends[1], Int32(SHUT_RD))
+        return (ends[0], ends[1])
+    }
+
     /// Reads `descriptor` until end of file (or an error), handing each piece to `body`.
     private static func readAll(_ descriptor: Int32, _ body: ([UInt8]) -> Void) {
         var buffer = [UInt8](repeating: 0, count: readSize)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, readSize) }
             if count > 0 { body(Array(buffer[0..<count])) } else if count == 0 || errno != EINTR { return }
+        }
+    }
+}
+
+/// Why a child could not be started.
+enum ChildProcessError: Error, CustomStringConvertible {
+    case spawn(errno: Int32)
+
+    var description: String {
+        switch self {
+        case .spawn(let number): "cannot start it (\(String(cString: strerror(number))))"
         }
     }
 }

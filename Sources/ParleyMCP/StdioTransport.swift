@@ -54,7 +54,7 @@ final class StdioTransport: MCPTransport {
                 })
             child.withLock { $0 = process }
         } catch {
-            throw .unavailable("'\(command)' could not be started: \(error.localizedDescription)")
+            throw .unavailable("'\(command)' could not be started: \(error)")
         }
     }
 

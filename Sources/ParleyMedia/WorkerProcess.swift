@@ -23,12 +23,9 @@ final class WorkerProcess: Sendable {
         var timedOut: Bool
 
         /// The signal that ended the child, or nil when it exited.
-        var signal: Int32? {
-            let number = waitStatus & 0x7F
-            return number != 0 && number != 0x7F ? number : nil
-        }
+        var signal: Int32? { ChildSpawn.signal(ofWaitStatus: waitStatus) }
 
-        var exitCode: Int32 { (waitStatus >> 8) & 0xFF }
+        var exitCode: Int32 { ChildSpawn.exitCode(ofWaitStatus: waitStatus) }
     }
 
     /// Starts `executable media-worker`; it waits for its request.
@@ -88,47 +85,23 @@ final class WorkerProcess: Sendable {
     }
 
     private func reap() -> Int32 {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return status
+        ChildSpawn.reap(pid)
     }
 
     private static func spawn(_ executable: URL, stdio: Int32) throws(MediaError) -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, stdio, 0)
-        posix_spawn_file_actions_adddup2(&actions, stdio, 1)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // The server blocks SIGINT/SIGTERM for its sigwait and ignores SIGPIPE; the child gets neither.
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        posix_spawnattr_setsigmask(&attributes, &mask)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGPIPE)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
         // Only what the child needs: the server's secrets stay out of a decoder's environment.
         // Two malloc arenas keep the address space (RLIMIT_AS) for the decoders, not for reserves.
         var environment = ["MALLOC_ARENA_MAX=2"]
         if let libraries = ProcessInfo.processInfo.environment["LD_LIBRARY_PATH"] {
             environment.append("LD_LIBRARY_PATH=\(libraries)")
         }
-        let arguments = [executable.path, "media-worker"]
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = environment.map { strdup($0) } + [nil]
-        defer { for pointer in argv + envp { free(pointer) } }
-        var pid: pid_t = 0
-        let status = posix_spawn(&pid, executable.path, &actions, &attributes, argv, envp)
-        guard status == 0 else {
-            throw .unreadable("cannot start the media worker \(executable.path) (errno \(status))")
+        do {
+            // stderr to /dev/null: decoders' warnings are not Parley's log.
+            return try ChildSpawn.spawn(executable.path, arguments: ["media-worker"], environment: environment,
+                                        stdio: [stdio, stdio, nil])
+        } catch {
+            throw .unreadable("cannot start the media worker \(executable.path) (errno \(error.errno))")
         }
-        return pid
     }
 
     /// Reads the socket until end of file; true as the second value when the deadline came first.
