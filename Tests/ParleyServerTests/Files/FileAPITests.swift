@@ -17,25 +17,6 @@ final class FileAPITests: XCTestCase {
     }
 
     /// A raw upload (`?filename=`), or multipart when `multipart` is true.
-    private func upload(_ bytes: [UInt8], filename: String, type: String = "application/octet-stream",
-                        multipart: Bool = false) async throws -> TestParley.Reply {
-        let base = parley.base
-        return try await Blocking.run {
-            var body = bytes
-            var headers = [("Content-Type", type)]
-            var url = base + "/api/files?filename=" + (filename.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
-            if multipart {
-                let boundary = "parley-test-boundary-7f3a"
-                body = Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(filename)\"\r\nContent-Type: \(type)\r\n\r\n".utf8)
-                    + bytes + Array("\r\n--\(boundary)--\r\n".utf8)
-                headers = [("Content-Type", "multipart/form-data; boundary=\(boundary)")]
-                url = base + "/api/files"
-            }
-            let response = try TestHTTPClient().request("POST", url, headers: headers, body: body, timeout: 60)
-            return TestParley.Reply(status: response.status, headers: response.headers, text: response.text)
-        }
-    }
-
     private func download(_ path: String, headers: [(String, String)] = []) async throws -> TestHTTPClient.Response {
         let url = parley.base + path
         return try await Blocking.run { try TestHTTPClient().request("GET", url, headers: headers, timeout: 30) }
@@ -43,7 +24,7 @@ final class FileAPITests: XCTestCase {
 
     func testAnImageIsStoredReencodedServedAndDeduplicated() async throws {
         let png = TestPNG.make(width: 300, height: 200)
-        let created = try await upload(png, filename: "../shot\u{7}.png", multipart: true)
+        let created = try await parley.upload(png, filename: "../shot\u{7}.png", multipart: true)
         XCTAssertEqual(created.status, 201, created.text)
         let file = created.json
         let id = try XCTUnwrap(file["id"] as? String)
@@ -74,7 +55,7 @@ final class FileAPITests: XCTestCase {
         XCTAssertTrue(thumb.header("content-type")?.hasPrefix("image/") == true)
         XCTAssertLessThan(thumb.body.count, served.body.count)
 
-        let again = try await upload(png, filename: "other-name.png")
+        let again = try await parley.upload(png, filename: "other-name.png")
         XCTAssertEqual(again.status, 200, "the same bytes twice are one file")
         XCTAssertEqual(again.json["id"] as? String, id)
         let list = try await parley.call("GET", "/api/files")
@@ -82,7 +63,7 @@ final class FileAPITests: XCTestCase {
     }
 
     func testDocumentsAreTextAndBadFilesAreClearRefusals() async throws {
-        let markdown = try await upload(Array("# Notes\n\nSome *text* é.".utf8), filename: "notes.md")
+        let markdown = try await parley.upload(Array("# Notes\n\nSome *text* é.".utf8), filename: "notes.md")
         XCTAssertEqual(markdown.status, 201, markdown.text)
         XCTAssertEqual(markdown.json["kind"] as? String, "document")
         XCTAssertEqual(markdown.json["media_type"] as? String, "text/markdown")
@@ -101,7 +82,7 @@ final class FileAPITests: XCTestCase {
             (Array(TestPNG.make(width: 64, height: 64).prefix(60)), "cut.png", 400, "invalid_file"),
         ]
         for (bytes, name, status, code) in cases {
-            let refused = try await upload(bytes, filename: name)
+            let refused = try await parley.upload(bytes, filename: name)
             XCTAssertEqual(refused.status, status, "\(name): \(refused.text)")
             XCTAssertEqual(refused.errorCode, code, name)
         }
@@ -117,14 +98,14 @@ final class FileAPITests: XCTestCase {
 
     func testTheUserTotalIsEnforcedBeforeAndAfterTheBody() async throws {
         let big = TestPNG.make(width: 900, height: 900, seed: 1)  // ~2.4 MB raw, over the 2 MB total
-        let refused = try await upload(big, filename: "big.png")
+        let refused = try await parley.upload(big, filename: "big.png")
         XCTAssertEqual(refused.status, 413)
         XCTAssertEqual(refused.errorCode, "quota_exceeded")
     }
 
     func testAMessageCarriesItsFilesToTheModelAndStillShowsAFileDeletedLater() async throws {
-        let image = try await upload(TestPNG.make(width: 40, height: 30, seed: 2), filename: "a.png")
-        let document = try await upload(Array("alpha beta".utf8), filename: "words.txt")
+        let image = try await parley.upload(TestPNG.make(width: 40, height: 30, seed: 2), filename: "a.png")
+        let document = try await parley.upload(Array("alpha beta".utf8), filename: "words.txt")
         let imageID = try XCTUnwrap(image.json["id"] as? String)
         let documentID = try XCTUnwrap(document.json["id"] as? String)
         let conversation = try await parley.conversation()
@@ -162,7 +143,7 @@ final class FileAPITests: XCTestCase {
     }
 
     func testAnEditKeepsTheFilesOfTheMessageItReplacesAndAForkCarriesThem() async throws {
-        let document = try await upload(Array("one two three".utf8), filename: "count.txt")
+        let document = try await parley.upload(Array("one two three".utf8), filename: "count.txt")
         let documentID = try XCTUnwrap(document.json["id"] as? String)
         let conversation = try await parley.conversation()
         let (_, first) = try await parley.send(conversation, "Read it", extra: ["attachments": [documentID]])

@@ -8,13 +8,7 @@ import XCTest
 final class FileOwnershipTests: XCTestCase {
     private func upload(_ parley: TestParley, _ bytes: [UInt8], filename: String,
                         as auth: (String, String)?) async throws -> TestParley.Reply {
-        let url = parley.base + "/api/files?filename=\(filename)"
-        return try await Blocking.run {
-            let response = try TestHTTPClient().request(
-                "POST", url, headers: [("Content-Type", "application/octet-stream")] + (auth.map { [$0] } ?? []),
-                body: bytes, timeout: 60)
-            return TestParley.Reply(status: response.status, headers: response.headers, text: response.text)
-        }
+        try await parley.upload(bytes, filename: filename, headers: auth.map { [$0] } ?? [])
     }
 
     func testAnotherUsersFileIsNotFoundEverywhere() async throws {

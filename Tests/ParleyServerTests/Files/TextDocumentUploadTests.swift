@@ -20,24 +20,6 @@ final class TextDocumentUploadTests: XCTestCase {
         await parley.stop()
     }
 
-    private func upload(_ bytes: [UInt8], filename: String, multipart: Bool = false) async throws -> TestParley.Reply {
-        let base = parley.base
-        return try await Blocking.run {
-            var body = bytes
-            var headers = [("Content-Type", "application/octet-stream")]
-            var url = base + "/api/files?filename=" + filename
-            if multipart {
-                let boundary = "parley-text-boundary-91c2"
-                body = Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(filename)\"\r\n\r\n".utf8)
-                    + bytes + Array("\r\n--\(boundary)--\r\n".utf8)
-                headers = [("Content-Type", "multipart/form-data; boundary=\(boundary)")]
-                url = base + "/api/files"
-            }
-            let response = try TestHTTPClient().request("POST", url, headers: headers, body: body, timeout: 60)
-            return TestParley.Reply(status: response.status, headers: response.headers, text: response.text)
-        }
-    }
-
     func testTextDocumentsNeedNoWorkerAndTheirCharactersAreCountedAcrossPieces() async throws {
         // 2- 3- and 4-byte scalars at every offset, over many of the pieces a body arrives in.
         let line = "aé€😀 ünïcödé ✓\n"
@@ -46,25 +28,25 @@ final class TextDocumentUploadTests: XCTestCase {
             // Distinct bytes per file (the same bytes twice are one file).
             let text = name + "\n" + String(repeating: line, count: 30_000)
             let bytes = Array(text.utf8)
-            let created = try await upload(bytes, filename: name, multipart: multipart)
+            let created = try await parley.upload(bytes, filename: name, multipart: multipart)
             XCTAssertEqual(created.status, 201, "\(name): \(created.text)")
             XCTAssertEqual(created.json["media_type"] as? String, type)
             XCTAssertEqual(created.json["text_chars"] as? Int, text.unicodeScalars.count, name)
             XCTAssertEqual(created.json["bytes"] as? Int, bytes.count)
             XCTAssertEqual(created.json["sha256"] as? String, SHA256Digest.hex(of: bytes), "the hash of the bytes as sent")
             if name == "notes.txt" {
-                let again = try await upload(bytes, filename: "copy.txt", multipart: true)
+                let again = try await parley.upload(bytes, filename: "copy.txt", multipart: true)
                 XCTAssertEqual(again.status, 200, "the same bytes again are the same file")
                 XCTAssertEqual(again.json["id"] as? String, created.json["id"] as? String)
             }
         }
-        let json = try await upload(Array(#"{"a": [1, 2.5, "é", null, true, {"b": []}]}"#.utf8), filename: "data.json")
+        let json = try await parley.upload(Array(#"{"a": [1, 2.5, "é", null, true, {"b": []}]}"#.utf8), filename: "data.json")
         XCTAssertEqual(json.status, 201, json.text)
         XCTAssertEqual(json.json["media_type"] as? String, "application/json")
-        let scalar = try await upload(Array("42".utf8), filename: "n.json")
+        let scalar = try await parley.upload(Array("42".utf8), filename: "n.json")
         XCTAssertEqual(scalar.status, 201, "a top-level scalar is JSON: \(scalar.text)")
 
-        let image = try await upload(TestPNG.make(width: 20, height: 20), filename: "a.png")
+        let image = try await parley.upload(TestPNG.make(width: 20, height: 20), filename: "a.png")
         XCTAssertEqual(image.status, 400, "an image still needs the worker, which is missing here")
         XCTAssertEqual(image.errorCode, "invalid_file")
     }
@@ -83,7 +65,7 @@ final class TextDocumentUploadTests: XCTestCase {
         ]
         for multipart in [false, true] {
             for (bytes, name, reason) in cases {
-                let refused = try await upload(bytes, filename: name, multipart: multipart)
+                let refused = try await parley.upload(bytes, filename: name, multipart: multipart)
                 XCTAssertEqual(refused.status, 400, "\(name): \(refused.text)")
                 XCTAssertEqual(refused.errorCode, "invalid_text", name)
                 XCTAssertTrue(refused.text.contains(reason), "\(name): \(refused.text)")
