@@ -121,7 +121,7 @@ let package = Package(
         .executableTarget(name: "parley-a2ui-bench", dependencies: ["ParleyA2UI", "ParleyPrimitives"]),
 
         // MARK: - Tests: real servers on loopback, a real fake upstream, real SQLite files.
-        .target(name: "ParleyTestSupport", dependencies: ["CCurl"], path: "Sources/ParleyTestSupport"),
+        .target(name: "ParleyTestSupport", dependencies: ["CCurl", "ParleyPrimitives"], path: "Sources/ParleyTestSupport"),
         .testTarget(name: "ParleySSETests", dependencies: ["ParleySSE", "ParleyTestSupport"]),
         .testTarget(name: "ParleyUpstreamTests", dependencies: ["ParleyUpstream", "ParleyTestSupport"]),
         .testTarget(name: "ParleyHTTPTests", dependencies: ["ParleyHTTP", "ParleyTestSupport"]),
@@ -135,7 +135,7 @@ let package = Package(
         .testTarget(name: "ParleyAuthTests", dependencies: ["ParleyAuth"]),
         .testTarget(name: "ParleyA2UITests", dependencies: ["ParleyA2UI", "ParleyPrimitives"]),
         // Real libvips and poppler on files the tests make; the worker is the built `parley`.
-        .testTarget(name: "ParleyMediaTests", dependencies: ["ParleyMedia", "CVips"]),
+        .testTarget(name: "ParleyMediaTests", dependencies: ["ParleyMedia", "CVips", "ParleyTestSupport"]),
         .testTarget(name: "ParleyMCPTests",
                     dependencies: ["ParleyMCP", "ParleyUpstream", "ParleyPrimitives", "ParleyTestSupport"]),
         .testTarget(name: "ParleyServerTests",

@@ -19,10 +19,11 @@ final class ChildProcess: Sendable {
     /// stdout ended and the process exited, with its status and the last `stderrTailBytes` of stderr.
     init(executable: String, arguments: [String], environment: [String: String], maxLineBytes: Int, stderrTailBytes: Int,
          onLine: @escaping @Sendable ([UInt8]?) -> Void,
-         onEnd: @escaping @Sendable (_ status: Int32, _ stderrTail: [UInt8]) -> Void) throws(ChildProcessError) {
+         onEnd: @escaping @Sendable (_ status: Int32, _ stderrTail: [UInt8]) -> Void) throws(ChildSpawn.Failure) {
         // A child that exits must not take Parley with it through a write to its closed pipe.
         signal(SIGPIPE, SIG_IGN)
-        let input = try Self.pipe(), output = try Self.pipe(), errors = try Self.pipe()
+        let pipes = try ChildSpawn.pipes(3)
+        let (input, output, errors) = (pipes[0], pipes[1], pipes[2])
         let pid: pid_t
         do {
             pid = try ChildSpawn.spawn(executable, arguments: arguments,
@@ -32,7 +33,7 @@ final class ChildProcess: Sendable {
             for descriptor in [input.read, input.write, output.read, output.write, errors.read, errors.write] {
                 close(descriptor)
             }
-            throw ChildProcessError.spawn(errno: error.errno)
+            throw error
         }
         // The child's ends are its own now: with them closed here, its exit is our end of file.
         close(input.read)
@@ -110,36 +111,12 @@ final class ChildProcess: Sendable {
         _ = await exit.wait(within: grace)
     }
 
-    /// A one-way channel whose two ends are close-on-exec from their creation (no child spawned
-    /// meanwhile inherits them), as (read, write): a socket pair, since Glibc's `pipe2` is not
-    /// visible to Swift; a child reads and writes it as it would a pipe.
-    private static func pipe() throws(ChildProcessError) -> (read: Int32, write: Int32) {
-        var ends: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
-            throw .spawn(errno: errno)
-        }
-        shutdown(ends[0], Int32(SHUT_WR))
-        shutdown(ends[1], Int32(SHUT_RD))
-        return (ends[0], ends[1])
-    }
-
     /// Reads `descriptor` until end of file (or an error), handing each piece to `body`.
     private static func readAll(_ descriptor: Int32, _ body: ([UInt8]) -> Void) {
         var buffer = [UInt8](repeating: 0, count: readSize)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, readSize) }
             if count > 0 { body(Array(buffer[0..<count])) } else if count == 0 || errno != EINTR { return }
-        }
-    }
-}
-
-/// Why a child could not be started.
-enum ChildProcessError: Error, CustomStringConvertible {
-    case spawn(errno: Int32)
-
-    var description: String {
-        switch self {
-        case .spawn(let number): "cannot start it (\(String(cString: strerror(number))))"
         }
     }
 }

@@ -63,7 +63,7 @@ struct MCPTestFailure: Error, CustomStringConvertible {
 /// test_server.py running as an HTTP server on a free port; `stop()` (or deinit) ends it.
 final class PythonMCPServer: Sendable {
     let port: Int
-    private let process: Mutex<Process?>
+    private let process: Mutex<SpawnedProcess?>
 
     var url: String { "http://127.0.0.1:\(port)/mcp" }
 
@@ -72,13 +72,10 @@ final class PythonMCPServer: Sendable {
          waitUntilUp: Bool = true) throws {
         let port = port ?? MCPTestPython.freePort()
         self.port = port
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try MCPTestPython.python())
-        process.arguments = [MCPTestPython.script, mode, String(port)] + extra
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try SpawnedProcess(executable: URL(fileURLWithPath: try MCPTestPython.python()),
+                                         arguments: [MCPTestPython.script, mode, String(port)] + extra,
+                                         environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+                                         captureOutput: false)
         self.process = Mutex(process)
         guard waitUntilUp else { return }
         let deadline = Deadline(.seconds(30))
@@ -92,7 +89,7 @@ final class PythonMCPServer: Sendable {
     }
 
     func stop() {
-        guard let process = self.process.withLock({ state -> Process? in defer { state = nil }; return state }) else { return }
+        guard let process = self.process.withLock({ state -> SpawnedProcess? in defer { state = nil }; return state }) else { return }
         // SIGKILL: a test run may pass SIGTERM on as ignored (an ignored disposition survives exec).
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()

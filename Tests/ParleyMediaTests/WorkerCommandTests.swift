@@ -1,22 +1,15 @@
 import Foundation
+import ParleyTestSupport
 import XCTest
 
 /// `parley media-worker` run directly, as nothing but Parley should: without a valid request it
 /// refuses on stdout as JSON and exits 1, before reading any file.
 final class WorkerCommandTests: XCTestCase {
     func testTheWorkerRefusesAnythingButARequest() throws {
-        let process = Process()
-        process.executableURL = MediaFixtures.parley
-        process.arguments = ["media-worker"]
-        process.environment = ["PARLEY_PORT": "not a port"]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        try input.fileHandleForWriting.write(contentsOf: Data(#"{"input": "/etc/passwd"}"#.utf8))
-        try input.fileHandleForWriting.close()
-        let reply = try output.fileHandleForReading.readToEnd() ?? Data()
+        let process = try SpawnedProcess(executable: MediaFixtures.parley, arguments: ["media-worker"],
+                                         environment: ["PARLEY_PORT": "not a port"],
+                                         standardInput: Data(#"{"input": "/etc/passwd"}"#.utf8))
+        let reply = try process.standardOutput.readToEnd() ?? Data()
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 1)
         let text = String(decoding: reply, as: UTF8.self)

@@ -21,7 +21,7 @@ final class CommandTests: XCTestCase {
     /// Runs `parley ARGUMENTS` to its end (killed after `timeout`); its exit status and output.
     private func parley(_ arguments: [String], _ environment: [String: String], timeout: TimeInterval = 20,
                         input: String? = nil) throws -> (status: Int32, output: String, errors: String) {
-        let process = try ChildProcess(executable: ParleyProcess.executable, arguments: arguments,
+        let process = try SpawnedProcess(executable: ParleyProcess.executable, arguments: arguments,
                                        environment: ParleyProcess.environment(environment),
                                        standardInput: Data((input ?? "").utf8))
         let deadline = Date().addingTimeInterval(timeout)

@@ -33,7 +33,7 @@ final class ProcessTests: XCTestCase {
         process.kill(SIGTERM)
         XCTAssertEqual(process.process.terminationStatus, 0, "SIGTERM is a clean shutdown")
 
-        let bad = try ChildProcess(executable: ParleyProcess.executable, arguments: ["--port", "seventy"],
+        let bad = try SpawnedProcess(executable: ParleyProcess.executable, arguments: ["--port", "seventy"],
                                    environment: ParleyProcess.environment([:]))
         let exited = await Deadline(.seconds(10)).wait { !bad.isRunning }
         if !exited {

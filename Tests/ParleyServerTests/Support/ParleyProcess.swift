@@ -8,7 +8,7 @@ import XCTest
 /// collected (`output`, `errors`) for the test to inspect and for the failure messages.
 final class ParleyProcess: @unchecked Sendable {
     /// Set once in `init`, before the process is shared.
-    private(set) var process: ChildProcess!
+    private(set) var process: SpawnedProcess!
     let base: String
     private let collected = Collected()
 
@@ -31,7 +31,7 @@ final class ParleyProcess: @unchecked Sendable {
     /// that exits or stays silent is a failure, thrown with its standard error: a crash at start-up
     /// must fail the test, never skip it.
     init(environment: [String: String], arguments: [String] = [], startTimeout: TimeInterval = 20) throws {
-        let process = try ChildProcess(executable: Self.executable, arguments: arguments,
+        let process = try SpawnedProcess(executable: Self.executable, arguments: arguments,
                                        environment: Self.environment(environment))
         self.process = process
         let output = process.standardOutput
