@@ -1,5 +1,6 @@
 import ParleyAPI
 import ParleyEvents
+import ParleyGeneration
 import ParleyHTTP
 import ParleyStore
 
@@ -15,7 +16,9 @@ extension ConversationHandlers {
         do {
             started = try await messages.beginTurn(turn, in: conversation, caller)
         } catch {
-            // Nobody else knows its id yet (no event was sent): it goes with the start's error.
+            // No notification has named it yet: it goes with the start's error (and any
+            // reply that was registered before the error, as a delete would stop it).
+            await generations.stopAll(conversationID: conversation.id)
             _ = try? store.deleteConversation(id: conversation.id, ownedBy: caller.userID)
             throw error
         }
