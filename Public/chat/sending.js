@@ -1,6 +1,6 @@
-// Sending a question, a part of the controller (app.js): from the composer, creating the conversation
-// first on a fresh page (with the model chosen and the settings saved for it), then following the
-// answer. A failed send stays on the page as a message with Retry; a first send refused for its
+// Sending a question, a part of the controller (app.js): from the composer, on a fresh page creating
+// the conversation with it in one request (with the model chosen and the settings saved for it), then
+// following the answer. A failed send stays on the page as a message with Retry; a first send refused for its
 // settings opens the settings dialog on the field the server named.
 import { Api } from '../transport/api.js';
 import { titleFrom } from './conversation.js';
@@ -31,18 +31,24 @@ export function sender(page) {
   async function send(text, failedEl, files = []) {
     model.startSending();
     try {
+      const message = { content: text };
+      if (files.length) message.attachments = files.map((file) => file.id);
+      let result;
       if (!model.conversation) {
+        // A new chat: the conversation and its first message in one request (nothing is made if
+        // either is refused, so a Retry starts over the same way).
         await page.ready;
-        const fields = { title: titleFrom(text) };
+        const fields = { title: titleFrom(text), message };
         if (topbar.model) fields.model = topbar.model;
         Object.assign(fields, model.pendingFields());
-        page.showCreated(await Api.createConversation(fields));
+        result = await Api.startConversation(fields);
+        if (model.conversation) return; // another conversation was opened meanwhile
+        page.showCreated(result.conversation);
+      } else {
+        const conversationId = model.conversation.id;
+        result = await Api.postMessage(conversationId, message);
+        if (model.openId !== conversationId) return;
       }
-      const conversationId = model.conversation.id;
-      const fields = { content: text };
-      if (files.length) fields.attachments = files.map((file) => file.id);
-      const result = await Api.postMessage(conversationId, fields);
-      if (model.openId !== conversationId) return;
       if (failedEl) failedEl.remove();
       page.appendMessages([result.user_message, result.assistant_message]);
       page.touch(result.assistant_message.id);

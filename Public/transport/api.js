@@ -76,7 +76,8 @@ export const Api = {
   models: () => api('GET', '/api/models'),
   listConversations: (limit, cursor, filters = {}) =>
     api('GET', `/api/conversations?limit=${limit}${cursor ? `&cursor=${enc(cursor)}` : ''}${query(filters)}`),
-  createConversation: (fields) => api('POST', '/api/conversations', fields),
+  /** A conversation with its first `message`: `{conversation, user_message, assistant_message}`. */
+  startConversation: (fields) => api('POST', '/api/conversations', fields),
   conversation: (id) => api('GET', `/api/conversations/${enc(id)}`),
   updateConversation: (id, fields) => api('PATCH', `/api/conversations/${enc(id)}`, fields),
   deleteConversation: (id) => api('DELETE', `/api/conversations/${enc(id)}`),

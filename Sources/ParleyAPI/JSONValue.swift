@@ -10,7 +10,7 @@ enum JSONValue: Decodable {
     case other
     /// An array (a field that takes a list, e.g. a conversation's `tools`).
     case array([JSONValue])
-    /// Only the top level needs its fields.
+    /// The top level, and `message` of POST /api/conversations (a conversation with its first message).
     case object([String: JSONValue])
 
     init(from decoder: Decoder) throws {

@@ -22,15 +22,18 @@ package struct ConversationHandlers: Sendable {
     let feed: UserEventFeed
     /// Checks a conversation's `tools`.
     let tools: ToolCatalog
+    /// Starts the first message a create may carry, by the send's own path.
+    let messages: MessageHandlers
 
     package init(store: Store, generations: Generations, rules: FieldRules, access: ModelAccess, feed: UserEventFeed,
-                 tools: ToolCatalog) {
+                 tools: ToolCatalog, messages: MessageHandlers) {
         self.store = store
         self.generations = generations
         self.rules = rules
         self.access = access
         self.feed = feed
         self.tools = tools
+        self.messages = messages
     }
 
     /// The body's `tools` (nil when absent), each a tool id or `<server>/*` the caller may use; 400
@@ -47,6 +50,8 @@ package struct ConversationHandlers: Sendable {
         return entries.filter { seen.insert($0).inserted }
     }
 
+    /// A new conversation; with `message` (a send's `content`, `attachments`, `model`) also its first
+    /// turn, started as `POST /api/conversations/{id}/messages` would start it (see `start`).
     package func create(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
         let body = try JSONBody(request)
         // An absent or null title is the default one; a given title follows the same rule as PATCH.
@@ -59,8 +64,15 @@ package struct ConversationHandlers: Sendable {
         }
         let settings = GenerationSettings(try settingsFields.change(request))
         let enabled = try await toolsField(body, caller) ?? []
+        // The first message is checked and admitted before the conversation exists: a refused one
+        // leaves no empty conversation behind.
+        var first: TurnRequest?
+        if let message = try body.object("message") {
+            first = try await messages.admitTurn(message, conversationID: nil, storedModel: model, caller)
+        }
         let conversation = try store.createConversation(title: title, model: model, systemPrompt: systemPrompt,
                                                         ownedBy: caller.userID, settings: settings, tools: enabled)
+        if let first { return try await start(first, in: conversation, caller) }
         feed.conversationCreated(conversation)
         return .json(ConversationResource(conversation), status: 201)
     }

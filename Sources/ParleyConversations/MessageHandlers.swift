@@ -55,35 +55,10 @@ package struct MessageHandlers: Sendable {
         guard let conversation = try store.conversation(id: conversationID, ownedBy: caller.userID) else {
             throw APIErrors.conversationNotFound
         }
-        let body = try JSONBody(request)
-        // Files: the caller's live files only (another user's id is 404 like an unknown one); a message
-        // with files may have no text.
-        var fileIDs = try body.strings("attachments", maxCount: files.maxAttachments, maxLength: 64) ?? []
-        if body.has("parent_id"), !body.has("attachments") {
-            fileIDs = try editedFiles(conversationID, parentID: try body.string("parent_id"), caller)
-        }
-        let attached = try store.liveFiles(ids: fileIDs, ownedBy: caller.userID)
-        let content = attached.isEmpty ? try body.requiredString("content") : (try body.string("content") ?? "")
-        // No parent_id: under the current leaf; a parent_id: a branch under it; null: a new root
-        // (editing the first message).
-        var placement = TurnPlacement.afterCurrentLeaf
-        if body.has("parent_id") {
-            placement = try body.string("parent_id").map { .under(messageID: $0) } ?? .root
-        }
-        let model = try await access.replyModel(requested: requestedModel(body), stored: conversation.model,
-                                                for: caller)
-        if attached.contains(where: { $0.kind == .image }) {
-            try await requireVision(model ?? conversation.model)
-        }
-        try quotas.admit(caller)
-        let turn = try await generations.send(conversationID: conversationID, placement: placement,
-                                              content: content, model: model, owner: caller.userID,
-                                              fileIDs: attached.map(\.id))
-        feed.turnStarted(user: turn.user, assistant: turn.assistant, owner: caller.userID)
-        titler.nameAfterFirstReply(of: conversation, question: turn.user, reply: turn.assistant,
-                                   model: turn.assistant.model)
-        return .json(TurnResource(userMessage: MessageResource(turn.user, files: attached),
-                                  assistantMessage: MessageResource(turn.assistant)), status: 201)
+        let turn = try await admitTurn(JSONBody(request), conversationID: conversationID,
+                                       storedModel: conversation.model, caller)
+        let started = try await beginTurn(turn, in: conversation, caller)
+        return .json(announceTurn(started, of: turn, in: conversation, caller), status: 201)
     }
 
     package func show(_ request: HTTPRequest, _ caller: Caller) async throws -> HTTPResponse {
@@ -163,7 +138,7 @@ package struct MessageHandlers: Sendable {
 
     /// An edit (a send with `parent_id`, no `attachments`) keeps the files of the message it replaces:
     /// the current branch's user message under that parent. Files deleted since are not carried on.
-    private func editedFiles(_ conversationID: String, parentID: String?, _ caller: Caller) throws -> [String] {
+    func editedFiles(_ conversationID: String, parentID: String?, _ caller: Caller) throws -> [String] {
         let branch = try store.currentBranch(conversationID: conversationID)
         guard let replaced = branch.first(where: { $0.message.role == .user && $0.message.parentID == parentID }) else {
             return []
@@ -182,7 +157,7 @@ package struct MessageHandlers: Sendable {
     }
 
     /// The body's `model`, checked by the same rules as a conversation's (nil: the default).
-    private func requestedModel(_ body: JSONBody) async throws -> String? {
+    func requestedModel(_ body: JSONBody) async throws -> String? {
         guard let requested = try body.string("model") else { return nil }
         return try await rules.model(requested)
     }
@@ -203,7 +178,8 @@ package struct MessageHandlers: Sendable {
     }
 }
 
-/// `POST /api/conversations/{id}/messages` answers with both new messages.
+/// `POST /api/conversations/{id}/messages` answers with both new messages (and `POST /api/conversations`
+/// with a `message`, beside the conversation).
 struct TurnResource: Encodable {
     let userMessage: MessageResource
     let assistantMessage: MessageResource

@@ -118,7 +118,7 @@ public final class ParleyApp: Sendable {
                                        rules: rules, access: access, quotas: quotas, feed: feed, titler: titler,
                                        streams: streams, files: fileSettings)
         APIRoutes(conversations: ConversationHandlers(store: store, generations: generations, rules: rules,
-                                                      access: access, feed: feed, tools: tools),
+                                                      access: access, feed: feed, tools: tools, messages: messages),
                   messages: messages,
                   tools: ToolHandlers(store: store, catalog: tools),
                   files: files,

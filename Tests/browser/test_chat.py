@@ -56,6 +56,44 @@ def test_send_shows_streamed_markdown_as_elements(browser, parley_fast, artifact
         shutil.copy(shot, ROOT / "docs" / "screenshot.png")
 
 
+COUNT_POSTS_JS = """
+const real = window.fetch.bind(window);
+window.__posts = [];
+window.fetch = (url, init) => {
+  if (init && init.method === 'POST') window.__posts.push(String(url));
+  return real(url, init);
+};
+"""
+
+
+def test_a_new_chats_first_send_is_one_request(browser, parley_fast):
+    """The first send makes the conversation and its first message in one POST (issue 23); the next
+    send posts the message alone."""
+    open_page(browser, parley_fast.base)
+    browser.execute_script(COUNT_POSTS_JS)
+    send_message(browser, "Hello in one request")
+    first_answer = last_assistant_id(browser)
+    wait_idle(browser)
+    assert browser.execute_script("return window.__posts") == ["/api/conversations"]
+    assert "#/c/" in browser.current_url
+    cid = browser.current_url.split("#/c/")[1]
+    wait_until(lambda: browser.find_element(By.CSS_SELECTOR, "#conversation-list li a").get_attribute("aria-current")
+               == "page", message="the new conversation first in the sidebar")
+    assert_shows_stored(browser, parley_fast, first_answer)
+
+    send_message(browser, "And a second one")
+    wait_idle(browser)
+    assert browser.execute_script("return window.__posts") == ["/api/conversations",
+                                                              f"/api/conversations/{cid}/messages"]
+    stored = parley_fast.api("GET", f"/api/conversations/{cid}")
+    assert [m["role"] for m in stored["messages"]] == ["user", "assistant", "user", "assistant"]
+    assert stored["messages"][0]["content"] == "Hello in one request"
+    # (The server is shared with other tests: only this conversation's row is checked.)
+    listed = [c["id"] for c in parley_fast.api("GET", "/api/conversations?limit=200")["items"]]
+    assert listed.count(cid) == 1
+    assert len(messages(browser, "user")) == 2
+
+
 def test_stop_shows_exactly_the_stored_content(browser, parley_slow, artifacts):
     open_page(browser, parley_slow.base)
     send_message(browser, "Stop me early")

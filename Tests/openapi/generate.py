@@ -200,6 +200,11 @@ SCHEMAS = {
     }, required=["id", "conversation_id", "parent_id", "role", "content", "reasoning", "status", "finish_reason",
                  "model", "usage", "created_at", "updated_at", "parts"]),
     "Turn": obj({"user_message": ref("Message"), "assistant_message": ref("Message")}),
+    "ConversationStart": obj({"conversation": ref("Conversation"), "user_message": ref("Message"),
+                              "assistant_message": ref("Message")},
+                             description="POST /api/conversations with `message`: the conversation as it is once "
+                                         "the turn is written (`current_leaf_id` the reply), and the two messages "
+                                         "a send answers (the reply `streaming`)."),
     "MessagePart": {"oneOf": [ref("TextPart"), ref("ReasoningPart"), ref("ToolCallPart"), ref("FilePart"),
                               ref("SurfacePart"), ref("ActionPart")],
                     "description": "One piece of a message, by `type`."},
@@ -547,9 +552,27 @@ TOOLS_BODY_FIELD = dict(TOOLS_FIELD, type=["array", "null"],
                                     "is 400 `unknown_tool`.")
 UNKNOWN_TOOL = errors(s400="`invalid_request` (a field the rules refuse), `unknown_tool` (a `tools` entry that names "
                            "no tool the caller may use), `unknown_model`.")
-CONVERSATION_BODY = obj(dict(SETTINGS_BODY, tools=TOOLS_BODY_FIELD), required=[],
+# A send's message: the body of POST /api/conversations/{id}/messages (with its `parent_id`), and the
+# `message` of POST /api/conversations (without).
+MESSAGE_FIELDS = {
+    "content": {"type": "string", "description": "The message's text; may be empty (or absent) when "
+                                                 "`attachments` has files."},
+    "attachments": {"type": "array", "maxItems": 10, "items": {"type": "string", "minLength": 1, "maxLength": 64},
+                    "description": "Ids of the caller's files (POST /api/files), at most PARLEY_MAX_ATTACHMENTS "
+                                   "(10). Images go to the model as images (vision models only), documents as "
+                                   "text."},
+    "model": nullable("string"),
+}
+MESSAGE_NEEDS = [{"required": ["content"], "properties": {"content": {"minLength": 1}}},
+                 {"required": ["attachments"], "properties": {"attachments": {"minItems": 1}}}]
+FIRST_MESSAGE = {"anyOf": [dict(obj(MESSAGE_FIELDS, required=[], anyOf=MESSAGE_NEEDS),
+                                description="The first message, started as a send would start it (its `model`: "
+                                            "this reply's only). A refused start makes nothing."),
+                           {"type": "null"}]}
+CONVERSATION_BODY = obj(dict(SETTINGS_BODY, tools=TOOLS_BODY_FIELD, message=FIRST_MESSAGE), required=[],
                         examples=[{"title": "Trip plans", "model": "demo"},
-                                  {"title": "Research", "tools": ["parley/search_history"]}])
+                                  {"title": "Research", "tools": ["parley/search_history"]},
+                                  {"title": "Hello", "message": {"content": "Hello"}}])
 SERVABLE_MEDIA = ["image/png", "image/jpeg", "image/gif", "image/webp", "audio/mpeg", "audio/wav", "audio/ogg",
                   "audio/webm"]
 DECISION_BODY = obj({"decision": {"type": "string", "enum": ["approve", "deny"]},
@@ -615,8 +638,14 @@ PATHS = {
                     description="Any subset of the fields; an unknown field or a bad value is a 400 "
                                 "`invalid_request` naming the field, and nothing changes.")},
     "/api/conversations": {
-        "post": op("Create a conversation", "conversations",
-                   {**answer(201, "The conversation.", ref("Conversation")), **UNKNOWN_TOOL},
+        "post": op("Create a conversation (with `message`: and start its first turn)", "conversations",
+                   {**answer(201, "Without `message`: the conversation. With it: the conversation and its first "
+                                  "turn.", {"anyOf": [ref("Conversation"), ref("ConversationStart")]}),
+                    **errors(s400="`invalid_request` (a field the rules refuse; the message's named "
+                                  "`message.<field>`), `unknown_tool`, `unknown_model`, `model_cannot_see_images`.",
+                             s404="`not_found`: a `message.attachments` id that is not a file of the caller's."),
+                    **refused("`rate_limited`, `daily_budget_exhausted`, `too_many_generations`: the start is "
+                              "refused and nothing is made.")},
                    request=body(CONVERSATION_BODY, required=False)),
         "get": op("List (or, with `q`, search) your conversations", "conversations",
                   answer(200, "A page of conversations, or search hits when `q` is given.",
@@ -671,17 +700,8 @@ PATHS = {
                   s404="`not_found`: no such conversation, or an `attachments` id that is not a file of the "
                        "caller's (or one deleted).")},
         parameters=[path_id()],
-        request=body(obj({"content": {"type": "string",
-                                      "description": "The message's text; may be empty (or absent) when "
-                                                     "`attachments` has files."},
-                          "attachments": {"type": "array", "maxItems": 10,
-                                          "items": {"type": "string", "minLength": 1, "maxLength": 64},
-                                          "description": "Ids of the caller's files (POST /api/files), at most "
-                                                         "PARLEY_MAX_ATTACHMENTS (10). Images go to the model as "
-                                                         "images (vision models only), documents as text."},
-                          "parent_id": nullable("string"), "model": nullable("string")}, required=[],
-                         anyOf=[{"required": ["content"], "properties": {"content": {"minLength": 1}}},
-                                {"required": ["attachments"], "properties": {"attachments": {"minItems": 1}}}],
+        request=body(obj(dict(MESSAGE_FIELDS, parent_id=nullable("string")), required=[],
+                         anyOf=MESSAGE_NEEDS,
                          examples=[{"content": "Hello"},
                                    {"content": "What is in this picture?", "attachments": ["f_0123456789abcdef"]}])))},
     "/api/messages/{id}": {"get": op("A message", "messages", answer(200, "The message.", ref("Message")),

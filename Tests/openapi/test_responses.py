@@ -86,6 +86,23 @@ def test_local_mode_resources(local):
     validate(deleted, "DELETE", "/api/conversations/{id}")
 
 
+def test_a_conversation_started_with_its_first_message(local):
+    started = local.call("POST", "/api/conversations", {"title": "One request", "message": {"content": "Hello"}})
+    assert started.status == 201
+    start = validate(started, "POST", "/api/conversations")
+    assert set(start) == {"conversation", "user_message", "assistant_message"}
+    assert start["conversation"]["current_leaf_id"] == start["assistant_message"]["id"]
+    assert start["assistant_message"]["status"] == "streaming"
+    wait_finished(local, start["assistant_message"]["id"])
+    for bad in ({"message": "Hello"}, {"message": {"content": 5}}, {"message": {"content": ""}}):
+        refused = local.call("POST", "/api/conversations", bad)
+        assert refused.status == 400
+        validate(refused, "POST", "/api/conversations")
+    unknown = local.call("POST", "/api/conversations", {"message": {"content": "hi", "attachments": ["f_nope"]}})
+    assert unknown.status == 404
+    validate(unknown, "POST", "/api/conversations")
+
+
 def test_local_mode_errors(local):
     for method, path, template, body, status in [
         ("GET", "/api/conversations/nope", "/api/conversations/{id}", None, 404),
