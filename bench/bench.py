@@ -699,8 +699,8 @@ def median(values):
 # MARK: - Main
 
 
-async def run(args, env, log):
-    results = {}
+async def run(args, env, log, results):
+    """Every figure, stored into `results` as it is measured (a bench stopped early reports what it has)."""
     targets = ["parley0", "parley25", "nginx"]
     phase_start = [time.monotonic()]
 
@@ -750,9 +750,9 @@ async def run(args, env, log):
             log("  rep %d: CPU ms/1k events %s" % (rep + 1, ", ".join(
                 "%s/%s %.2f" % (t, m, results[("cpu", concurrency, t, m)][-1]) for t, m in cpu_targets)))
 
-    phase("fan-out: one generation, %d subscribers, %d chunks, %d reps" % (args.fanout, args.load_chunks, args.reps),
-          "fanout" in args.only)
-    for rep in range(args.reps if "fanout" in args.only else 0):
+    phase("fan-out: one generation, %d subscribers, %d chunks, %d reps" % (args.fanout, args.load_chunks,
+                                                                         args.fanout_reps), "fanout" in args.only)
+    for rep in range(args.fanout_reps if "fanout" in args.only else 0):
         for target in ["parley25", "parley0"]:
             per_k, per_k_ticks, frames = await measure_cpu(target, env, 1, 1, args.load_chunks, "text",
                                                            args.fanout)
@@ -770,7 +770,7 @@ async def run(args, env, log):
         log("  rep %d: req/s parley %.0f, nginx %.0f" % (rep + 1, results[("rps", "parley25")][-1],
                                                          results[("rps", "nginx")][-1]))
     if not args.no_scale and {"setup", "scale", "idle"} & args.only:
-        results["scale"] = await scale.run(args, env, log, phase, perf_recorder(args, log))
+        await scale.run(args, env, log, phase, perf_recorder(args, log), results.setdefault("scale", {}))
     results["loadavg_end"] = os.getloadavg()
     phase("measurements done")
     return results
@@ -782,11 +782,11 @@ def report(args, env, results):
     add = lines.append
     add("# Parley relay bench")
     add("")
-    add("%s, %s, %d cores, Python %s, %s; parley commit %s. Medians of %d repetitions (wrk: %d), targets "
+    add("%s, %s, %d cores, Python %s, %s; parley commit %s. Medians of %d repetitions (fan-out: %d; wrk: %d), targets "
         "interleaved within each repetition; cells with a range show median (min–max). Load average (1 / 5 / "
         "15 min) %s at the start, %s at the end: other work on the machine shares its cores."
         % (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), platform.platform(terse=True), os.cpu_count(),
-           platform.python_version(), env["nginx_version"], env["commit"], args.reps, args.wrk_reps,
+           platform.python_version(), env["nginx_version"], env["commit"], args.reps, args.fanout_reps, args.wrk_reps,
            " / ".join("%.1f" % v for v in r["loadavg_start"]), " / ".join("%.1f" % v for v in r["loadavg_end"])))
     add("")
     if ("lat_med", "parley0") in r:
@@ -897,9 +897,10 @@ def parse_args():
     parser.add_argument("--concurrency", default="1,50", help="comma-separated concurrent stream counts")
     parser.add_argument("--single-rounds", type=int, default=2,
                         help="generations one after another when the concurrency is 1")
-    parser.add_argument("--concurrent-reps", type=int, default=3,
+    parser.add_argument("--concurrent-reps", type=int, default=2,
                         help="repetitions of the K>1 CPU runs (each is 4 x K x load-chunks events)")
     parser.add_argument("--fanout", type=int, default=100)
+    parser.add_argument("--fanout-reps", type=int, default=3)
     parser.add_argument("--wrk-seconds", type=int, default=5)
     parser.add_argument("--wrk-reps", type=int, default=2)
     parser.add_argument("--scale-streams", default="1,100,500,1000",
@@ -942,7 +943,7 @@ def parse_args():
     if unknown:
         parser.error("unknown variant or phase: %s" % ", ".join(unknown))
     if args.quick:
-        args.reps, args.latency_chunks, args.wrk_reps, args.wrk_seconds = 2, 60, 1, 2
+        args.reps, args.latency_chunks, args.wrk_reps, args.wrk_seconds, args.fanout_reps = 2, 60, 1, 2, 2
         args.load_chunks, args.single_rounds = 500, 1
         args.concurrency, args.fanout = [1, 10], 20
         args.scale_streams, args.scale_chunks, args.setup_streams = [1, 50], 50, 50
@@ -1016,6 +1017,7 @@ def main():
     processes = Processes()
     workdir = tempfile.mkdtemp(prefix="parley-bench-")
     started = time.monotonic()
+    results, env = {}, None
     try:
         fake, fake_port = start_fake(processes, workdir)
         env = {"fake_port": fake_port, "fake_pid": fake.pid, "loop": loop_name, "wrk": wrk, "commit": binary_commit(args.parley_bin)}
@@ -1027,7 +1029,7 @@ def main():
         env["nginx_version"] = version.replace("nginx version: ", "")
         log("bench: fake upstream :%d, parley (frame 0) :%d, parley (frame 25) :%d, nginx :%d, in %s"
             % (fake_port, env["parley0_port"], env["parley25_port"], env["nginx_port"], workdir))
-        results = asyncio.run(run(args, env, log))
+        asyncio.run(run(args, env, log, results))
         text = report(args, env, results)
         print(text)
         with open(args.out, "w") as handle:
@@ -1040,6 +1042,15 @@ def main():
     except KeyboardInterrupt as interrupt:
         print("bench: stopped (%s) after %.0f s" % (interrupt or "interrupted", time.monotonic() - started),
               file=sys.stderr)
+        if results and env:
+            signal.alarm(0)
+            results.setdefault("loadavg_end", os.getloadavg())
+            text = report(args, env, results)
+            text = text.replace("\n", "\n\n**Stopped after %.0f s (%s): the figures measured until then.**\n"
+                                % (time.monotonic() - started, interrupt or "interrupted"), 1)
+            print(text)
+            with open(args.out, "w") as handle:
+                handle.write(text)
         return 1
     finally:
         signal.alarm(0)

@@ -442,7 +442,9 @@ def variants_for(args, count, one_request):
 
 
 def reps_for(args, count):
-    return args.storm_reps if count <= args.storm_streams else args.big_reps
+    """Issue 23's goals are at 100 and 500 streams: those runs are repeated; one stream and 1,000 run once
+    (`--big-reps`)."""
+    return args.storm_reps if 1 < count <= args.storm_streams else args.big_reps
 
 
 def run_line(variant, r):
@@ -455,10 +457,10 @@ def run_line(variant, r):
                 100 * r["client_core"], 100 * r["upstream_core"], 100 * r["machine_busy"], r["loadavg"]))
 
 
-async def run(args, env, log, phase, perf=None):
-    """Every start, relay and idle figure; returns {key: [result dict per repetition]} (idle: one dict).
-    Repetitions interleave the variants, so machine noise spreads over them evenly."""
-    out = {}
+async def run(args, env, log, phase, perf=None, out=None):
+    """Every start, relay and idle figure into `out` (returned): {key: [result dict per repetition]} (idle:
+    one dict). Repetitions interleave the variants, so machine noise spreads over them evenly."""
+    out = {} if out is None else out
     only = args.only
     one_request = await one_request_start(env)
     out["one_request"] = one_request
@@ -560,8 +562,8 @@ def report(args, env, s, add):
     add("Each stream drives Parley's real path: POST conversation, POST message, GET its event stream "
         "(`?mode=text`), or with the one-request start one POST conversation carrying `message`; nginx gets "
         "one proxied chat completion per stream from the same fake upstream. %d chunks per stream, %g ms "
-        "apart; the streams' starts spread evenly over 1 s. Runs up to %d streams are repeated %d times, "
-        "larger ones %d time(s), the variants interleaved within a repetition; a cell shows the median and, "
+        "apart; the streams' starts spread evenly over 1 s. Runs of 2 to %d streams are repeated %d times, "
+        "others %d time(s), the variants interleaved within a repetition; a cell shows the median and, "
         "in brackets, the range (min–max) of the repetitions. Titles on (plain variants, as users run it): the "
         "conversation is made without a title, so after its first answer the server asks the model for one "
         "(a second upstream request: the fake upstream streams it 24 chunks at the question's pace); titles "

@@ -6,20 +6,22 @@
 # --storm-streams (500) with frame 0 and 25, titles on and off, and nginx; then one more run of each
 # binary with `perf record` on the server (frame 0, titles on and off). Every run's table is kept in
 # OUT_DIR (OLD-1.md, NEW-1.md, ...; perf data in OUT_DIR/perf-old, perf-new); the last lines print
-# the relay and start figures of every run side by side. About 2 minutes per bench run.
+# the relay and start figures of every run side by side. About 2 minutes per bench run on a quiet
+# machine. STORM_VARIANTS replaces the variants of the timed runs (bench.py --variants).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 [ $# -ge 2 ] || { sed -n 4,9p "$0" >&2; exit 2; }
 old="$(realpath "$1")"; new="$(realpath "$2")"; runs="${3:-3}"; out="${4:-$root/bench/storm-compare}"
 python="${BENCH_PYTHON:-python3}"
 mkdir -p "$out"
-storm=(--only scale --scale-streams 500 --storm-reps 1)
+storm=(--only startup,scale --scale-streams 500 --storm-reps 1 --startup-reps 1)
+variants="${STORM_VARIANTS:-parley0,parley0-notitles,parley25,parley25-notitles,nginx}"
 for i in $(seq 1 "$runs"); do
   for which in old new; do
     bin="$old"; [ "$which" = new ] && bin="$new"
     echo "storm_compare: run $i, $which ($bin)" >&2
     timeout -k 10 900 "$python" "$root/bench/bench.py" --parley-bin "$bin" "${storm[@]}" \
-      --variants parley0,parley25,parley0-notitles,parley25-notitles,nginx \
+      --variants "$variants" \
       --out "$out/$which-$i.md" 2> "$out/$which-$i.log" >/dev/null || echo "storm_compare: run $i $which failed (see $out/$which-$i.log)" >&2
   done
 done
