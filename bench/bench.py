@@ -931,6 +931,10 @@ def parse_args():
     parser.add_argument("--perf-freq", type=int, default=250, help="perf samples per second per CPU")
     parser.add_argument("--perf-stack", type=int, default=16384, help="bytes of stack perf copies per sample")
     parser.add_argument("--markdown-results", default=os.path.join(HERE, "markdown-results.md"))
+    parser.add_argument("--timeout-s", type=float, default=0,
+                        help="seconds a request or a stream read may take before the stream counts as an error "
+                             "(default %g and %g; raise it on a machine so busy that streams time out)"
+                             % (REQUEST_TIMEOUT_S, STREAM_TIMEOUT_S))
     parser.add_argument("--time-limit", type=float, default=870, help="seconds before the bench gives up")
     parser.add_argument("--out", default=os.path.join(HERE, "results.md"))
     parser.add_argument("--quick", action="store_true", help="2 repetitions, smaller runs (a smoke test)")
@@ -980,6 +984,9 @@ def binary_commit(binary):
 
 def main():
     args = parse_args()
+    if args.timeout_s > 0:
+        global REQUEST_TIMEOUT_S, STREAM_TIMEOUT_S
+        REQUEST_TIMEOUT_S = STREAM_TIMEOUT_S = args.timeout_s
     log = lambda text: print(text, file=sys.stderr, flush=True)
     nginx, wrk = shutil.which("nginx") or ("/usr/sbin/nginx" if os.access("/usr/sbin/nginx", os.X_OK) else None), \
         shutil.which("wrk")

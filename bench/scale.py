@@ -286,7 +286,7 @@ async def scaled_run(variant, env, count, chunks, interval_ms, spread_s=1.0, per
         "first_up_p99": pct([s.first_after_upstream_ms for s in ok if s.chunks], 0.99),
         "lat_p50": pct(latencies, 0.5), "lat_p99": pct(latencies, 0.99),
         "cpu_per_k": (relay_ms / (relayed_after / 1000.0)) if relay_ms and relayed_after else None,
-        "server_cpu_ms": server_ms, "wall_s": wall,
+        "server_cpu_ms": server_ms, "wall_s": wall, "cpu_per_stream": server_ms / count,
         "client_core": client_ms / 1000.0 / wall, "upstream_core": upstream_ms / 1000.0 / wall,
         "machine_busy": (machine1[0] - machine0[0]) / max(1, machine1[1] - machine0[1]),
         "window_share": relayed_after / received if received else None, "received": received,
@@ -448,10 +448,10 @@ def reps_for(args, count):
 
 
 def run_line(variant, r):
-    return ("  %s: start p99 %s ms, POST p50/p99 %s/%s ms, first text (after upstream) p99 %s ms, relay p50/p99 "
+    return ("  %s: server CPU %s ms per stream (whole run), start p99 %s ms, POST p50/p99 %s/%s ms, first text (after upstream) p99 %s ms, relay p50/p99 "
             "%s/%s ms, CPU/1k %s ms (%.0f%% of chunks in the window), upstream requests per start %.2f, errors %d, "
             "client %.0f%%, upstream %.0f%% of a core, machine %.0f%% busy, load %.1f" % (
-                variant, b.fmt(r["start_p99"]), b.fmt(r["post_p50"]), b.fmt(r["post_p99"]), b.fmt(r["first_up_p99"]),
+                variant, b.fmt(r["server_cpu_ms"] / r["streams"], 2), b.fmt(r["start_p99"]), b.fmt(r["post_p50"]), b.fmt(r["post_p99"]), b.fmt(r["first_up_p99"]),
                 b.fmt(r["lat_p50"], 2), b.fmt(r["lat_p99"], 2), b.fmt(r["cpu_per_k"], 2),
                 100 * (r["window_share"] or 0), r["upstream_per_start"], r["errors"] + r["short"],
                 100 * r["client_core"], 100 * r["upstream_core"], 100 * r["machine_busy"], r["loadavg"]))
@@ -600,15 +600,15 @@ def report(args, env, s, add):
         "included), over the chunks received in that window (the setup is excluded; nginx: its one worker).")
     add("")
     add("| streams | variant | relay p50 | relay p99 | CPU ms per 1,000 chunks | chunks in that window | "
-        "client + upstream, % of a core | machine busy, % of 2 cores |")
-    add("|---|---|---|---|---|---|---|---|")
+        "server CPU ms per stream, whole run | client + upstream, % of a core | machine busy, % of 2 cores |")
+    add("|---|---|---|---|---|---|---|---|---|")
     for count in args.scale_streams:
         for variant in LABELS:
             r = runs(count, variant)
             if r:
-                add("| %d | %s | %s ms | %s ms | %s | %.0f%% | %.0f | %.0f |" % (
+                add("| %d | %s | %s ms | %s ms | %s | %.0f%% | %s | %.0f | %.0f |" % (
                     count, LABELS[variant], fmt(med(r, "lat_p50"), 2), cell(r, "lat_p99", 1), cell(r, "cpu_per_k", 2),
-                    100 * (med(r, "window_share") or 0), 100 * (med(r, "client_core") + med(r, "upstream_core")),
+                    100 * (med(r, "window_share") or 0), cell(r, "cpu_per_stream", 2), 100 * (med(r, "client_core") + med(r, "upstream_core")),
                     100 * med(r, "machine_busy")))
     add("")
     add("A chunk that arrives in a stream's first event (the snapshot, when the reply began before the client "
