@@ -259,8 +259,13 @@ def measure_startup(binary, env):
                 cpu = cpu_ticks(process.pid) / CLK_TCK
                 time.sleep(1.0)
                 with open("/proc/%d/status" % process.pid) as handle:
-                    rss = next(int(line.split()[1]) for line in handle if line.startswith("VmRSS:"))
-                figures.update({which + "_s": listening, which + "_cpu_s": cpu, which + "_rss_kib": rss})
+                    status = dict(line.split(":", 1) for line in handle if ":" in line)
+                kib = lambda name: int(status.get(name, "0 kB").split()[0])
+                with open("/proc/%d/maps" % process.pid) as handle:
+                    libraries = {line.split()[-1] for line in handle if ".so" in line}
+                figures.update({which + "_s": listening, which + "_cpu_s": cpu, which + "_rss_kib": kib("VmRSS"),
+                                which + "_anon_kib": kib("RssAnon"), which + "_file_kib": kib("RssFile"),
+                                "libraries": len(libraries)})
             finally:
                 processes.stop_all()
         return figures
@@ -279,9 +284,12 @@ def perf_recorder(args, log):
     os.makedirs(args.perf_dir, exist_ok=True)
 
     def record(pid, tag):
-        path = os.path.join(args.perf_dir, "%s.data" % tag)
+        # System-wide, the server's samples picked out later by its pid (the file name holds it): `-p PID`
+        # misses threads a server starts per connection after perf has attached (libmicrohttpd's
+        # thread-per-connection mode in older builds).
+        path = os.path.join(args.perf_dir, "%s-pid%d.data" % (tag, pid))
         process = subprocess.Popen([perf, "record", "-q", "-e", "cpu-clock", "-F", str(args.perf_freq),
-                                    "--call-graph", "dwarf,%d" % args.perf_stack, "-p", str(pid), "-o", path],
+                                    "--call-graph", "dwarf,%d" % args.perf_stack, "-a", "-o", path],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         time.sleep(0.5)  # perf attaches to every thread before the run begins
 
@@ -719,9 +727,10 @@ async def run(args, env, log, results):
             figure = await asyncio.to_thread(measure_startup, args.parley_bin, env)
             results["startup"].append(figure)
             log("  rep %d: listening after %.3f s (CPU %.2f s) on a fresh database, %.3f s (CPU %.2f s) on it again; "
-                "RSS 1 s later %.1f / %.1f MiB" % (rep + 1, figure["fresh_s"], figure["fresh_cpu_s"],
-                                                  figure["restart_s"], figure["restart_cpu_s"],
-                                                  figure["fresh_rss_kib"] / 1024.0, figure["restart_rss_kib"] / 1024.0))
+                "RSS 1 s later %.1f / %.1f MiB (anonymous %.1f, file-backed %.1f; %d shared libraries)" % (
+                    rep + 1, figure["fresh_s"], figure["fresh_cpu_s"], figure["restart_s"], figure["restart_cpu_s"],
+                    figure["fresh_rss_kib"] / 1024.0, figure["restart_rss_kib"] / 1024.0,
+                    figure["restart_anon_kib"] / 1024.0, figure["restart_file_kib"] / 1024.0, figure["libraries"]))
     phase("relay latency: one stream, %d chunks every %g ms, %d reps" % (args.latency_chunks,
                                                                        args.latency_interval_ms, args.reps),
           "latency" in args.only)

@@ -2,7 +2,8 @@
 
 Usage: python3 bench/perf_summary.py FILE.data [FILE.data ...] [--top N]
 
-Prints, per file: the samples; the share of samples whose stack holds each category (inclusive: a
+Prints, per file (only the server's samples when the name ends in -pidN.data, as bench.py --perf-dir
+writes them): the samples; the share of samples whose stack holds each category (inclusive: a
 sample counts once per category, so the shares add up to more than 100%); the share of each leaf
 library (self); and the top N leaf symbols, demangled with `swift demangle` when it is on the PATH.
 Categories are matched on the symbol and library names of every frame (CATEGORIES below).
@@ -17,11 +18,12 @@ import sys
 
 # (name, regular expression over "symbol library" of a frame); the first match per frame counts.
 CATEGORIES = [
-    ("SQLite FTS5 (search index)", r"fts5|Fts5|trigram"),
+    ("SQLite FTS5 (search index: Parley's owned trigram tokenizer, fts5 symbols)", r"(?i)fts5|trigram|"
+     r"11ParleyStore8tokenize33_|11ParleyStore7forward33_"),  # OwnedTrigramTokenizer.swift's C callbacks
     ("SQLite (all)", r"libsqlite3|sqlite3"),
     ("curl (upstream)", r"libcurl|curl_"),
     ("libmicrohttpd", r"libmicrohttpd|MHD_"),
-    ("JSON decoding (Foundation)", r"JSONDecoder|JSONScanner|JSONDecod|JSONMap"),
+    ("JSON decoding (Foundation)", r"JSONDecoder|JSONScanner|JSONDecod|JSONMap|JSONParser|JSONSerialization"),
     ("JSON encoding", r"JSONEncoder|JSONWriter|JSONEncod|JSONBuilder|JSONText"),
     ("title requests (ConversationTitler)", r"ConversationTitler|Titler"),
     ("hardening checks (framing, origin, connection registry, quotas)", r"RequestFraming|OriginPolicy|"
@@ -29,16 +31,21 @@ CATEGORIES = [
     ("SQLite store (ParleyStore)", r"ParleyStore|11ParleyStore"),
     ("Markdown", r"cmark|Markdown"),
     ("Swift retain/release", r"swift_retain|swift_release|swift_bridgeObjectRe"),
-    ("Swift concurrency (tasks, actors, executors)", r"swift_task|swift_job|swift::|libswift_Concurrency|"
+    ("Swift generic metadata lookups", r"getGenericMetadata|MetadataCache|GenericCacheEntry|getWitnessTable|"
+     r"instantiateConcreteType|swift_getTypeByMangledName"),
+    ("Swift concurrency (tasks, actors, executors)", r"swift_task|swift_job|libswift_Concurrency|"
      r"swift_continuation|swift_actor|dispatch"),
     ("malloc/free", r"malloc|free|_int_|cfree|realloc"),
     ("kernel", r"\[kernel"),
 ]
 
 
-def frames(perf_file):
-    """Yields each sample as a list of (symbol, library) from leaf to root."""
-    process = subprocess.Popen(["perf", "script", "-i", perf_file, "-F", "ip,sym,dso", "--no-inline"],
+def frames(perf_file, pid=None):
+    """Yields each sample as a list of (symbol, library) from leaf to root (only process `pid`'s if given)."""
+    argv = ["perf", "script", "-i", perf_file, "-F", "ip,sym,dso", "--no-inline"]
+    if pid:
+        argv += ["--pid", str(pid)]
+    process = subprocess.Popen(argv,
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, errors="replace")
     sample = []
     for line in process.stdout:
@@ -74,12 +81,17 @@ def demangle(names):
 
 def summarize(perf_file, top):
     compiled = [(name, re.compile(expr)) for name, expr in CATEGORIES]
+    pid = re.search(r"-pid(\d+)\.data$", perf_file)  # bench.py --perf-dir records system-wide
     total = 0
+    sqlite_callers = collections.Counter()
     inclusive = collections.Counter()
     leaf_lib = collections.Counter()
     leaf_sym = collections.Counter()
-    for sample in frames(perf_file):
+    for sample in frames(perf_file, pid.group(1) if pid else None):
         total += 1
+        if any("libsqlite3" in library for _, library in sample):
+            caller = next((symbol for symbol, _ in sample if "ParleyStore" in symbol), "(no ParleyStore frame)")
+            sqlite_callers[caller.split("+0x")[0]] += 1
         symbol, library = sample[0]
         leaf_lib[library.rsplit("/", 1)[-1]] += 1
         leaf_sym[symbol.split("+0x")[0]] += 1
@@ -99,6 +111,11 @@ def summarize(perf_file, top):
     print("\nSelf, by library:")
     for library, count in leaf_lib.most_common(10):
         print("  %5.1f%%  %s" % (100.0 * count / total, library))
+    print("\nSamples in SQLite by the nearest ParleyStore frame (which store call paid for them):")
+    callers = [s for s, _ in sqlite_callers.most_common(8)]
+    readable = demangle(callers)
+    for name in callers:
+        print("  %5.1f%%  %s" % (100.0 * sqlite_callers[name] / total, readable[name][:160]))
     print("\nSelf, top %d symbols:" % top)
     names = [s for s, _ in leaf_sym.most_common(top)]
     readable = demangle(names)

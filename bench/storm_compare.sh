@@ -32,7 +32,7 @@ for which in old new; do
   bin="$old"; [ "$which" = new ] && bin="$new"
   echo "storm_compare: perf run, $which" >&2
   timeout -k 10 900 "$python" "$root/bench/bench.py" --parley-bin "$bin" "${storm[@]}" \
-    --variants "$( [ "$which" = new ] && echo "${STORM_PERF_VARIANTS:-parley0,parley0-notitles}" || echo "${STORM_OLD_PERF_VARIANTS:-parley0}")" --perf-dir "$out/perf-$which" \
+    --perf-freq 200 --perf-stack 8192 --variants "$( [ "$which" = new ] && echo "${STORM_PERF_VARIANTS:-parley0,parley0-notitles}" || echo "${STORM_OLD_PERF_VARIANTS:-parley0}")" --perf-dir "$out/perf-$which" \
     --out "$out/$which-perf.md" 2> "$out/$which-perf.log" >/dev/null || echo "storm_compare: perf run $which failed" >&2
 done
 grep -H "rep 1 " "$out"/old-[0-9]*.log "$out"/new-[0-9]*.log | sed 's/^ *//' || true
