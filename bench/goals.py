@@ -103,7 +103,7 @@ def report(args, results, add):
             goal("relay CPU per 1,000 chunks, %d streams (frame 25, titles on)" % count, "≤ 3× nginx",
                  "%s vs %s ms (%s; frame 0: %s)" % (fmt(c25, 1), fmt(cn, 1), b.ratio(c25, cn), b.ratio(c0, cn)),
                  scale.le(c25, 3 * cn) if c25 and cn else None,
-                 joined("titles off %s ms" % fmt(med(off25, "cpu_per_k"), 1) if off25 and windowed else "",
+                 joined("titles off %s ms" % fmt(scale.relay_cpu(s, count, "parley25-notitles"), 1) if off25 else "",
                         how, bottleneck(p25, ng)))
     startup = results.get("startup")
     if startup:

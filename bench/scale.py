@@ -542,6 +542,19 @@ def whole_run_per_k(runs, setups):
     return b.median(estimates)
 
 
+def relay_cpu(s, count, variant):
+    """CPU ms per 1,000 relayed chunks of a variant: the window after the last start when it held at least
+    half the chunks, else the whole run less setup CPU × streams (the variant's setup runs, else frame 25's)."""
+    runs = s.get(("run", count, variant))
+    if not runs:
+        return None
+    if (med(runs, "window_share") or 0) >= 0.5:
+        return med(runs, "cpu_per_k")
+    server = VARIANTS[variant][0]
+    setups = s.get(("setup", variant)) or s.get(("setup", "nginx" if server == "nginx" else "parley25"))
+    return whole_run_per_k(runs, setups)
+
+
 def markdown_ratio(path):
     """The streaming/full-render ratio from parley-markdown-bench's output, if it ran."""
     import re
@@ -656,17 +669,19 @@ def costs(args, s, add):
         r0a, r0b = (s.get(("run", count, a0)), s.get(("run", count, b0))) if a0 else (None, None)
         pair = lambda x, y, key, digits=1: "%s / %s (%s)" % (fmt(med(x, key), digits), fmt(med(y, key), digits),
                                                              b.ratio(med(x, key), med(y, key)))
-        rows.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        ca, cb = relay_cpu(s, count, a), relay_cpu(s, count, b_)
+        rows.append("| %s | %s | %s | %s | %s | %s | %s / %s (%s) | %s |" % (
             label, pair(sa, sb, "setup_ms", 2), pair(ra, rb, "start_p99"), pair(ra, rb, "post_p99"),
             pair(ra, rb, "first_up_p99"), pair(r0a, r0b, "lat_p99") if a0 else "–",
-            pair(ra, rb, "cpu_per_k", 2), pair(ra, rb, "upstream_per_start", 2)))
+            fmt(ca, 1), fmt(cb, 1), b.ratio(ca, cb), pair(ra, rb, "upstream_per_start", 2)))
     if not any(s.get(("setup", v)) or s.get(("run", count, v)) for v in ("parley25-notitles", "parley25-onereq")):
         return
     add("### What titles and the one-request start cost")
     add("")
     add("Medians of the repetitions, frame 25 unless named; the ratio is the first over the second. Setup: %d "
         "one-chunk streams over 1 s; the rest: %d starts over 1 s. With the one-request start `start p99` and "
-        "`POST p99` are the same request." % (args.setup_streams, count))
+        "`POST p99` are the same request. CPU per 1,000 chunks: the window after the last start, or where it "
+        "held under half the chunks the whole run less setup CPU × streams." % (args.setup_streams, count))
     add("")
     add("| | setup CPU per stream, ms | start p99 (all requests), ms | POST p99, ms | first text p99 after "
         "upstream, ms | relay p99 frame 0, ms | CPU ms per 1,000 chunks | upstream requests per start |")
