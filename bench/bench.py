@@ -35,7 +35,8 @@ import time
 import uuid
 
 sys.modules.setdefault("bench", sys.modules[__name__])  # scale.py imports this module as `bench`
-import scale  # noqa: E402  (issue 10's figures)
+import scale  # noqa: E402  (issue 10's and 23's start and relay figures)
+import goals  # noqa: E402  (the goal table)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -43,6 +44,7 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 START_TIMEOUT_S = 15.0
 REQUEST_TIMEOUT_S = 15.0
 STREAM_TIMEOUT_S = 60.0
+PHASES = ["startup", "latency", "cpu", "fanout", "wrk", "setup", "scale", "idle"]
 SETTLE_S = 0.15  # after the last byte, before reading CPU: the server finishes its bookkeeping
 TOKEN = re.compile(rb"w(\d+)")
 
@@ -199,25 +201,16 @@ def start_fake(processes, workdir):
     return process, int(match.group(1))
 
 
-def start_parley(processes, binary, workdir, fake_port, frame_ms, name):
+def start_parley(processes, binary, workdir, fake_port, frame_ms, name, bench_limits=True):
+    """A Parley server on a free port; `bench_limits`: the raised caps the bench needs (else defaults)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PARLEY_")}
     env.update({
         "PARLEY_OPENAI_BASE_URL": "http://127.0.0.1:%d/v1" % fake_port,
         "PARLEY_OPENAI_MODELS": "bench",
-        "PARLEY_FRAME_INTERVAL_MS": str(frame_ms),
-        # The bench runs up to 1,000 generations at once from one (local) user, and holds 10,000 idle
-        # event streams (plus the active ones) from 127.0.0.1.
-        "PARLEY_MAX_GENERATIONS": "1000",
-        "PARLEY_MAX_GENERATIONS_PER_USER": "1000",
-        "PARLEY_USER_MESSAGES_PER_MINUTE": "100000",
-        "PARLEY_MAX_CONNECTIONS": "12000",
-        "PARLEY_MAX_CONNECTIONS_PER_IP": "12000",
-        # ... all as that one user, far past the default cap of 32 open streams per user.
-        "PARLEY_MAX_STREAMS_PER_USER": "12000",
-        "PARLEY_LISTEN_BACKLOG": "4096",
-        # The idle case holds one gated reply open for up to a minute or two.
-        "PARLEY_UPSTREAM_IDLE_TIMEOUT": "300",
     })
+    if bench_limits:
+        env.update(BENCH_LIMITS)
+        env["PARLEY_FRAME_INTERVAL_MS"] = str(frame_ms)
     log_path = os.path.join(workdir, "%s.log" % name)
     argv = [binary, "--port", "0", "--db", os.path.join(workdir, "%s.db" % name),
             "--public", os.path.join(REPO, "Public")]
@@ -230,6 +223,87 @@ def start_parley(processes, binary, workdir, fake_port, frame_ms, name):
     if not match:
         raise BenchError("parley printed %r instead of `listening on http://HOST:PORT`" % line)
     return process, int(match.group(1))
+
+
+BENCH_LIMITS = {
+    # The bench runs up to 1,000 generations at once from one (local) user, and holds 10,000 idle
+    # event streams (plus the active ones) from 127.0.0.1.
+    "PARLEY_MAX_GENERATIONS": "1000",
+    "PARLEY_MAX_GENERATIONS_PER_USER": "1000",
+    "PARLEY_USER_MESSAGES_PER_MINUTE": "100000",
+    "PARLEY_MAX_CONNECTIONS": "12000",
+    "PARLEY_MAX_CONNECTIONS_PER_IP": "12000",
+    # ... all as that one user, far past the default cap of 32 open streams per user.
+    "PARLEY_MAX_STREAMS_PER_USER": "12000",
+    "PARLEY_LISTEN_BACKLOG": "4096",
+    # The idle case holds one gated reply open for up to a minute or two.
+    "PARLEY_UPSTREAM_IDLE_TIMEOUT": "300",
+}
+
+
+def measure_startup(binary, env):
+    """Issue 23's "< 0.2 s to listening, ~30 MiB idle": the binary with default settings started on a fresh
+    database, then again on that database: for each start the seconds from spawning it to its
+    `listening on` line, the CPU it used until then (all threads, utime+stime, 10 ms ticks), and its RSS
+    (KiB) one second later, before any request."""
+    workdir = tempfile.mkdtemp(prefix="parley-startup-")
+    figures = {}
+    try:
+        for which in ("fresh", "restart"):
+            processes = Processes()
+            try:
+                began = time.monotonic()
+                process, _ = start_parley(processes, binary, workdir, env["fake_port"], 25, "startup",
+                                          bench_limits=False)
+                listening = time.monotonic() - began
+                cpu = cpu_ticks(process.pid) / CLK_TCK
+                time.sleep(1.0)
+                with open("/proc/%d/status" % process.pid) as handle:
+                    status = dict(line.split(":", 1) for line in handle if ":" in line)
+                kib = lambda name: int(status.get(name, "0 kB").split()[0])
+                with open("/proc/%d/maps" % process.pid) as handle:
+                    libraries = {line.split()[-1] for line in handle if ".so" in line}
+                figures.update({which + "_s": listening, which + "_cpu_s": cpu, which + "_rss_kib": kib("VmRSS"),
+                                which + "_anon_kib": kib("RssAnon"), which + "_file_kib": kib("RssFile"),
+                                "libraries": len(libraries)})
+            finally:
+                processes.stop_all()
+        return figures
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def perf_recorder(args, log):
+    """With --perf-dir: a callable (pid, tag) that starts `perf record -e cpu-clock --call-graph dwarf` on
+    the server and returns the callable that stops it (SIGINT, then waits for perf to write its file)."""
+    if not args.perf_dir:
+        return None
+    perf = shutil.which("perf")
+    if not perf:
+        raise BenchError("--perf-dir needs perf (Debian package linux-perf)")
+    os.makedirs(args.perf_dir, exist_ok=True)
+
+    def record(pid, tag):
+        # System-wide, the server's samples picked out later by its pid (the file name holds it): `-p PID`
+        # misses threads a server starts per connection after perf has attached (libmicrohttpd's
+        # thread-per-connection mode in older builds).
+        path = os.path.join(args.perf_dir, "%s-pid%d.data" % (tag, pid))
+        process = subprocess.Popen([perf, "record", "-q", "-e", "cpu-clock", "-F", str(args.perf_freq),
+                                    "--call-graph", "dwarf,%d" % args.perf_stack, "-a", "-o", path],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        time.sleep(0.5)  # perf attaches to every thread before the run begins
+
+        def stop_recording():
+            try:
+                os.killpg(process.pid, signal.SIGINT)
+                process.wait(timeout=120)
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                stop(process, signal.SIGKILL)
+            log("    perf: %s" % path)
+
+        return stop_recording
+
+    return record
 
 
 def tail_of(path, lines=15):
@@ -633,19 +707,34 @@ def median(values):
 # MARK: - Main
 
 
-async def run(args, env, log):
-    results = {}
+async def run(args, env, log, results):
+    """Every figure, stored into `results` as it is measured (a bench stopped early reports what it has)."""
     targets = ["parley0", "parley25", "nginx"]
     phase_start = [time.monotonic()]
 
-    def phase(text):
+    def phase(text, shown=True):
+        if not shown:
+            return
         now = time.monotonic()
         log("%s  [previous phase %.0f s]" % (text, now - phase_start[0]))
         phase_start[0] = now
 
+    results["loadavg_start"] = os.getloadavg()
+    if "startup" in args.only:
+        phase("startup: %d times a start on a fresh database and one on it again, default settings" % args.startup_reps)
+        results["startup"] = []
+        for rep in range(args.startup_reps):
+            figure = await asyncio.to_thread(measure_startup, args.parley_bin, env)
+            results["startup"].append(figure)
+            log("  rep %d: listening after %.3f s (CPU %.2f s) on a fresh database, %.3f s (CPU %.2f s) on it again; "
+                "RSS 1 s later %.1f / %.1f MiB (anonymous %.1f, file-backed %.1f; %d shared libraries)" % (
+                    rep + 1, figure["fresh_s"], figure["fresh_cpu_s"], figure["restart_s"], figure["restart_cpu_s"],
+                    figure["fresh_rss_kib"] / 1024.0, figure["restart_rss_kib"] / 1024.0,
+                    figure["restart_anon_kib"] / 1024.0, figure["restart_file_kib"] / 1024.0, figure["libraries"]))
     phase("relay latency: one stream, %d chunks every %g ms, %d reps" % (args.latency_chunks,
-                                                                       args.latency_interval_ms, args.reps))
-    for rep in range(args.reps):
+                                                                       args.latency_interval_ms, args.reps),
+          "latency" in args.only)
+    for rep in range(args.reps if "latency" in args.only else 0):
         for target in targets:
             med, p99 = await measure_latency(target, env, args.latency_chunks, args.latency_interval_ms)
             results.setdefault(("lat_med", target), []).append(med)
@@ -654,7 +743,7 @@ async def run(args, env, log):
                                                           for t in targets)))
 
     cpu_targets = [("parley25", "text"), ("parley0", "text"), ("parley25", "html"), ("nginx", "text")]
-    for concurrency in args.concurrency:
+    for concurrency in args.concurrency if "cpu" in args.only else []:
         rounds = max(1, args.single_rounds if concurrency == 1 else 1)
         reps = args.reps if concurrency == 1 else min(args.reps, args.concurrent_reps)
         phase("CPU: %d concurrent unpaced streams x %d chunks, %d round(s), %d reps"
@@ -670,8 +759,9 @@ async def run(args, env, log):
             log("  rep %d: CPU ms/1k events %s" % (rep + 1, ", ".join(
                 "%s/%s %.2f" % (t, m, results[("cpu", concurrency, t, m)][-1]) for t, m in cpu_targets)))
 
-    phase("fan-out: one generation, %d subscribers, %d chunks, %d reps" % (args.fanout, args.load_chunks, args.reps))
-    for rep in range(args.reps):
+    phase("fan-out: one generation, %d subscribers, %d chunks, %d reps" % (args.fanout, args.load_chunks,
+                                                                         args.fanout_reps), "fanout" in args.only)
+    for rep in range(args.fanout_reps if "fanout" in args.only else 0):
         for target in ["parley25", "parley0"]:
             per_k, per_k_ticks, frames = await measure_cpu(target, env, 1, 1, args.load_chunks, "text",
                                                            args.fanout)
@@ -681,105 +771,39 @@ async def run(args, env, log):
         log("  rep %d: CPU ms/1k delivered %s" % (rep + 1, ", ".join(
             "%s %.3f" % (t, results[("fan", t)][-1]) for t in ["parley25", "parley0"])))
 
-    phase("wrk -t2 -c50 -d%ds /api/health, %d reps" % (args.wrk_seconds, args.wrk_reps))
-    for rep in range(args.wrk_reps):
+    phase("wrk -t2 -c50 -d%ds /api/health, %d reps" % (args.wrk_seconds, args.wrk_reps), "wrk" in args.only)
+    for rep in range(args.wrk_reps if "wrk" in args.only else 0):
         for target in ["parley25", "nginx"]:
             rps = await asyncio.to_thread(run_wrk, env["wrk"], env[target + "_port"], args.wrk_seconds)
             results.setdefault(("rps", target), []).append(rps)
         log("  rep %d: req/s parley %.0f, nginx %.0f" % (rep + 1, results[("rps", "parley25")][-1],
                                                          results[("rps", "nginx")][-1]))
-    if not args.no_scale:
-        results["scale"] = await scale.run(args, env, log, phase)
+    if not args.no_scale and {"setup", "scale", "idle"} & args.only:
+        await scale.run(args, env, log, phase, perf_recorder(args, log), results.setdefault("scale", {}))
+    results["loadavg_end"] = os.getloadavg()
     phase("measurements done")
     return results
 
 
 def report(args, env, results):
     r = results
-    m = lambda *key: median(r.get(key, []))
     lines = []
     add = lines.append
     add("# Parley relay bench")
     add("")
-    add("%s, %s, %d cores, Python %s, %s; parley commit %s. Medians of %d repetitions (wrk: %d), targets "
-        "interleaved within each repetition; cells with a range show median (min–max)."
+    add("%s, %s, %d cores, Python %s, %s; parley commit %s. Medians of %d repetitions (fan-out: %d; wrk: %d), targets "
+        "interleaved within each repetition; cells with a range show median (min–max). Load average (1 / 5 / "
+        "15 min) %s at the start, %s at the end: other work on the machine shares its cores."
         % (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), platform.platform(terse=True), os.cpu_count(),
-           platform.python_version(), env["nginx_version"], env["commit"], args.reps, args.wrk_reps))
+           platform.python_version(), env["nginx_version"], env["commit"], args.reps, args.fanout_reps, args.wrk_reps,
+           " / ".join("%.1f" % v for v in r["loadavg_start"]), " / ".join("%.1f" % v for v in r["loadavg_end"])))
     add("")
-    add("## Relay latency, one stream")
-    add("")
-    add("%d chunks, one every %g ms; latency = client receive time − upstream send time (CLOCK_MONOTONIC), "
-        "Parley in `?mode=text`." % (args.latency_chunks, args.latency_interval_ms))
-    add("")
-    add("| | Parley frame 0 ms | Parley frame 25 ms (default) | nginx | Parley 0 / nginx | Parley 25 / nginx |")
-    add("|---|---|---|---|---|---|")
-    for key, label in (("lat_med", "median latency, ms"), ("lat_p99", "p99 latency, ms")):
-        add("| %s | %s | %s | %s | %s | %s |" % (
-            label, spread(r[(key, "parley0")], 2), spread(r[(key, "parley25")], 2), spread(r[(key, "nginx")], 2),
-            ratio(m(key, "parley0"), m(key, "nginx")), ratio(m(key, "parley25"), m(key, "nginx"))))
-    add("")
-    if args.latency_interval_ms < 25:
-        add("Chunks every %g ms arrive faster than the default 25 ms frame interval, so with it Parley sends "
-            "them together by design (docs/api.md): frame 25 shows that batching delay, frame 0 the relay "
-            "itself." % args.latency_interval_ms)
-        add("")
-    add("## Server CPU per 1,000 relayed upstream events")
-    add("")
-    add("Unpaced streams of %d chunks, each stream its own generation. CPU of the Parley process (all "
-        "threads) or the nginx worker over the whole run, including creating the conversation and message: "
-        "the sum of /proc/PID/task/*/schedstat (ns); the utime+stime cross-check (/proc/PID/stat, %d ms "
-        "ticks) is below. Parley text = `?mode=text` (deltas); html = the page's mode (Markdown blocks and "
-        "tail). K=1 runs %d generations one after another; K>1 runs once per repetition, %d repetitions."
-        % (args.load_chunks, 1000 // CLK_TCK, args.single_rounds, min(args.reps, args.concurrent_reps)))
-    add("")
-    add("| concurrent streams | Parley text, frame 25 | Parley text, frame 0 | Parley html, frame 25 | nginx "
-        "| Parley text 25 / nginx | Parley text 0 / nginx | Parley html / nginx |")
-    add("|---|---|---|---|---|---|---|---|")
-    for k in args.concurrency:
-        p25, p0, ph, ng = (m("cpu", k, "parley25", "text"), m("cpu", k, "parley0", "text"),
-                           m("cpu", k, "parley25", "html"), m("cpu", k, "nginx", "text"))
-        add("| %d | %s | %s | %s | %s | %s | %s | %s |" % (
-            k, spread(r[("cpu", k, "parley25", "text")], 2), spread(r[("cpu", k, "parley0", "text")], 2),
-            spread(r[("cpu", k, "parley25", "html")], 2), spread(r[("cpu", k, "nginx", "text")], 2),
-            ratio(p25, ng), ratio(p0, ng), ratio(ph, ng)))
-    add("")
-    add("utime+stime cross-check, median ms per 1,000 events (text 25 / text 0 / html 25 / nginx): %s."
-        % "; ".join("K=%d: %s / %s / %s / %s" % (
-            k, fmt(m("ticks", k, "parley25", "text"), 2), fmt(m("ticks", k, "parley0", "text"), 2),
-            fmt(m("ticks", k, "parley25", "html"), 2), fmt(m("ticks", k, "nginx", "text"), 2))
-            for k in args.concurrency))
-    add("")
-    add("SSE frames a Parley subscriber received per generation of %d chunks (median): %s."
-        % (args.load_chunks, "; ".join("K=%d text/25 %s, text/0 %s, html/25 %s" % (
-            k, fmt(m("frames", k, "parley25", "text"), 0), fmt(m("frames", k, "parley0", "text"), 0),
-            fmt(m("frames", k, "parley25", "html"), 0)) for k in args.concurrency)))
-    add("")
-    add("## Fan-out: one generation, %d subscribers" % args.fanout)
-    add("")
-    add("%d unpaced chunks, every subscriber in `?mode=text`; delivered events = chunks × subscribers."
-        % args.load_chunks)
-    add("")
-    add("| | Parley frame 25 | Parley frame 0 |")
-    add("|---|---|---|")
-    add("| CPU ms per 1,000 delivered events | %s | %s |" % (spread(r[("fan", "parley25")], 3),
-                                                            spread(r[("fan", "parley0")], 3)))
-    add("| same, utime+stime cross-check | %s | %s |" % (fmt(m("fanticks", "parley25"), 3),
-                                                        fmt(m("fanticks", "parley0"), 3)))
-    add("| SSE frames per subscriber (median) | %s | %s |" % (fmt(m("fanframes", "parley25"), 0),
-                                                              fmt(m("fanframes", "parley0"), 0)))
-    add("")
-    add("## Small JSON GETs")
-    add("")
-    add("`wrk -t2 -c50 -d%ds`: Parley `GET /api/health` vs nginx `return 200 '{\"status\":\"ok\"}'` "
-        "(one worker process). wrk shares the 2 cores with the server." % args.wrk_seconds)
-    add("")
-    add("| | Parley | nginx | Parley / nginx |")
-    add("|---|---|---|---|")
-    add("| requests/s | %s | %s | %s |" % (spread(r[("rps", "parley25")], 0), spread(r[("rps", "nginx")], 0),
-                                          ratio(m("rps", "parley25"), m("rps", "nginx"))))
-    add("")
+    if ("lat_med", "parley0") in r:
+        relay_sections(args, r, add)
     if "scale" in r:
         scale.report(args, env, r["scale"], add)
+    r["loadavg"] = "%.1f at the start, %.1f at the end" % (r["loadavg_start"][0], r["loadavg_end"][0])
+    goals.report(args, r, add)
     add("Bench settings for Parley: PARLEY_MAX_GENERATIONS=1000, PARLEY_MAX_GENERATIONS_PER_USER=1000, "
         "PARLEY_USER_MESSAGES_PER_MINUTE=100000, PARLEY_MAX_CONNECTIONS=12000, PARLEY_MAX_CONNECTIONS_PER_IP="
         "12000, PARLEY_MAX_STREAMS_PER_USER=12000, PARLEY_LISTEN_BACKLOG=4096, PARLEY_UPSTREAM_IDLE_TIMEOUT=300 (the bench runs up to %d "
@@ -788,6 +812,87 @@ def report(args, env, results):
         "machine's 2 cores with the server, so latency includes their scheduling noise equally for every "
         "target." % (max(args.concurrency + args.scale_streams), args.idle_streams, env.get("loop", "asyncio")))
     return "\n".join(lines) + "\n"
+
+
+def relay_sections(args, r, add):
+    """The relay figures above the scale ones: one stream's latency, CPU per event, fan-out, wrk."""
+    m = lambda *key: median(r.get(key, []))
+    if ("lat_med", "parley0") in r:
+        add("## Relay latency, one stream")
+        add("")
+        add("%d chunks, one every %g ms; latency = client receive time − upstream send time (CLOCK_MONOTONIC), "
+            "Parley in `?mode=text`." % (args.latency_chunks, args.latency_interval_ms))
+        add("")
+        add("| | Parley frame 0 ms | Parley frame 25 ms (default) | nginx | Parley 0 / nginx | Parley 25 / nginx |")
+        add("|---|---|---|---|---|---|")
+        for key, label in (("lat_med", "median latency, ms"), ("lat_p99", "p99 latency, ms")):
+            add("| %s | %s | %s | %s | %s | %s |" % (
+                label, spread(r[(key, "parley0")], 2), spread(r[(key, "parley25")], 2), spread(r[(key, "nginx")], 2),
+                ratio(m(key, "parley0"), m(key, "nginx")), ratio(m(key, "parley25"), m(key, "nginx"))))
+        add("")
+        if args.latency_interval_ms < 25:
+            add("Chunks every %g ms arrive faster than the default 25 ms frame interval, so with it Parley sends "
+                "them together by design (docs/api.md): frame 25 shows that batching delay, frame 0 the relay "
+                "itself." % args.latency_interval_ms)
+            add("")
+    if ("cpu", args.concurrency[0], "parley25", "text") in r:
+        add("## Server CPU per 1,000 relayed upstream events")
+        add("")
+        add("Unpaced streams of %d chunks, each stream its own generation. CPU of the Parley process (all "
+            "threads) or the nginx worker over the whole run, including creating the conversation and message: "
+            "the sum of /proc/PID/task/*/schedstat (ns); the utime+stime cross-check (/proc/PID/stat, %d ms "
+            "ticks) is below. Parley text = `?mode=text` (deltas); html = the page's mode (Markdown blocks and "
+            "tail). K=1 runs %d generations one after another; K>1 runs once per repetition, %d repetitions."
+            % (args.load_chunks, 1000 // CLK_TCK, args.single_rounds, min(args.reps, args.concurrent_reps)))
+        add("")
+        add("| concurrent streams | Parley text, frame 25 | Parley text, frame 0 | Parley html, frame 25 | nginx "
+            "| Parley text 25 / nginx | Parley text 0 / nginx | Parley html / nginx |")
+        add("|---|---|---|---|---|---|---|---|")
+        for k in args.concurrency:
+            p25, p0, ph, ng = (m("cpu", k, "parley25", "text"), m("cpu", k, "parley0", "text"),
+                               m("cpu", k, "parley25", "html"), m("cpu", k, "nginx", "text"))
+            add("| %d | %s | %s | %s | %s | %s | %s | %s |" % (
+                k, spread(r[("cpu", k, "parley25", "text")], 2), spread(r[("cpu", k, "parley0", "text")], 2),
+                spread(r[("cpu", k, "parley25", "html")], 2), spread(r[("cpu", k, "nginx", "text")], 2),
+                ratio(p25, ng), ratio(p0, ng), ratio(ph, ng)))
+        add("")
+        add("utime+stime cross-check, median ms per 1,000 events (text 25 / text 0 / html 25 / nginx): %s."
+            % "; ".join("K=%d: %s / %s / %s / %s" % (
+                k, fmt(m("ticks", k, "parley25", "text"), 2), fmt(m("ticks", k, "parley0", "text"), 2),
+                fmt(m("ticks", k, "parley25", "html"), 2), fmt(m("ticks", k, "nginx", "text"), 2))
+                for k in args.concurrency))
+        add("")
+        add("SSE frames a Parley subscriber received per generation of %d chunks (median): %s."
+            % (args.load_chunks, "; ".join("K=%d text/25 %s, text/0 %s, html/25 %s" % (
+                k, fmt(m("frames", k, "parley25", "text"), 0), fmt(m("frames", k, "parley0", "text"), 0),
+                fmt(m("frames", k, "parley25", "html"), 0)) for k in args.concurrency)))
+        add("")
+    if ("fan", "parley25") in r:
+        add("## Fan-out: one generation, %d subscribers" % args.fanout)
+        add("")
+        add("%d unpaced chunks, every subscriber in `?mode=text`; delivered events = chunks × subscribers."
+            % args.load_chunks)
+        add("")
+        add("| | Parley frame 25 | Parley frame 0 |")
+        add("|---|---|---|")
+        add("| CPU ms per 1,000 delivered events | %s | %s |" % (spread(r[("fan", "parley25")], 3),
+                                                                spread(r[("fan", "parley0")], 3)))
+        add("| same, utime+stime cross-check | %s | %s |" % (fmt(m("fanticks", "parley25"), 3),
+                                                            fmt(m("fanticks", "parley0"), 3)))
+        add("| SSE frames per subscriber (median) | %s | %s |" % (fmt(m("fanframes", "parley25"), 0),
+                                                                  fmt(m("fanframes", "parley0"), 0)))
+        add("")
+    if ("rps", "parley25") in r:
+        add("## Small JSON GETs")
+        add("")
+        add("`wrk -t2 -c50 -d%ds`: Parley `GET /api/health` vs nginx `return 200 '{\"status\":\"ok\"}'` "
+            "(one worker process). wrk shares the 2 cores with the server." % args.wrk_seconds)
+        add("")
+        add("| | Parley | nginx | Parley / nginx |")
+        add("|---|---|---|---|")
+        add("| requests/s | %s | %s | %s |" % (spread(r[("rps", "parley25")], 0), spread(r[("rps", "nginx")], 0),
+                                              ratio(m("rps", "parley25"), m("rps", "nginx"))))
+        add("")
 
 
 def parse_args():
@@ -801,9 +906,10 @@ def parse_args():
     parser.add_argument("--concurrency", default="1,50", help="comma-separated concurrent stream counts")
     parser.add_argument("--single-rounds", type=int, default=2,
                         help="generations one after another when the concurrency is 1")
-    parser.add_argument("--concurrent-reps", type=int, default=3,
+    parser.add_argument("--concurrent-reps", type=int, default=2,
                         help="repetitions of the K>1 CPU runs (each is 4 x K x load-chunks events)")
     parser.add_argument("--fanout", type=int, default=100)
+    parser.add_argument("--fanout-reps", type=int, default=3)
     parser.add_argument("--wrk-seconds", type=int, default=5)
     parser.add_argument("--wrk-reps", type=int, default=2)
     parser.add_argument("--scale-streams", default="1,100,500,1000",
@@ -816,18 +922,45 @@ def parse_args():
     parser.add_argument("--idle-quiet-s", type=float, default=16, help="idle CPU window (one heartbeat is 15 s)")
     parser.add_argument("--idle-target", default="parley0", choices=["parley0", "parley25"])
     parser.add_argument("--no-scale", action="store_true", help="only the relay figures above issue 10's")
+    parser.add_argument("--storm-streams", type=int, default=500,
+                        help="issue 23: the start storm's size; runs of up to this many streams are repeated "
+                             "--storm-reps times, and at it titles off and the one-request start are run too")
+    parser.add_argument("--storm-reps", type=int, default=3, help="repetitions of runs up to --storm-streams")
+    parser.add_argument("--big-reps", type=int, default=1, help="repetitions of runs past --storm-streams")
+    parser.add_argument("--setup-reps", type=int, default=3, help="repetitions of the setup CPU runs")
+    parser.add_argument("--startup-reps", type=int, default=3, help="starts timed to `listening on`")
+    parser.add_argument("--variants", default="",
+                        help="comma-separated scale variants to run instead of the default set: " +
+                             ", ".join(scale.VARIANTS))
+    parser.add_argument("--only", default=",".join(PHASES),
+                        help="comma-separated phases to run (default all): " + ", ".join(PHASES))
+    parser.add_argument("--perf-dir", default="",
+                        help="record `perf record -e cpu-clock --call-graph dwarf` of the Parley server over "
+                             "each scale run into this folder (perf slows the server: time figures apart)")
+    parser.add_argument("--perf-freq", type=int, default=250, help="perf samples per second per CPU")
+    parser.add_argument("--perf-stack", type=int, default=16384, help="bytes of stack perf copies per sample")
     parser.add_argument("--markdown-results", default=os.path.join(HERE, "markdown-results.md"))
-    parser.add_argument("--time-limit", type=float, default=570, help="seconds before the bench gives up")
+    parser.add_argument("--timeout-s", type=float, default=0,
+                        help="seconds a request or a stream read may take before the stream counts as an error "
+                             "(default %g and %g; raise it on a machine so busy that streams time out)"
+                             % (REQUEST_TIMEOUT_S, STREAM_TIMEOUT_S))
+    parser.add_argument("--time-limit", type=float, default=870, help="seconds before the bench gives up")
     parser.add_argument("--out", default=os.path.join(HERE, "results.md"))
     parser.add_argument("--quick", action="store_true", help="2 repetitions, smaller runs (a smoke test)")
     args = parser.parse_args()
     args.concurrency = [int(c) for c in args.concurrency.split(",") if c.strip()]
     args.scale_streams = [int(c) for c in args.scale_streams.split(",") if c.strip()]
+    args.variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+    args.only = {p.strip() for p in args.only.split(",") if p.strip()}
+    unknown = [v for v in args.variants if v not in scale.VARIANTS] + [p for p in args.only if p not in PHASES]
+    if unknown:
+        parser.error("unknown variant or phase: %s" % ", ".join(unknown))
     if args.quick:
-        args.reps, args.latency_chunks, args.wrk_reps, args.wrk_seconds = 2, 60, 1, 2
+        args.reps, args.latency_chunks, args.wrk_reps, args.wrk_seconds, args.fanout_reps = 2, 60, 1, 2, 2
         args.load_chunks, args.single_rounds = 500, 1
         args.concurrency, args.fanout = [1, 10], 20
         args.scale_streams, args.scale_chunks, args.setup_streams = [1, 50], 50, 50
+        args.storm_streams, args.storm_reps, args.setup_reps, args.startup_reps = 50, 2, 1, 2
         args.idle_streams, args.idle_quiet_s = 500, 3
     return args
 
@@ -860,6 +993,9 @@ def binary_commit(binary):
 
 def main():
     args = parse_args()
+    if args.timeout_s > 0:
+        global REQUEST_TIMEOUT_S, STREAM_TIMEOUT_S
+        REQUEST_TIMEOUT_S = STREAM_TIMEOUT_S = args.timeout_s
     log = lambda text: print(text, file=sys.stderr, flush=True)
     nginx, wrk = shutil.which("nginx") or ("/usr/sbin/nginx" if os.access("/usr/sbin/nginx", os.X_OK) else None), \
         shutil.which("wrk")
@@ -897,6 +1033,7 @@ def main():
     processes = Processes()
     workdir = tempfile.mkdtemp(prefix="parley-bench-")
     started = time.monotonic()
+    results, env = {}, None
     try:
         fake, fake_port = start_fake(processes, workdir)
         env = {"fake_port": fake_port, "fake_pid": fake.pid, "loop": loop_name, "wrk": wrk, "commit": binary_commit(args.parley_bin)}
@@ -908,7 +1045,7 @@ def main():
         env["nginx_version"] = version.replace("nginx version: ", "")
         log("bench: fake upstream :%d, parley (frame 0) :%d, parley (frame 25) :%d, nginx :%d, in %s"
             % (fake_port, env["parley0_port"], env["parley25_port"], env["nginx_port"], workdir))
-        results = asyncio.run(run(args, env, log))
+        asyncio.run(run(args, env, log, results))
         text = report(args, env, results)
         print(text)
         with open(args.out, "w") as handle:
@@ -921,6 +1058,15 @@ def main():
     except KeyboardInterrupt as interrupt:
         print("bench: stopped (%s) after %.0f s" % (interrupt or "interrupted", time.monotonic() - started),
               file=sys.stderr)
+        if results and env:
+            signal.alarm(0)
+            results.setdefault("loadavg_end", os.getloadavg())
+            text = report(args, env, results)
+            text = text.replace("\n", "\n\n**Stopped after %.0f s (%s): the figures measured until then.**\n"
+                                % (time.monotonic() - started, interrupt or "interrupted"), 1)
+            print(text)
+            with open(args.out, "w") as handle:
+                handle.write(text)
         return 1
     finally:
         signal.alarm(0)

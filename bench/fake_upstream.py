@@ -17,6 +17,12 @@ What to stream is read from the last user message, so a client drives it through
   so pacing does not drift.
 - gate: hold the body (headers are sent at once) until POST /bench/release/KEY, at most
   GATE_TIMEOUT_S (or hold_s=SECONDS). Lets every subscriber attach before the first chunk.
+- a request's `max_tokens` caps the chunks (one chunk is one token), as a model stops at its limit
+  (finish_reason `length`): Parley's title request after a first answer asks for 24 and quotes the
+  question, directive included, so it gets 24 chunks at the question's pace.
+
+GET /bench/stats answers {"streams": started, "finished": ended (sent to the end or cut), "chunks_sent"}:
+the bench waits on `finished` for the title requests a run caused before it reads the server's CPU.
 
 Each content chunk is `w<monotonic_ns at send> ` (every 16th ends a paragraph with `.\\n\\n`), so a
 client computes relay latency as receive time minus the embedded send time. time.monotonic_ns is
@@ -95,6 +101,7 @@ class Upstream:
     def __init__(self):
         self.gates = Gates()
         self.streams = 0
+        self.finished = 0
         self.chunks_sent = 0
 
     async def handle(self, reader, writer):
@@ -125,14 +132,21 @@ class Upstream:
             self.gates.get(key).set()
             send_json(writer, 200, {"released": key})
         elif method == "GET" and path == "/bench/stats":
-            send_json(writer, 200, {"streams": self.streams, "chunks_sent": self.chunks_sent})
+            send_json(writer, 200, {"streams": self.streams, "finished": self.finished,
+                                    "chunks_sent": self.chunks_sent})
         else:
             send_json(writer, 404, {"error": {"message": "not found", "type": "invalid_request_error"}})
         await writer.drain()
 
     async def stream(self, body, writer):
-        params, request = parse_directive(body)
         self.streams += 1
+        try:
+            await self.send_stream(body, writer)
+        finally:
+            self.finished += 1
+
+    async def send_stream(self, body, writer):
+        params, request = parse_directive(body)
         writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
                      b"Transfer-Encoding: chunked\r\n\r\n")
         await writer.drain()
@@ -144,6 +158,10 @@ class Upstream:
                 pass
             self.gates.events.pop(params["gate"], None)
         count, interval = params["chunks"], params["interval_ms"] / 1000.0
+        limit = request.get("max_tokens") or request.get("max_completion_tokens")
+        finish = b"stop"
+        if isinstance(limit, int) and 0 < limit < count:
+            count, finish = limit, b"length"
         start = time.monotonic()
         for index in range(count):
             if interval > 0:
@@ -158,7 +176,7 @@ class Upstream:
                     await writer.drain()
             self.chunks_sent += 1
         writer.write(chunk(b'{"id":"chatcmpl-bench","object":"chat.completion.chunk","model":"bench",'
-                           b'"choices":[{"delta":{},"index":0,"finish_reason":"stop"}]}'))
+                           b'"choices":[{"delta":{},"index":0,"finish_reason":"' + finish + b'"}]}'))
         if (request.get("stream_options") or {}).get("include_usage"):
             writer.write(chunk(b'{"id":"chatcmpl-bench","object":"chat.completion.chunk","model":"bench",'
                                b'"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":%d,'

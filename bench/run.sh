@@ -3,8 +3,8 @@
 # Usage: bench/run.sh [bench.py options, e.g. --quick or --reps 3]
 # Binary: $PARLEY_BIN, else .build/release/parley under the repository root.
 # Needs nginx (Debian nginx-light), wrk and python3 (standard library; uvloop when $BENCH_PYTHON is the
-# venv `make bench` makes). Stops by itself: bench.py gives up after --time-limit (570 s) and `timeout`
-# backs that up at 600 s.
+# venv `make bench` makes). Stops by itself: bench.py gives up after --time-limit (870 s) and `timeout`
+# backs that up at 900 s.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -30,4 +30,4 @@ timeout -k 10 120 "$python" "$root/bench/signin.py" || echo "bench: the sign-in 
 timeout -k 10 300 "$python" "$root/bench/search.py" || echo "bench: the search figures (bench/search.py) failed" >&2
 timeout -k 10 180 "$python" "$root/bench/uploads.py" "$PARLEY_BIN" || echo "bench: the upload figures (bench/uploads.py) failed" >&2
 timeout -k 10 180 "$python" "$root/bench/tool_overhead.py" || echo "bench: the tool-call overhead figures (bench/tool_overhead.py) failed" >&2
-exec timeout -k 10 600 "$python" "$root/bench/bench.py" "$@"
+exec timeout -k 10 900 "$python" "$root/bench/bench.py" "$@"
