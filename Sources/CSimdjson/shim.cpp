@@ -35,8 +35,9 @@ static element unwrap(parley_json_value value) {
 
 extern "C" parley_json_parser *parley_json_parser_new(size_t max_depth) {
     parley_json_parser *parser = new (std::nothrow) parley_json_parser();
-    // The depth given here is kept when the parser grows for a bigger document.
-    if (parser != nullptr && parser->parser.allocate(4096, max_depth) != simdjson::SUCCESS) {
+    // Small at first (one parser per live stream; chunks are a few hundred bytes): simdjson grows it
+    // for a bigger document, keeping the depth given here.
+    if (parser != nullptr && parser->parser.allocate(1024, max_depth) != simdjson::SUCCESS) {
         delete parser;
         return nullptr;
     }
@@ -52,7 +53,7 @@ extern "C" bool parley_json_parse(parley_json_parser *parser, const uint8_t *byt
     if (parser == nullptr || (bytes == nullptr && count > 0)) return false;
     if (parser->capacity < count + simdjson::SIMDJSON_PADDING) {
         size_t capacity = count + simdjson::SIMDJSON_PADDING;
-        if (capacity < 4096) capacity = 4096;
+        if (capacity < 1024) capacity = 1024;
         parser->buffer.reset(new (std::nothrow) uint8_t[capacity]);
         parser->capacity = parser->buffer ? capacity : 0;
         if (!parser->buffer) return false;
