@@ -13,11 +13,12 @@ export PKG_CONFIG_PATH := $(PKGCONFIG_DIR)$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_
 # Build and run-time libraries (Debian 12 package names).
 RUN_PACKAGES = pkg-config libsqlite3-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
                libmicrohttpd-dev libcurl4-openssl-dev libsodium-dev nettle-dev libvips-dev libpoppler-glib-dev libyajl-dev \
-               ca-certificates
+               libsimdjson-dev ca-certificates
 # What the tests need on top: headless Chromium and its WebDriver for the page's browser tests, and
 # python3-venv for the venvs of the Python test suites (OpenAI client, OpenAPI, browser).
-TEST_PACKAGES = $(RUN_PACKAGES) procps chromium chromium-driver python3-venv
-BENCH_PACKAGES = $(RUN_PACKAGES) nginx-light wrk procps
+# jansson: only parley-chunk-bench reads with it (measured against simdjson), built with the tests too.
+TEST_PACKAGES = $(RUN_PACKAGES) libjansson-dev procps chromium chromium-driver python3-venv
+BENCH_PACKAGES = $(RUN_PACKAGES) libjansson-dev nginx-light wrk procps
 # `make docker-check`: the Dockerfile's stages without a Docker engine (debootstrap, chroot, namespaces).
 DOCKER_CHECK_PACKAGES = debootstrap python3 util-linux iproute2 coreutils
 
@@ -140,6 +141,7 @@ bench: bench-deps
 	.build/release/parley-markdown-bench | tee bench/markdown-results.md
 	.build/release/parley-media-bench | tee bench/media-results.md
 	.build/release/parley-a2ui-bench | tee bench/a2ui-results.md
+	.build/release/parley-chunk-bench | tee bench/chunk-results.md
 	@if [ ! -x $(BENCH_VENV)/bin/python ] || ! $(BENCH_VENV)/bin/python -c 'import uvloop' 2>/dev/null; then \
 	  { python3 -m venv $(BENCH_VENV) && $(BENCH_VENV)/bin/pip install -q uvloop; } \
 	  || echo "bench: could not install uvloop in $(BENCH_VENV) (python3-venv, PyPI?): the client runs on plain asyncio"; \

@@ -24,6 +24,12 @@ let package = Package(
         .systemLibrary(name: "CNettle", path: "Sources/CNettle", pkgConfig: "nettle",
                        providers: [.apt(["nettle-dev"])]),
         .systemLibrary(name: "CYajl", path: "Sources/CYajl", pkgConfig: "yajl", providers: [.apt(["libyajl-dev"])]),
+        // simdjson is C++: CSimdjson is a small C face on its DOM parser (compiled here, linking Debian's
+        // libsimdjson), so ParleyProviders reads frames with it without C++ interop.
+        .target(name: "CSimdjson", path: "Sources/CSimdjson", linkerSettings: [.linkedLibrary("simdjson")]),
+        // jansson only for `make bench` (parley-chunk-bench), measured against simdjson and JSONDecoder.
+        .systemLibrary(name: "CJansson", path: "Sources/CJansson", pkgConfig: "jansson",
+                       providers: [.apt(["libjansson-dev"])]),
         .systemLibrary(name: "CVips", path: "Sources/CVips", pkgConfig: "vips",
                        providers: [.apt(["libvips-dev"])]),
         .systemLibrary(name: "CPoppler", path: "Sources/CPoppler", pkgConfig: "poppler-glib",
@@ -38,7 +44,8 @@ let package = Package(
         .target(name: "ParleyOutcome"),
         .target(name: "ParleyUpstream", dependencies: ["CCurl", "ParleyPrimitives"]),
         .target(name: "ParleySSE"),
-        .target(name: "ParleyProviders", dependencies: ["ParleyUpstream", "ParleySSE", "ParleyOutcome", "ParleyPrimitives"]),
+        .target(name: "ParleyProviders",
+                dependencies: ["ParleyUpstream", "ParleySSE", "ParleyOutcome", "ParleyPrimitives", "CSimdjson"]),
         .target(name: "ParleyStore", dependencies: ["CSQLite", "ParleyPrimitives", "ParleyOutcome"]),
         .target(name: "ParleyMarkdown", dependencies: ["CCmarkGFM"]),
         // The Model Context Protocol client: configured servers (Streamable HTTP and stdio), their tools
@@ -119,6 +126,10 @@ let package = Package(
         .executableTarget(name: "parley-media-bench", dependencies: ["ParleyMedia", "CVips"]),
         // `make bench`: A2UI validation per message and per 500-component surface (issue 22).
         .executableTarget(name: "parley-a2ui-bench", dependencies: ["ParleyA2UI", "ParleyPrimitives"]),
+        // `make bench`: µs per upstream chunk parsed into provider events, JSONDecoder against simdjson,
+        // jansson and yajl, on the captures in Tests/ParleyProvidersTests/Fixtures (issue 23).
+        .executableTarget(name: "parley-chunk-bench",
+                          dependencies: ["ParleyProviders", "ParleySSE", "CJansson", "CYajl"]),
 
         // MARK: - Tests: real servers on loopback, a real fake upstream, real SQLite files.
         .target(name: "ParleyTestSupport", dependencies: ["CCurl", "ParleyPrimitives"], path: "Sources/ParleyTestSupport"),

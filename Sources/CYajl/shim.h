@@ -1,1 +1,2 @@
 #include <yajl/yajl_parse.h>
+#include <yajl/yajl_tree.h>

@@ -4,7 +4,7 @@ import ParleySSE
 /// Parses an Anthropic Messages stream: `message_start`, content blocks (text, thinking, tool use),
 /// `message_delta` (stop reason, output usage), `message_stop`. `ping` and unknown event types are
 /// ignored; an `error` event throws `upstream_error`. `.usage` and `.finish` are emitted last. Text is
-/// decoded with JSONDecoder, which keeps every character (see `LenientDecoding`).
+/// read by simdjson, else JSONDecoder, both keeping every character (see `JSONFrameReader`).
 struct AnthropicStreamParser: EventStreamParser {
     private(set) var isComplete = false
     private var stopReason: FinishReason?
@@ -13,12 +13,17 @@ struct AnthropicStreamParser: EventStreamParser {
     /// whitespace is then dropped, since the kept partial answer already ends with some.
     private var trimLeadingWhitespace: Bool
 
-    init(prefillWasTrimmed: Bool = false) {
+    /// simdjson for the frames it parses, JSONDecoder for the rest; nil: JSONDecoder for every frame.
+    private let frames: JSONFrameReader?
+
+    init(prefillWasTrimmed: Bool = false, frames: JSONFrameReader? = JSONFrameReader()) {
         trimLeadingWhitespace = prefillWasTrimmed
+        self.frames = frames
     }
 
     mutating func consume(_ event: SSEEvent) throws(ProviderError) -> [ProviderEvent] {
-        guard let parsed = LenientDecoding.decode(AnthropicEvent.self, from: event.data) else {
+        guard let parsed = frames?.read(event.data, AnthropicEvent.init(frame:))
+            ?? LenientDecoding.decode(AnthropicEvent.self, from: event.data) else {
             if event.type == "ping" { return [] }
             throw ProviderError(code: .upstreamProtocol, message: "the model server sent a malformed JSON frame")
         }

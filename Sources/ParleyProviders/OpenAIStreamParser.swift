@@ -4,7 +4,7 @@ import ParleySSE
 /// Parses an OpenAI Chat Completions stream (`chat.completion.chunk` frames, then `data: [DONE]`).
 ///
 /// Lenient about the JSON (explicit nulls, `choices: null`, unknown keys, fields of another type);
-/// exact about text (decoded with JSONDecoder, see `LenientDecoding`); strict about the ending:
+/// exact about text (simdjson, else JSONDecoder: see `JSONFrameReader`); strict about the ending:
 /// end of stream without `[DONE]` or a finish reason is `upstream_truncated`, `[DONE]` without a
 /// finish reason is `upstream_interrupted`. `.usage` and `.finish` are emitted last, in that order.
 struct OpenAIStreamParser: EventStreamParser {
@@ -14,6 +14,12 @@ struct OpenAIStreamParser: EventStreamParser {
     /// Tool call indexes whose id / name were already emitted.
     private var toolIDsSent: Set<Int> = []
     private var toolNamesSent: Set<Int> = []
+    /// simdjson for the frames it parses, JSONDecoder for the rest; nil: JSONDecoder for every frame.
+    private let frames: JSONFrameReader?
+
+    init(frames: JSONFrameReader? = JSONFrameReader()) {
+        self.frames = frames
+    }
 
     mutating func consume(_ event: SSEEvent) throws(ProviderError) -> [ProviderEvent] {
         let data = Self.trimmingWhitespace(event.data)
@@ -21,7 +27,8 @@ struct OpenAIStreamParser: EventStreamParser {
             isComplete = true
             return []
         }
-        guard let chunk = LenientDecoding.decode(OpenAIChunk.self, from: data) else {
+        guard let chunk = frames?.read(data, OpenAIChunk.init(frame:))
+            ?? LenientDecoding.decode(OpenAIChunk.self, from: data) else {
             throw ProviderError(code: .upstreamProtocol, message: "the model server sent a malformed JSON frame")
         }
         if let error = chunk.error {
