@@ -59,8 +59,9 @@ package struct ConversationHandlers: Sendable {
         }
         let settings = GenerationSettings(try settingsFields.change(request))
         let enabled = try await toolsField(body, caller) ?? []
-        let conversation = try store.createConversation(title: title, model: model, systemPrompt: systemPrompt,
-                                                        ownedBy: caller.userID, settings: settings, tools: enabled)
+        let conversation = try await store.createConversationInSharedCommit(
+            title: title, model: model, systemPrompt: systemPrompt, ownedBy: caller.userID, settings: settings,
+            tools: enabled)
         feed.conversationCreated(conversation)
         return .json(ConversationResource(conversation), status: 201)
     }
