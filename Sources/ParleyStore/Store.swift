@@ -11,7 +11,8 @@ import Synchronization
 /// `Store` is thread-safe and every method is synchronous and short: call it from any thread or
 /// task (from async code it briefly blocks the caller, as GRDB's synchronous API does).
 /// - **Writes** run on the one writer connection, serialised by a lock; each write method is
-///   exactly one `BEGIN IMMEDIATE` transaction: all of it or none of it.
+///   exactly one `BEGIN IMMEDIATE` transaction: all of it or none of it. The `…InSharedCommit` methods
+///   (async) are one savepoint of a transaction shared with the writes queued beside them (`SharedCommits`).
 /// - **Reads** run on a pool of `StoreConfiguration.readers` connections; each read method is one
 ///   deferred transaction, so it sees a single consistent snapshot, never a half-done write. WAL
 ///   lets reads run beside the write without blocking either.
