@@ -70,8 +70,9 @@ package struct ConversationHandlers: Sendable {
         if let message = try body.object("message") {
             first = try await messages.admitTurn(message, conversationID: nil, storedModel: model, caller)
         }
-        let conversation = try store.createConversation(title: title, model: model, systemPrompt: systemPrompt,
-                                                        ownedBy: caller.userID, settings: settings, tools: enabled)
+        let conversation = try await store.createConversationInSharedCommit(
+            title: title, model: model, systemPrompt: systemPrompt, ownedBy: caller.userID, settings: settings,
+            tools: enabled)
         if let first { return try await start(first, in: conversation, caller) }
         feed.conversationCreated(conversation)
         return .json(ConversationResource(conversation), status: 201)

@@ -56,11 +56,11 @@ extension Generations {
         let reservation = try admit(owner: owner, conversationID: prepared.conversationID, continuing: continued)
         let written: ReplyStart
         do {
-            if continued != nil {
+            if let continued {
                 // Continue's id is known to clients: its row turns `streaming` in the same actor turn that
                 // registers its generation, so no stop or subscriber ever sees one without the other
                 // (a stop then answered `streaming` and was lost; a subscriber was told `interrupted`).
-                written = try Self.write(prepared, store: store)
+                written = try Self.writeContinue(prepared, messageID: continued, store: store)
             } else {
                 // The new rows' ids are unknown to everyone until this returns, so nobody can look for
                 // them between the write and the registration; a stop-all meanwhile cancels the
@@ -136,36 +136,48 @@ extension Generations {
         return token
     }
 
-    /// Step 3 off the actor (send, regenerate).
+    /// Step 3 off the actor (send, regenerate): the rows and the branch the model answers, in a
+    /// transaction shared with the starts arriving beside it (`Store.beginTurnInSharedCommit`); it
+    /// returns once that transaction has committed.
     @concurrent
     private nonisolated func write(_ prepared: PreparedStart) async throws -> ReplyStart {
-        try Self.write(prepared, store: store)
-    }
-
-    /// Step 3: the rows and the branch the model answers, in one write transaction.
-    private static func write(_ prepared: PreparedStart, store: Store) throws -> ReplyStart {
-        do {
+        do throws(StoreError) {
             switch prepared.plan {
             case .send(let conversationID, let placement, let content, _, _, _, _, let fileIDs, let userParts):
-                return try store.beginTurn(conversationID: conversationID, placement: placement, userContent: content,
-                                           model: prepared.model.id, fileIDs: fileIDs, userParts: userParts)
+                return try await store.beginTurnInSharedCommit(
+                    conversationID: conversationID, placement: placement, userContent: content,
+                    model: prepared.model.id, fileIDs: fileIDs, userParts: userParts)
             case .regenerate(let messageID, _):
-                return try store.beginSibling(ofAssistant: messageID, model: prepared.model.id)
+                return try await store.beginSiblingInSharedCommit(ofAssistant: messageID, model: prepared.model.id)
             case .continueReply(let messageID, _, _, _):
                 return try store.beginContinue(id: messageID)
             }
         } catch {
-            // (A pattern `catch StoreError.notFound` crashes the 6.3 compiler on typed throws.)
-            guard case .notFound(let missing) = error else { throw error }
-            if missing.isConversation { throw GenerationError.conversationNotFound }
-            // A file of the turn that is not the caller's (or no longer live): the store's 404 names it.
-            if case .file = missing { throw error }
-            if case .send = prepared.plan {
-                throw GenerationError.invalidParent(
-                    "'parent_id' must name an assistant message of this conversation, or be null for a new root.")
-            }
-            throw GenerationError.messageNotFound
+            throw Self.startFailure(error, prepared)
         }
+    }
+
+    /// Step 3 for continue, in the actor's turn: the row and the branch, in one write transaction.
+    private static func writeContinue(_ prepared: PreparedStart, messageID: String, store: Store) throws -> ReplyStart {
+        do throws(StoreError) {
+            return try store.beginContinue(id: messageID)
+        } catch {
+            throw startFailure(error, prepared)
+        }
+    }
+
+    /// What a start answers when the store refused its write.
+    private static func startFailure(_ error: StoreError, _ prepared: PreparedStart) -> any Error {
+        // (A pattern `catch StoreError.notFound` crashes the 6.3 compiler on typed throws.)
+        guard case .notFound(let missing) = error else { return error }
+        if missing.isConversation { return GenerationError.conversationNotFound }
+        // A file of the turn that is not the caller's (or no longer live): the store's 404 names it.
+        if case .file = missing { return error }
+        if case .send = prepared.plan {
+            return GenerationError.invalidParent(
+                "'parent_id' must name an assistant message of this conversation, or be null for a new root.")
+        }
+        return GenerationError.messageNotFound
     }
 
     /// Step 4: registers the live generation and opens the provider stream, in one actor turn. A

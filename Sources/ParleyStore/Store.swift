@@ -11,7 +11,8 @@ import Synchronization
 /// `Store` is thread-safe and every method is synchronous and short: call it from any thread or
 /// task (from async code it briefly blocks the caller, as GRDB's synchronous API does).
 /// - **Writes** run on the one writer connection, serialised by a lock; each write method is
-///   exactly one `BEGIN IMMEDIATE` transaction: all of it or none of it.
+///   exactly one `BEGIN IMMEDIATE` transaction: all of it or none of it. The `…InSharedCommit` methods
+///   (async) are one savepoint of a transaction shared with the writes queued beside them (`SharedCommits`).
 /// - **Reads** run on a pool of `StoreConfiguration.readers` connections; each read method is one
 ///   deferred transaction, so it sees a single consistent snapshot, never a half-done write. WAL
 ///   lets reads run beside the write without blocking either.
@@ -68,6 +69,8 @@ public final class Store: Sendable {
     /// takes a just-written blob for an orphan before its row commits. Saves take turns on the files
     /// writer anyway; this adds only the short row insert to what they wait for.
     let fileSaves = Mutex(())
+    /// The queue of writes that share transactions (a reply's start: see `SharedCommits`).
+    let sharedCommits = SharedCommits()
 
     /// The default title of a conversation created without one.
     public static let defaultTitle = "New conversation"
@@ -149,6 +152,45 @@ public final class Store: Sendable {
                 try body(writer, now)
             }
         }
+    }
+
+    /// Runs `body` in the next shared write transaction (`SharedCommits`), in a savepoint of its own, and
+    /// answers once that transaction has committed (or with `body`'s own error, its changes undone).
+    /// For writes whose callers can wait for the others of their batch; never call it inside a write.
+    @concurrent
+    func sharedWrite<T: Sendable>(
+        _ body: @escaping @Sendable (Writer, _ now: Int64) throws(StoreError) -> T
+    ) async throws(StoreError) -> T {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, StoreError>, Never>) in
+            sharedCommits.submit(PendingWrite(body, continuation: continuation), to: self)
+        }
+        return try result.get()
+    }
+
+    /// Runs a batch of `SharedCommits` in one write transaction, then answers each write. If the
+    /// transaction fails inside a write (SQLite rolled it back: a full disk), that write fails and the
+    /// others run again in a batch of their own; if it fails at its start or commit, all fail alike.
+    func writeShared(_ batch: [any SharedWrite]) {
+        var failedWrite: Int?
+        do {
+            try write { (writer, now) throws(StoreError) in
+                for (index, pending) in batch.enumerated() {
+                    failedWrite = index
+                    try pending.run(writer, now: now)
+                }
+                failedWrite = nil
+            }
+        } catch {
+            guard let failedWrite, batch.count > 1 else {
+                for pending in batch { pending.answer(commitFailure: error) }
+                return
+            }
+            batch[failedWrite].answer(commitFailure: error)
+            writeShared(batch.enumerated().filter { $0.offset != failedWrite }.map(\.element))
+            return
+        }
+        sharedCommits.committed(batch.count)
+        for pending in batch { pending.answer(commitFailure: nil) }
     }
 
     /// Runs `body` as one read transaction on a pooled reader connection.

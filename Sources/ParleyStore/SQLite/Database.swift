@@ -161,6 +161,24 @@ final class Database {
         }
     }
 
+    /// Runs `body` in a savepoint of the open transaction (`SharedCommits`): if it throws, its changes
+    /// alone are undone and its error is the result, and the transaction goes on. Throws only when the
+    /// transaction cannot go on: SQLite rolled all of it back (a full disk, an I/O error), or the
+    /// savepoint could not be taken or undone.
+    func savepoint<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> Result<T, StoreError> {
+        try run("SAVEPOINT shared_write")
+        do {
+            let result = try body()
+            try run("RELEASE shared_write")
+            return .success(result)
+        } catch {
+            guard sqlite3_get_autocommit(handle) == 0 else { throw error }
+            try run("ROLLBACK TO shared_write")
+            try run("RELEASE shared_write")
+            return .failure(error)
+        }
+    }
+
     // MARK: - Checkpoints
 
     /// After each commit, tells `checkpointer` the WAL's size in pages. Installing this hook turns

@@ -10,22 +10,31 @@ extension Store {
         settings: GenerationSettings = GenerationSettings(), tools: [String] = []
     ) throws(StoreError) -> Conversation {
         try write { (writer, now) throws(StoreError) in
-            let stamp = writer.nextConversationMilliseconds(now: now)
-            let created = try writer.database.queryFirst(
-                """
-                INSERT INTO conversations (id, title, model, system_prompt, current_leaf_id, created_at, updated_at,
-                                           owner_id, temperature, top_p, max_tokens, tools)
-                VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?)
-                RETURNING \(Conversation.columns)
-                """,
-                [.text(RecordID.make()), .text(title ?? Store.defaultTitle), .optionalText(model),
-                 .optionalText(systemPrompt), .integer(stamp), .integer(stamp), .text(owner),
-                 .optionalReal(settings.temperature), .optionalReal(settings.topP), .optionalInteger(settings.maxTokens),
-                 .text(JSON.array(tools.map(JSON.string)).text)],
-                Conversation.init(row:))
-            guard let created else { throw StoreError.corrupt("INSERT returned no conversation") }
-            return created
+            try createConversation(writer, now: now, title: title, model: model, systemPrompt: systemPrompt,
+                                   ownedBy: owner, settings: settings, tools: tools)
         }
+    }
+
+    /// `createConversation`'s work inside an open write transaction (its own, or a shared one).
+    func createConversation(
+        _ writer: Writer, now: Int64, title: String?, model: String?, systemPrompt: String?, ownedBy owner: String,
+        settings: GenerationSettings, tools: [String]
+    ) throws(StoreError) -> Conversation {
+        let stamp = writer.nextConversationMilliseconds(now: now)
+        let created = try writer.database.queryFirst(
+            """
+            INSERT INTO conversations (id, title, model, system_prompt, current_leaf_id, created_at, updated_at,
+                                       owner_id, temperature, top_p, max_tokens, tools)
+            VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?)
+            RETURNING \(Conversation.columns)
+            """,
+            [.text(RecordID.make()), .text(title ?? Store.defaultTitle), .optionalText(model),
+             .optionalText(systemPrompt), .integer(stamp), .integer(stamp), .text(owner),
+             .optionalReal(settings.temperature), .optionalReal(settings.topP), .optionalInteger(settings.maxTokens),
+             .text(JSON.array(tools.map(JSON.string)).text)],
+            Conversation.init(row:))
+        guard let created else { throw StoreError.corrupt("INSERT returned no conversation") }
+        return created
     }
 
     /// Changes the given settings: nil leaves a field as it is; for the optional ones `.some(nil)`

@@ -42,17 +42,26 @@ extension Store {
         fileIDs: [String] = [], userParts: [MessagePart]? = nil
     ) throws(StoreError) -> ReplyStart {
         try write { (writer, now) throws(StoreError) in
-            let turn = try insertTurn(writer, now: now, conversationID: conversationID, placement: placement,
-                                      userContent: userContent, model: model, userParts: userParts)
-            if !fileIDs.isEmpty {
-                let owner = try writer.database.queryFirst(
-                    "SELECT owner_id FROM conversations WHERE id = ?", [.text(conversationID)]) { row in row.text(0) }
-                try Self.insertMessageFiles(writer.database, fileIDs, messageID: turn.user.id, owner: owner ?? "",
-                                            includingDeleted: false)
-            }
-            return ReplyStart(user: turn.user, reply: turn.assistant,
-                              context: try Self.path(to: turn.user.id, database: writer.database))
+            try beginTurn(writer, now: now, conversationID: conversationID, placement: placement,
+                          userContent: userContent, model: model, fileIDs: fileIDs, userParts: userParts)
         }
+    }
+
+    /// `beginTurn`'s work inside an open write transaction (its own, or a shared one: `Store+SharedStarts`).
+    func beginTurn(
+        _ writer: Writer, now: Int64, conversationID: String, placement: TurnPlacement, userContent: String,
+        model: String?, fileIDs: [String], userParts: [MessagePart]?
+    ) throws(StoreError) -> ReplyStart {
+        let turn = try insertTurn(writer, now: now, conversationID: conversationID, placement: placement,
+                                  userContent: userContent, model: model, userParts: userParts)
+        if !fileIDs.isEmpty {
+            let owner = try writer.database.queryFirst(
+                "SELECT owner_id FROM conversations WHERE id = ?", [.text(conversationID)]) { row in row.text(0) }
+            try Self.insertMessageFiles(writer.database, fileIDs, messageID: turn.user.id, owner: owner ?? "",
+                                        includingDeleted: false)
+        }
+        return ReplyStart(user: turn.user, reply: turn.assistant,
+                          context: try Self.path(to: turn.user.id, database: writer.database))
     }
 
     private func insertTurn(
@@ -98,21 +107,26 @@ extension Store {
     /// the user message both answer), read in the same transaction.
     public func beginSibling(ofAssistant id: String, model: String?) throws(StoreError) -> ReplyStart {
         try write { (writer, now) throws(StoreError) in
-            let database = writer.database
-            let original = try requireMessage(id, database: database)
-            guard original.role == .assistant else {
-                throw StoreError.conflict("message \(id) is a \(original.role.rawValue) message, not an assistant one")
-            }
-            let sibling = try insertMessage(
-                database, conversationID: original.conversationID, parentID: original.parentID,
-                role: .assistant, content: "", status: .streaming, model: model ?? original.model,
-                createdAt: writer.nextMessageMilliseconds(now: now))
-            try moveLeaf(of: original.conversationID, to: sibling.id, at: writer.nextConversationMilliseconds(now: now), database: database)
-            let context = try original.parentID.map { (parent) throws(StoreError) in
-                try Self.path(to: parent, database: database)
-            } ?? []
-            return ReplyStart(user: nil, reply: sibling, context: context)
+            try beginSibling(writer, now: now, ofAssistant: id, model: model)
         }
+    }
+
+    /// `beginSibling`'s work inside an open write transaction (its own, or a shared one).
+    func beginSibling(_ writer: Writer, now: Int64, ofAssistant id: String, model: String?) throws(StoreError) -> ReplyStart {
+        let database = writer.database
+        let original = try requireMessage(id, database: database)
+        guard original.role == .assistant else {
+            throw StoreError.conflict("message \(id) is a \(original.role.rawValue) message, not an assistant one")
+        }
+        let sibling = try insertMessage(
+            database, conversationID: original.conversationID, parentID: original.parentID,
+            role: .assistant, content: "", status: .streaming, model: model ?? original.model,
+            createdAt: writer.nextMessageMilliseconds(now: now))
+        try moveLeaf(of: original.conversationID, to: sibling.id, at: writer.nextConversationMilliseconds(now: now), database: database)
+        let context = try original.parentID.map { (parent) throws(StoreError) in
+            try Self.path(to: parent, database: database)
+        } ?? []
+        return ReplyStart(user: nil, reply: sibling, context: context)
     }
 
     /// Group commit of streaming progress: one write transaction for all updates. Only rows still
