@@ -39,6 +39,8 @@ package struct MessageHandlers: Sendable {
     }
     /// Snapshot frames shared by the streams that get the same snapshot.
     package let snapshotFrames = SnapshotFrameCache()
+    /// A reply's batches encoded once for the streams in the same mode.
+    package let batchFrames = BatchFrameCache()
     /// One subscription at a time per message, so snapshots built from the store do not pile up.
     package let subscriptions = SubscriptionQueue()
 
@@ -103,13 +105,14 @@ package struct MessageHandlers: Sendable {
         }
         let ticket = try streams.admit(caller, .stream)
         let snapshotFrames = snapshotFrames
+        let batchFrames = batchFrames
         let reply = ReplySubscription(generations: generations, subscriptions: subscriptions)
         return HTTPResponse(status: 200, headers: [], body: .eventStream { writer in
             ticket.attach(writer)
             Task {
                 do {
                     let following = try await reply.follow(messageID, after: lastEventID, writer: writer) { events in
-                        let pieces = encoder.pieces(events, sharing: snapshotFrames)
+                        let pieces = encoder.pieces(events, sharing: snapshotFrames, batches: batchFrames)
                         if !pieces.isEmpty, !writer.write(contentsOf: pieces) { return false }
                         if events.contains(where: \.isDone) {
                             writer.finish()

@@ -61,6 +61,13 @@ package struct EventStreamEncoder: Sendable {
         return pieces
     }
 
+    /// `pieces` with the events' own ids, shared through `batches` by every stream in this mode that gets
+    /// the same batch: a reply's frame is encoded once for all its subscribers.
+    package func pieces(_ events: [GenerationEvent], sharing snapshots: SnapshotFrameCache,
+                        batches: BatchFrameCache) -> [[UInt8]] {
+        batches.pieces(for: events, mode: mode) { pieces(events, sharing: snapshots) }
+    }
+
     /// An event without its `id:` line: `event:`, `data:` and the blank line that ends it.
     private static func appendFrame(name: String, data: String, to out: inout [UInt8]) {
         out.append(contentsOf: "event: \(name)\ndata: ".utf8)

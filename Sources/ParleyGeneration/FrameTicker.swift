@@ -4,7 +4,8 @@ import Foundation
 /// Something the `FrameTicker` wakes: a reply's frame timer, or the expiry of retained replies.
 protocol TickerTarget: AnyObject, Sendable {
     /// The time asked for in `FrameTicker.schedule` has passed (it may be up to `FrameTicker.slack` early).
-    func tick() async
+    /// Called on the ticker's thread: it only hands the tick on (resumes what waits for it).
+    func timeUp()
 }
 
 /// Fires the frame timers of every live reply from one thread, in batches (and, rarely, the expiry of
@@ -12,8 +13,8 @@ protocol TickerTarget: AnyObject, Sendable {
 ///
 /// Why: with the default 25 ms frames each streaming reply needs a timer forty times a second; one
 /// sleeping task per timer made a thousand replies create and schedule 40,000 tasks and dispatch
-/// timers a second. Here a reply's timer is one entry in a list, and the replies due together are
-/// woken by a few tasks.
+/// timers a second. Here a reply's timer is one entry in a list; the thread resumes each due reply's
+/// waiting frame loop directly (`Generation.timeUp`), one hop onto the reply's actor, no task made.
 final class FrameTicker: @unchecked Sendable {
     private struct Entry {
         let due: DispatchTime
@@ -22,12 +23,13 @@ final class FrameTicker: @unchecked Sendable {
 
     /// How late a timer may fire so that timers due close together share one wake-up.
     static let slack: DispatchTimeInterval = .microseconds(500)
-    /// Replies woken by one task.
-    static let group = 16
 
     private let condition = NSCondition()
     /// Guarded by `condition`.
     private var entries: [Entry] = []
+    /// The earliest `due` of `entries` (nil when empty), guarded by `condition`: kept so that a wake-up
+    /// does not walk the list twice, and a timer due after it does not wake the thread at all.
+    private var earliest: DispatchTime?
     private var stopped = false
 
     init() {
@@ -36,13 +38,17 @@ final class FrameTicker: @unchecked Sendable {
         thread.start()
     }
 
-    /// Calls `target.tick()` once `delay` has passed.
+    /// Calls `target.timeUp()` once `delay` has passed.
     func schedule(_ target: any TickerTarget, after delay: Duration) {
         let (seconds, attoseconds) = delay.components
         let nanoseconds = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        let due = DispatchTime.now() + .nanoseconds(nanoseconds)
         condition.lock()
-        entries.append(Entry(due: .now() + .nanoseconds(nanoseconds), target: target))
-        condition.signal()
+        entries.append(Entry(due: due, target: target))
+        if earliest.map({ due < $0 }) ?? true {
+            earliest = due
+            condition.signal()
+        }
         condition.unlock()
     }
 
@@ -51,6 +57,7 @@ final class FrameTicker: @unchecked Sendable {
         condition.lock()
         stopped = true
         entries.removeAll()
+        earliest = nil
         condition.signal()
         condition.unlock()
     }
@@ -58,7 +65,7 @@ final class FrameTicker: @unchecked Sendable {
     private func run() {
         condition.lock()
         while !stopped {
-            guard let earliest = entries.lazy.map(\.due).min() else {
+            guard let earliest else {
                 condition.wait()
                 continue
             }
@@ -70,20 +77,20 @@ final class FrameTicker: @unchecked Sendable {
             }
             let horizon = now + Self.slack
             var due: [any TickerTarget] = []
+            var next: DispatchTime?
             entries.removeAll { entry in
-                guard entry.due <= horizon else { return false }
+                guard entry.due <= horizon else {
+                    next = next.map { min($0, entry.due) } ?? entry.due
+                    return false
+                }
                 due.append(entry.target)
                 return true
             }
+            self.earliest = next
             condition.unlock()
-            // A task per group, not per reply, nor one for all: a thousand due replies still run on
-            // every core, and the last does not wait for the 999 before it.
-            for start in stride(from: 0, to: due.count, by: Self.group) {
-                let batch = due[start..<min(due.count, start + Self.group)]
-                Task {
-                    for target in batch { await target.tick() }
-                }
-            }
+            // Each reply's actor runs its own tick: a thousand due replies still run on every core,
+            // and the last does not wait for the 999 before it.
+            for target in due { target.timeUp() }
             condition.lock()
         }
         condition.unlock()

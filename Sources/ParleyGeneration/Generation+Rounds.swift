@@ -22,12 +22,12 @@ extension Generation {
     /// Opens the provider stream and starts the loop, unless the generation was already stopped: the
     /// upstream call is only made once nothing can end the generation without cancelling it. `open`
     /// is given this reply's own turns so far (earlier rounds' calls and results).
-    func run(_ open: @escaping @Sendable ([ChatMessage]) -> AsyncThrowingStream<ProviderEvent, Error>) {
+    func run(_ open: @escaping @Sendable ([ChatMessage]) -> ProviderEventBatches) {
         guard outcome == nil, upstream == nil else { return }
         upstream = Task { await self.loop(open) }
     }
 
-    private func loop(_ open: @escaping @Sendable ([ChatMessage]) -> AsyncThrowingStream<ProviderEvent, Error>) async {
+    private func loop(_ open: @escaping @Sendable ([ChatMessage]) -> ProviderEventBatches) async {
         // A reply resumed after approval runs the round's approved calls first.
         let pending = parts.pendingCalls
         if !pending.isEmpty {
@@ -62,12 +62,17 @@ extension Generation {
         return turns
     }
 
-    private func consume(_ events: AsyncThrowingStream<ProviderEvent, Error>) async -> RoundEnd {
+    /// Reads the model's answer on this actor: each upstream read arrives here straight from the
+    /// upstream thread, decoded and parsed in this isolation, and its events are handled in order.
+    private func consume(_ events: ProviderEventBatches) async -> RoundEnd {
         finishReason = nil
         do {
-            for try await event in events {
-                guard outcome == nil else { return .ended }
-                guard handle(event) else { return .ended }
+            var batches = events.makeAsyncIterator()
+            while let batch = try await batches.next(isolation: self) {
+                for event in batch {
+                    guard outcome == nil else { return .ended }
+                    guard handle(event) else { return .ended }
+                }
             }
             guard outcome == nil else { return .ended }
             // Cancelled by something other than stop or shutdown (which set the outcome first).

@@ -25,7 +25,7 @@ public actor Generation: TickerTarget {
     /// Where the final state is written (the store).
     private let recorder: any ReplyRecorder
     let limits: GenerationLimits
-    private let ticker: FrameTicker
+    let ticker: FrameTicker
 
     // MARK: - Parts
     /// The streaming text part: answer, reasoning, the frame being gathered and the byte budget.
@@ -41,6 +41,10 @@ public actor Generation: TickerTarget {
     /// The parts version the last confirmed flush wrote.
     private var storedPartsVersion = 0
     private var clock: FrameClock
+    /// The ticker's wake-ups (`timeUp`), read by the frame loop that the first armed timer starts.
+    nonisolated let wakeups: AsyncStream<Void>.Continuation
+    /// Taken by the frame loop when it starts.
+    var pendingWakeups: AsyncStream<Void>?
     /// When the provisional render the budget held back is due (`ProvisionalTail.isOwed`); its timer is armed.
     private var owedTailDue: ContinuousClock.Instant?
     /// Every event since the start, for exact replay.
@@ -97,6 +101,8 @@ public actor Generation: TickerTarget {
         let text = ReplyText(content: split.text, reasoning: split.reasoning, renderer: renderer,
                              room: limits.maxReplyBytes)
         self.clock = FrameClock(interval: limits.frameInterval)
+        // The newest wake-up is enough: a tick sends whatever is due.
+        (pendingWakeups, wakeups) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         var ids = EventIDClock(after: previousID)
         // A resumed or continued run's log starts at the previous run's last id, so a client that saw that
         // run to its `done` and reopens from its last id is replayed this run exactly (from its snapshot).
@@ -125,7 +131,7 @@ public actor Generation: TickerTarget {
         case .emitNow:
             emitFrame()
         case .schedule(let due):
-            ticker.schedule(self, after: due - .now)
+            arm(after: due - .now)
         case .wait:
             break
         }
@@ -149,7 +155,7 @@ public actor Generation: TickerTarget {
         subscribers.deliver([event(.logprobs(kept))])
     }
 
-    /// The frame timer armed in `receive` fired (called by the `FrameTicker`).
+    /// The frame timer armed in `receive` fired (the frame loop, woken by the `FrameTicker`).
     func tick() {
         clock.timerFired()
         guard outcome == nil else { return }
@@ -191,7 +197,7 @@ public actor Generation: TickerTarget {
         if text.owesTailHTML, owedTailDue == nil {
             let lag = text.provisional.owedLag
             owedTailDue = .now + lag
-            ticker.schedule(self, after: lag)
+            arm(after: lag)
         }
     }
 
@@ -272,6 +278,7 @@ public actor Generation: TickerTarget {
                                        patch: patch, blockCount: blocks.count,
                                        errorCode: errorCode, errorMessage: errorMessage)
         outcome = result
+        wakeups.finish()
         finished = FinishedReply(messageID: messageID, content: content, reasoning: reasoning, blocks: blocks,
                                  parts: parts.snapshot(text: text.answer, reasoning: text.reasoning,
                                                        liveBlocks: text.markdown.blocks.count),

@@ -240,7 +240,7 @@ extension Generations {
             await generation.run { turns in
                 var round = request
                 round.messages += turns
-                return provider.stream(round)
+                return provider.events(round)
             }
         }
         return written

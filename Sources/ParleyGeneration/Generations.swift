@@ -81,9 +81,9 @@ public actor Generations: TickerTarget {
         ticker.schedule(self, after: limits.retainFinished)
     }
 
-    /// A retained reply's time may be up (called by the `FrameTicker`).
-    func tick() {
-        expireRetained()
+    /// A retained reply's time may be up (called by the `FrameTicker`; rare, so a task is fine).
+    nonisolated func timeUp() {
+        Task { await self.expireRetained() }
     }
 
     /// Releases the finished replies whose `retainFinished` is over by `clock`. The ticker calls it; a

@@ -52,15 +52,17 @@ public struct AnthropicProvider: ChatProvider {
     }
 
     public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ProviderEvent, Error> {
+        events(request).events
+    }
+
+    public func events(_ request: ChatRequest) -> ProviderEventBatches {
         let (body, trimmed) = Self.body(for: request, defaultMaxTokens: maxTokens)
         let upstream = limits.request(url: baseURL + "/v1/messages", method: "POST",
                                       headers: headers + [("Content-Type", "application/json"), ("Accept", "text/event-stream")],
                                       body: body)
         let call = self.call
-        return providerStream { continuation in
-            let response = try await call.send(upstream)
-            var parser = AnthropicStreamParser(prefillWasTrimmed: trimmed)
-            try await call.pump(response, parser: &parser, into: continuation)
+        return ProviderEventBatches {
+            UpstreamEventSource(call: call, request: upstream, parser: AnthropicStreamParser(prefillWasTrimmed: trimmed))
         }
     }
 

@@ -16,10 +16,19 @@ public protocol ChatProvider: Sendable {
     var supportsTools: Bool { get }
     func models() async -> [ModelInfo]
     func stream(_ request: ChatRequest) -> AsyncThrowingStream<ProviderEvent, Error>
+    /// The same call as batches pulled in the consumer's isolation (`ProviderEventBatches`): how a
+    /// reply reads it. By default `stream`'s events, one a batch.
+    func events(_ request: ChatRequest) -> ProviderEventBatches
     /// The first of a call's options this provider cannot honour (its OpenAI parameter name), or nil;
     /// asked before anything is stored or sent (see `ChatOptions`; `refusal(_: ChatRequest)` also asks
     /// about the tools).
     func refusal(_ options: ChatOptions) -> String?
+}
+
+extension ChatProvider {
+    public func events(_ request: ChatRequest) -> ProviderEventBatches {
+        ProviderEventBatches(stream(request))
+    }
 }
 
 /// A model as listed by `/api/models`: `id` is what clients send back (`openai:llama3`, `demo`).

@@ -47,15 +47,15 @@ public struct OpenAICompatibleProvider: ChatProvider {
     }
 
     public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ProviderEvent, Error> {
+        events(request).events
+    }
+
+    public func events(_ request: ChatRequest) -> ProviderEventBatches {
         let upstream = limits.request(url: baseURL + "/chat/completions", method: "POST",
                                       headers: authorization + [("Content-Type", "application/json"), ("Accept", "text/event-stream")],
                                       body: Self.body(for: request))
         let call = self.call
-        return providerStream { continuation in
-            let response = try await call.send(upstream)
-            var parser = OpenAIStreamParser()
-            try await call.pump(response, parser: &parser, into: continuation)
-        }
+        return ProviderEventBatches { UpstreamEventSource(call: call, request: upstream, parser: OpenAIStreamParser()) }
     }
 
     static func body(for request: ChatRequest) -> [UInt8] {

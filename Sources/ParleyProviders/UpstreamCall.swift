@@ -2,8 +2,8 @@ import Foundation
 import ParleySSE
 import ParleyUpstream
 
-/// The part of a model call shared by the HTTP providers: send with retries, map HTTP and transport
-/// failures to `ProviderError`, then decode the SSE body and feed a parser. Stateless.
+/// The part of a model call shared by the HTTP providers: send with retries and map HTTP and transport
+/// failures to `ProviderError` (`UpstreamEventSource` then decodes the SSE body and feeds a parser). Stateless.
 struct UpstreamCall: Sendable {
     /// Largest error body read to build an error message (64 KiB).
     static let maxErrorBodyBytes = 64 << 10
@@ -101,45 +101,6 @@ struct UpstreamCall: Sendable {
             return ProviderError(code: .cancelled, message: "the request was cancelled")
         case .other(let message):
             return ProviderError(code: .connectionFailed, message: "the request to the model server failed: \(message)")
-        }
-    }
-
-    // MARK: - Streaming
-
-    /// Decodes the SSE body into provider events until the parser is complete or the body ends.
-    func pump<Parser: EventStreamParser>(_ response: UpstreamResponse, parser: inout Parser,
-                                         into continuation: AsyncThrowingStream<ProviderEvent, Error>.Continuation) async throws(ProviderError) {
-        var decoder = SSEDecoder()
-        do {
-            reading: for try await piece in response.body {
-                var events: [SSEEvent] = []
-                var malformed: SSEError?
-                do {
-                    try decoder.decode(piece, into: &events)
-                } catch {
-                    malformed = error
-                }
-                // The well-formed events before a fault in the same read still count.
-                for event in events {
-                    for output in try parser.consume(event) { continuation.yield(output) }
-                    if parser.isComplete { break reading }
-                }
-                if let malformed {
-                    throw ProviderError(code: .upstreamProtocol, message: "malformed event stream: \(malformed)")
-                }
-            }
-        } catch let error as ProviderError {
-            throw error.redacting(secrets)
-        } catch let error as UpstreamError {
-            throw Self.map(error, afterHeaders: true)
-        } catch {
-            throw ProviderError(code: .upstreamError, message: "\(error)").redacting(secrets)
-        }
-        if Task.isCancelled { throw ProviderError(code: .cancelled, message: "the request was cancelled") }
-        do {
-            for output in try parser.finish() { continuation.yield(output) }
-        } catch {
-            throw error.redacting(secrets)
         }
     }
 }
