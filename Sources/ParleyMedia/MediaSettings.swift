@@ -52,11 +52,28 @@ public struct MediaSettings: Sendable, Equatable {
     /// The worker executable's file name.
     public static let workerName = "parley-media-worker"
 
-    /// `parley-media-worker` in the directory of the running binary (`/proc/self/exe`, symlinks
-    /// resolved): beside `parley` in `.build/release`, in the Docker image, or wherever both are installed.
+    /// `parley-media-worker` in the directory of the running binary: beside `parley` in `.build/release`,
+    /// in the Docker image, or wherever both are installed.
     public static var besideRunningExecutable: URL {
-        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-            .appendingPathComponent(workerName)
+        runningExecutable().deletingLastPathComponent().appendingPathComponent(workerName)
+    }
+
+    /// The running binary: `/proc/self/exe`, or without /proc (a bare chroot) the path it was started
+    /// by (`argument0` with a slash, else the first executable of that name on `searchPath`).
+    package static func runningExecutable(procLink: String = "/proc/self/exe",
+                                  argument0: String = CommandLine.arguments.first ?? "parley",
+                                  searchPath: String = ProcessInfo.processInfo.environment["PATH"] ?? "") -> URL {
+        if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: procLink), target.hasPrefix("/") {
+            return URL(fileURLWithPath: target)
+        }
+        if argument0.contains("/") {
+            return URL(fileURLWithPath: argument0).standardizedFileURL.resolvingSymlinksInPath()
+        }
+        for directory in searchPath.split(separator: ":") where !directory.isEmpty {
+            let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent(argument0)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.resolvingSymlinksInPath() }
+        }
+        return URL(fileURLWithPath: argument0).standardizedFileURL
     }
 
     /// Why `workerExecutable` cannot be run (missing, a directory, not executable), or nil when it can.
