@@ -16,9 +16,13 @@ COPY Tests ./Tests
 # vips.pc and poppler-glib.pc without glib's -pthread, so SwiftPM builds without a warning (the script
 # says why); $PWD rather than /src, as `make docker-check` runs this in a folder standing for /src.
 COPY scripts/pkgconfig-without-pthread.sh ./scripts/
+# Two executables: the server, and the worker it runs beside itself to decode each uploaded image or
+# PDF (only the worker links libvips and poppler, so the server starts without them).
 RUN scripts/pkgconfig-without-pthread.sh "$PWD/.build/pkgconfig" \
     && PKG_CONFIG_PATH="$PWD/.build/pkgconfig" swift build -c release --product parley --static-swift-stdlib \
-    && strip -o parley .build/release/parley
+    && PKG_CONFIG_PATH="$PWD/.build/pkgconfig" swift build -c release --product parley-media-worker --static-swift-stdlib \
+    && strip -o parley .build/release/parley \
+    && strip -o parley-media-worker .build/release/parley-media-worker
 
 FROM debian:bookworm-slim
 # uid/gid 10001: a bind-mounted /data must be writable by it (`chown 10001:10001 DIR`, see README).
@@ -31,6 +35,8 @@ RUN apt-get update && apt-get install -y --no-install-recommends \
          --shell /usr/sbin/nologin parley \
     && mkdir -p /data && chown parley:parley /data
 COPY --from=build /src/parley /usr/local/bin/parley
+# parley runs it from its own directory; libvips42 and libpoppler-glib8 above are for it.
+COPY --from=build /src/parley-media-worker /usr/local/bin/parley-media-worker
 COPY Public /srv/parley/Public
 USER 10001:10001
 VOLUME ["/data"]

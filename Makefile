@@ -52,6 +52,7 @@ docker-check-deps:
 build: deps
 	scripts/pkgconfig-without-pthread.sh $(PKGCONFIG_DIR)
 	$(SWIFT) build -c release --product parley $(BUILD_FLAGS)
+	$(SWIFT) build -c release --product parley-media-worker $(BUILD_FLAGS)
 
 run: build
 	$(PARLEY_BIN)

@@ -8,6 +8,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "parley", targets: ["parley"]),
+        .executable(name: "parley-media-worker", targets: ["parley-media-worker"]),
     ],
     targets: [
         // MARK: - System C libraries (Debian packages), each touched by exactly one Swift module.
@@ -62,10 +63,14 @@ let package = Package(
         // Team mode's credentials: Argon2id passwords and random tokens (libsodium only here), and
         // SHA-256 (nettle: it uses the CPU's SHA instructions).
         .target(name: "ParleyAuth", dependencies: ["CSodium", "CNettle", "ParleyPrimitives"]),
-        // What an uploaded file IS and what Parley makes of it: kind by its bytes, images re-encoded
-        // (libvips), PDF text (poppler), all decoding in a `parley media-worker` child with rlimits.
-        // Knows nothing of HTTP, the store or providers.
-        .target(name: "ParleyMedia", dependencies: ["CVips", "CPoppler", "ParleyPrimitives"]),
+        // What an uploaded file IS and what Parley makes of it, the parent's half: kind by its bytes, and
+        // every decode sent to a `parley-media-worker` child with rlimits (pool, queue, spares, timeout).
+        // Links no decoder, so the server maps neither libvips nor poppler. Knows nothing of HTTP, the
+        // store or providers.
+        .target(name: "ParleyMedia", dependencies: ["ParleyPrimitives"]),
+        // The child's half: images re-encoded (libvips), PDF text (poppler), under the child's own rlimits.
+        // Only the `parley-media-worker` executable (and the media bench) link it.
+        .target(name: "ParleyMediaWorker", dependencies: ["CVips", "CPoppler", "ParleyMedia"]),
         // MARK: - The API, one module per feature; each depends only on the layers below it.
         // The API's shared vocabulary: who is calling, errors as answers, JSON bodies, field rules,
         // resources (records as JSON), open-stream caps, the log.
@@ -118,8 +123,10 @@ let package = Package(
         // The command line: serve, backup, user, health.
         .target(name: "ParleyCLI",
                 dependencies: ["ParleyServer", "ParleyAccounts", "ParleyAuth", "ParleyStore",
-                               "ParleyHTTP", "ParleyUpstream", "ParleyMedia"]),
+                               "ParleyHTTP", "ParleyUpstream"]),
         .executableTarget(name: "parley", dependencies: ["ParleyCLI", "ParleyServer"]),
+        // The child that decodes one uploaded file; `parley` runs it from its own directory (PARLEY_MEDIA_WORKER).
+        .executableTarget(name: "parley-media-worker", dependencies: ["ParleyMediaWorker"]),
         // `make bench`: the cost of streaming Markdown against one full render.
         .executableTarget(name: "parley-markdown-bench", dependencies: ["ParleyMarkdown", "ParleyTestSupport"]),
         // `make bench`: a 12-megapixel JPEG downscaled through the media worker (issue 21).

@@ -16,7 +16,7 @@ Everything comes from parsing the Dockerfile (and .dockerignore), so the check c
    Checked: the binary is stripped, a root-owned volume stops it with an error naming the file, the
    team mode (0.0.0.0) refusing to start without a first admin, then with one from the environment:
    the page, /api/health, the HEALTHCHECK command, 401 without a session, sign-in, a streamed demo
-   reply, `parley backup` beside the running server, then SIGTERM must end it with status 0.
+   reply, an image upload (decoded by `parley-media-worker`), `parley backup` beside the running server, then SIGTERM must end it with status 0.
 
 Needs root (debootstrap, chroot, namespaces). Every wait is bounded; a failure prints one line
 starting with "docker-check: FAIL".
@@ -621,9 +621,9 @@ def probe(base):
     """The page, /api/health and a streamed demo reply, as a user would see them."""
     session = {}
 
-    def request(method, path, body=None, timeout=20):
-        data = json.dumps(body).encode() if body is not None else None
-        headers = {"Content-Type": "application/json"} if data else {}
+    def request(method, path, body=None, timeout=20, headers=None):
+        data = body if isinstance(body, bytes) else json.dumps(body).encode() if body is not None else None
+        headers = dict(headers or ({"Content-Type": "application/json"} if data else {}))
         headers.update(session)
         reply = urllib.request.urlopen(urllib.request.Request(base + path, data=data, method=method,
                                                               headers=headers), timeout=timeout)
@@ -683,6 +683,26 @@ def probe(base):
     if done.get("status") != "complete" or not answer:
         fail(f"the demo reply ended {done.get('status')} with {len(answer)} characters")
     log(f"demo reply: streamed {len(answer)} characters in {events.count('delta')} deltas, status complete")
+
+    # An image upload: decoded by `parley-media-worker` beside `parley`, with the image's libvips.
+    status, text, _ = request("POST", "/api/files?filename=docker-check.png", tiny_png(),
+                              headers={"Content-Type": "application/octet-stream"})
+    media = json.loads(text)
+    if status != 201 or media.get("media_type") != "image/png" or media.get("width") != 16:
+        fail(f"an image upload answered {status} {text[:300]}")
+    log("image upload: 201, decoded by parley-media-worker")
+
+
+def tiny_png():
+    """A 16x16 RGB PNG, written here (zlib and CRC-32 from the standard library)."""
+    import struct
+    import zlib
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    rows = b"".join(b"\0" + bytes(value for x in range(16) for value in (x * 16, y * 16, 128)) for y in range(16))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 16, 16, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
 
 
 # MARK: - Main

@@ -8,7 +8,7 @@ whole body is on disk before nginx proxies it to a second server block that answ
       Parley/nginx (goal >= 0.5);
   (b) --concurrent uploads of the same size at once to Parley while its RSS is read from
       /proc/PID/status every 50 ms: idle, peak, peak - idle (goal < 100 MiB). The media workers
-      (`parley media-worker` children) are separate processes; their summed peak is shown apart.
+      (`parley-media-worker` children) are separate processes; their summed peak is shown apart.
 
 The file is a UTF-8 CSV document (Parley's processing: SHA-256 and a UTF-8 check while the body
 arrives, then a copy into its file store, on the disk before the answer), each body made distinct by

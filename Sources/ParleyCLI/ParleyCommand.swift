@@ -17,9 +17,6 @@ public enum ParleyCommand: Sendable {
     case backup(ParleyConfiguration, destination: String, replacing: Bool)
     /// `parley user add NAME [--admin] | passwd NAME | disable NAME | enable NAME | list`.
     case user(ParleyConfiguration, UserCommand)
-    /// `parley media-worker`: the child that decodes one uploaded file (`MediaWorker`), run by the
-    /// server itself. It reads no configuration: its request and limits come on stdin.
-    case mediaWorker
 
     /// Reads the command line; `arguments` exclude the program name.
     public init(environment: [String: String], arguments: [String]) throws(CommandLineError) {
@@ -28,7 +25,9 @@ public enum ParleyCommand: Sendable {
         if rest.first == name { rest.removeFirst() }
         switch name {
         case "media-worker":
-            self = .mediaWorker
+            // Was the decoding child up to issue 23; it is now its own executable, so `parley` links no decoder.
+            throw .usage("media-worker is no longer a parley command: the decoding child is the "
+                         + "`parley-media-worker` executable, which parley runs itself (PARLEY_MEDIA_WORKER)")
         case "serve":
             self = .serve(try Self.configuration(environment, rest))
         case "healthcheck":

@@ -4,7 +4,7 @@ import ParleyMedia
 /// The check a text document gets (the sniffer found UTF-8 at its start): every byte UTF-8, and a
 /// `.json` file must parse. It runs in the server's process, off the cooperative pool (`Blocking`):
 /// the standard library's UTF-8 check and yajl cannot be made to crash or hang by a file, so a text
-/// document needs no `parley media-worker` child (images and PDFs still do). The same refusals as the
+/// document needs no `parley-media-worker` child (images and PDFs still do). The same refusals as the
 /// worker's: `MediaError.notUTF8`, `.invalidJSON`.
 enum TextCheck {
     /// Bytes read at a time from the file.

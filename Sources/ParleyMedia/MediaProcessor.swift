@@ -1,7 +1,7 @@
 import Foundation
 
 /// The parent half: what Parley makes of one uploaded or imported file. Sniffs the kind, then runs
-/// `parley media-worker` (`MediaWorker`) on it in a bounded pool: `settings.workers` at once,
+/// `parley-media-worker` (`MediaWorker`) on it in a bounded pool: `settings.workers` at once,
 /// `settings.queue` waiting, `.busy` past that. Each child has rlimits and a wall-clock timeout
 /// (SIGKILL, `.timeout`); a crash or a kill by a limit is `.unreadable`, never the server's fault.
 /// Up to `settings.spares` children are started ahead and wait for their one file (`SpareWorkers`),

@@ -1,21 +1,21 @@
 import Foundation
 
-/// What the parent asks one `parley media-worker` child, as one JSON object on its stdin. Written
+/// What the parent asks one `parley-media-worker` child, as one JSON object on its stdin. Written
 /// by the parent only (paths it made, limits it holds), so the child may read it before its rlimits.
-struct MediaRequest: Codable, Sendable {
-    var input: String
-    var format: SniffedFormat
-    var mode: MediaMode
+package struct MediaRequest: Codable, Sendable {
+    package var input: String
+    package var format: SniffedFormat
+    package var mode: MediaMode
     /// The call's fresh directory: the child writes its outputs here and nowhere else.
-    var outputDirectory: String
-    var imageMaxEdge: Int
-    var imageMaxPixels: Int
-    var imageMaxBytes: Int
-    var pdfMaxPages: Int
+    package var outputDirectory: String
+    package var imageMaxEdge: Int
+    package var imageMaxPixels: Int
+    package var imageMaxBytes: Int
+    package var pdfMaxPages: Int
     /// RLIMIT_AS, RLIMIT_CPU (seconds), RLIMIT_FSIZE.
-    var memoryBytes: Int
-    var cpuSeconds: Int
-    var outputMaxBytes: Int
+    package var memoryBytes: Int
+    package var cpuSeconds: Int
+    package var outputMaxBytes: Int
 
     init(input: URL, format: SniffedFormat, mode: MediaMode, outputDirectory: URL, settings: MediaSettings) {
         self.input = input.path
@@ -33,7 +33,7 @@ struct MediaRequest: Codable, Sendable {
         outputMaxBytes = settings.outputMaxBytes
     }
 
-    func output(_ name: String) -> URL {
+    package func output(_ name: String) -> URL {
         URL(fileURLWithPath: outputDirectory).appendingPathComponent(name)
     }
 }

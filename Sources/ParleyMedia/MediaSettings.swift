@@ -24,7 +24,8 @@ public struct MediaSettings: Sendable, Equatable {
     public var memoryBytes: Int
     /// The largest file a worker may write (RLIMIT_FSIZE): bounds extracted text and re-encodes.
     public var outputMaxBytes: Int
-    /// The `parley` executable run as `parley media-worker`.
+    /// The `parley-media-worker` executable each child runs (PARLEY_MEDIA_WORKER; default: the one beside
+    /// the running binary). A separate executable so that `parley` itself links no decoder.
     public var workerExecutable: URL
     /// Where each call's fresh output directory is made.
     public var scratchDirectory: URL
@@ -32,7 +33,7 @@ public struct MediaSettings: Sendable, Equatable {
     public init(imageMaxEdge: Int = 2048, imageMaxPixels: Int = 50_000_000, imageMaxBytes: Int = 3_932_160,
                 pdfMaxPages: Int = 500, timeout: Duration = .seconds(30), workers: Int = 2, queue: Int = 16,
                 spares: Int = 1, memoryBytes: Int = 1 << 30, outputMaxBytes: Int = 64 << 20,
-                workerExecutable: URL = MediaSettings.currentExecutable,
+                workerExecutable: URL = MediaSettings.besideRunningExecutable,
                 scratchDirectory: URL = FileManager.default.temporaryDirectory) {
         self.imageMaxEdge = imageMaxEdge
         self.imageMaxPixels = imageMaxPixels
@@ -48,9 +49,46 @@ public struct MediaSettings: Sendable, Equatable {
         self.scratchDirectory = scratchDirectory
     }
 
-    /// The running binary (`/proc/self/exe`), which is `parley` in the server.
-    public static var currentExecutable: URL {
-        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    /// The worker executable's file name.
+    public static let workerName = "parley-media-worker"
+
+    /// `parley-media-worker` in the directory of the running binary: beside `parley` in `.build/release`,
+    /// in the Docker image, or wherever both are installed.
+    public static var besideRunningExecutable: URL {
+        runningExecutable().deletingLastPathComponent().appendingPathComponent(workerName)
+    }
+
+    /// The running binary: `/proc/self/exe`, or without /proc (a bare chroot) the path it was started
+    /// by (`argument0` with a slash, else the first executable of that name on `searchPath`).
+    package static func runningExecutable(procLink: String = "/proc/self/exe",
+                                  argument0: String = CommandLine.arguments.first ?? "parley",
+                                  searchPath: String = ProcessInfo.processInfo.environment["PATH"] ?? "") -> URL {
+        if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: procLink), target.hasPrefix("/") {
+            return URL(fileURLWithPath: target)
+        }
+        if argument0.contains("/") {
+            return URL(fileURLWithPath: argument0).standardizedFileURL.resolvingSymlinksInPath()
+        }
+        for directory in searchPath.split(separator: ":") where !directory.isEmpty {
+            let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent(argument0)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.resolvingSymlinksInPath() }
+        }
+        return URL(fileURLWithPath: argument0).standardizedFileURL
+    }
+
+    /// Why `workerExecutable` cannot be run (missing, a directory, not executable), or nil when it can.
+    /// The server checks it at start, so a missing worker is a clear startup error, not a failed upload.
+    public func workerProblem() -> String? {
+        let path = workerExecutable.path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            return "the media worker \(path) does not exist"
+        }
+        if isDirectory.boolValue { return "the media worker \(path) is a directory" }
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            return "the media worker \(path) is not executable"
+        }
+        return nil
     }
 
     /// The first setting out of range, named as its variable, or nil when all are usable.
@@ -65,7 +103,7 @@ public struct MediaSettings: Sendable, Equatable {
         if spares < 0 || spares > workers {
             return "PARLEY_MEDIA_SPARES must be between 0 and PARLEY_MEDIA_WORKERS (\(workers)) (got \(spares))"
         }
-        // The worker is the whole `parley` binary: its libraries alone take about 200 MiB of address space.
+        // The worker maps libvips, poppler and their dependencies before a decode: leave room for them.
         if memoryBytes < 256 << 20 { return "PARLEY_MEDIA_MEMORY_BYTES must be at least 256 MiB (got \(memoryBytes))" }
         if outputMaxBytes < 1 << 20 { return "the media output limit must be at least 1 MiB (got \(outputMaxBytes))" }
         return nil

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// Warm spares: up to `count` `parley media-worker` children started ahead and waiting for their
+/// Warm spares: up to `count` `parley-media-worker` children started ahead and waiting for their
 /// request, so an upload does not wait for a process to start (the whole `parley` binary, its
 /// libraries and libvips' start: about 100 ms of the 12-megapixel figure). Each spare still takes
 /// ONE file and exits, and sets its rlimits itself once the request comes, before it opens the

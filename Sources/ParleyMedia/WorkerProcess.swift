@@ -2,7 +2,7 @@ import Foundation
 import ParleyPrimitives
 import Synchronization
 
-/// One started `parley media-worker` child and the parent's end of the socket that is its stdin
+/// One started `parley-media-worker` child and the parent's end of the socket that is its stdin
 /// and stdout (stderr goes to /dev/null: decoders' warnings are not Parley's log). Spawned on
 /// demand or ahead of time as a spare (`SpareWorkers`); either way it takes exactly one request:
 /// `run` writes it, reads the reply until end of file or the deadline (SIGKILL past it) and reaps
@@ -28,7 +28,7 @@ final class WorkerProcess: Sendable {
         var exitCode: Int32 { ChildSpawn.exitCode(ofWaitStatus: waitStatus) }
     }
 
-    /// Starts `executable media-worker`; it waits for its request.
+    /// Starts `executable` (`parley-media-worker`, no arguments); it waits for its request.
     init(executable: URL) throws(MediaError) {
         // One socket pair is the child's stdin and stdout: created close-on-exec in one call (no
         // other child spawned meanwhile inherits it, so a spare sees end of file if Parley dies),
@@ -97,7 +97,7 @@ final class WorkerProcess: Sendable {
         }
         do {
             // stderr to /dev/null: decoders' warnings are not Parley's log.
-            return try ChildSpawn.spawn(executable.path, arguments: ["media-worker"], environment: environment,
+            return try ChildSpawn.spawn(executable.path, arguments: [], environment: environment,
                                         stdio: [stdio, stdio, nil])
         } catch {
             throw .unreadable("cannot start the media worker \(executable.path) (errno \(error.errno))")

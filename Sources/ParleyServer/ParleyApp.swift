@@ -35,7 +35,7 @@ public final class ParleyApp: Sendable {
     let streams: OpenStreams
     /// The conversation namings in progress (tests wait on them).
     let titles: TitleJobs
-    /// Decodes uploads in `parley media-worker` children; `shutdown` ends its waiting spares.
+    /// Decodes uploads in `parley-media-worker` children; `shutdown` ends its waiting spares.
     private let media: MediaProcessor
     /// Every route's method and pattern (`/api/conversations/:id`), for the OpenAPI document's test.
     let routes: [(method: String, pattern: String)]
@@ -44,6 +44,8 @@ public final class ParleyApp: Sendable {
     /// crash left unreferenced) and builds the server.
     public init(configuration: ParleyConfiguration) throws {
         self.configuration = configuration
+        // Before the store is opened: uploads of images and PDFs would fail one by one without it.
+        if let problem = configuration.media.workerProblem() { throw StartupError.noMediaWorker(problem) }
         store = try Store(path: configuration.databasePath)
         let interrupted = try store.markInterruptedAtStartup()
         if interrupted > 0 {

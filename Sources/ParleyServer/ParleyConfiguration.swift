@@ -240,22 +240,6 @@ extension ParleyConfiguration {
         return settings
     }
 
-    fileprivate static func mediaSettings(read: SettingReader) throws(ConfigurationError) -> MediaSettings {
-        var media = MediaSettings()
-        media.imageMaxEdge = try read.integer("PARLEY_IMAGE_MAX_EDGE", default: media.imageMaxEdge, range: 16...65_535)
-        media.imageMaxPixels = try read.integer("PARLEY_IMAGE_MAX_PIXELS", default: media.imageMaxPixels,
-                                                range: 1...2_000_000_000)
-        media.imageMaxBytes = try read.integer("PARLEY_IMAGE_MAX_BYTES", default: media.imageMaxBytes,
-                                               range: 4096...(1 << 30))
-        media.pdfMaxPages = try read.integer("PARLEY_PDF_MAX_PAGES", default: media.pdfMaxPages, range: 1...100_000)
-        media.timeout = .milliseconds(Int64(1000 * (try read.seconds("PARLEY_MEDIA_TIMEOUT", default: 30))))
-        media.workers = try read.integer("PARLEY_MEDIA_WORKERS", default: media.workers, range: 1...256)
-        media.queue = try read.integer("PARLEY_MEDIA_QUEUE", default: media.queue, range: 0...100_000)
-        media.spares = try read.integer("PARLEY_MEDIA_SPARES", default: media.spares, range: 0...256)
-        media.memoryBytes = try read.integer("PARLEY_MEDIA_MEMORY_BYTES", default: media.memoryBytes, range: (256 << 20)...(1 << 40))
-        return media
-    }
-
     fileprivate static func usagePolicy(read: SettingReader) throws(ConfigurationError) -> UsagePolicy {
         var policy = UsagePolicy()
         policy.messagesPerMinute = try read.optionalInteger("PARLEY_USER_MESSAGES_PER_MINUTE", range: 1...1_000_000)

@@ -4,14 +4,14 @@ import ParleyMedia
 
 // parley-media-bench: what downscaling a 12-megapixel photo costs (issue 21, run by `make bench`).
 // Draws a 4000x3000 picture (gradients plus noise, so the JPEG is photo-like), writes it as a JPEG
-// with libvips, then runs it through MediaProcessor (a `parley media-worker` child per file, as an
+// with libvips, then runs it through MediaProcessor (a `parley-media-worker` child per file, as an
 // upload does) 15 times, each time with the warm spare ready (PARLEY_MEDIA_SPARES, the default:
 // started after the previous file), and 15 times without spares: wall p50/p90 against the goal of
 // 150 ms. Then where the time goes, each step timed in this process with the worker's own libvips
 // calls: the child's start (a tiny text file through the same pool, with and without a spare), the
 // decode (shrink-on-load at 1/2: 2000x1500, JPEGShrinkOnLoad; and, for comparison, the whole decode
 // resized to 2048 as before), the 256 px thumbnail and the JPEG encode.
-// The worker is the `parley` beside this binary (.build/release/parley), or PARLEY_BIN.
+// The worker is the `parley-media-worker` beside this binary (.build/release/), or PARLEY_MEDIA_WORKER.
 
 let runs = 15
 let (width, height) = (4000, 3000)
@@ -55,10 +55,10 @@ func pixels() -> [UInt8] {
     return bytes
 }
 
-let worker = ProcessInfo.processInfo.environment["PARLEY_BIN"].map { URL(fileURLWithPath: $0) }
-    ?? MediaSettings.currentExecutable.deletingLastPathComponent().appendingPathComponent("parley")
+let worker = ProcessInfo.processInfo.environment["PARLEY_MEDIA_WORKER"].map { URL(fileURLWithPath: $0) }
+    ?? MediaSettings.besideRunningExecutable
 guard FileManager.default.isExecutableFile(atPath: worker.path) else {
-    fail("no parley binary at \(worker.path): build it with swift build -c release (or set PARLEY_BIN)")
+    fail("no parley-media-worker at \(worker.path): build it with swift build -c release (or set PARLEY_MEDIA_WORKER)")
 }
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-media-bench-\(UUID().uuidString)")
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -164,7 +164,7 @@ print("""
 ## 12-megapixel JPEG downscale (issue 21)
 
 \(width)x\(height) JPEG (Q90, gradients and noise, \(photoBytes / 1024) KiB) uploaded through MediaProcessor: \
-one `parley media-worker` child per file (\(worker.path)), within \(settings.imageMaxEdge) px on the long \
+one `parley-media-worker` child per file (\(worker.path)), within \(settings.imageMaxEdge) px on the long \
 edge (decoded at 1/2 by libjpeg), re-encoded as JPEG Q85 (\(made.map { "\($0.width ?? 0)x\($0.height ?? 0)" } ?? "?"), \
 \(encodedBytes / 1024) KiB) with a 256 px thumbnail. \(runs) runs of each after one warm-up; \(cores) cores, \
 load average \(load). Goal: p50 <= 150 ms.

@@ -96,5 +96,4 @@ case .serve(let configuration): serve(configuration)
 case .healthcheck(let configuration): healthcheck(configuration)
 case .backup(let configuration, let destination, let replacing): backup(configuration, to: destination, replacing: replacing)
 case .user(let configuration, let command): user(configuration, command)
-case .mediaWorker: MediaWorkerCommand.run()
 }

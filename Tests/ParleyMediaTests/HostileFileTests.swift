@@ -57,7 +57,7 @@ final class HostileFileTests: XCTestCase {
     /// clear `.unreadable`, and the parent carries on.
     func testTheWorkersMemoryLimitTurnsAHugeDecodeIntoAClearError() async throws {
         let directory = try MediaFixtures.directory(self)
-        // 7000 x 7000 (49 M pixels, under the pixel limit) decodes to 147 MB; a debug `parley`'s own
+        // 7000 x 7000 (49 M pixels, under the pixel limit) decodes to 147 MB; a debug worker's own
         // address space is about 200 MiB (measured with a text file), so 256 MiB leaves too little.
         let input = try MediaFixtures.image("large.png", in: directory, width: 7000, height: 7000, noise: -1)
         let processor = try makeProcessor {

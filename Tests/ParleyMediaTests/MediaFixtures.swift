@@ -7,8 +7,8 @@ import XCTest
 enum MediaFixtures {
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
-    /// Built by `swift build --build-tests` beside the test bundle.
-    static let parley = repositoryRoot.appendingPathComponent(".build/debug/parley")
+    /// The worker executable, built by `swift build --build-tests` beside the test bundle.
+    static let worker = repositoryRoot.appendingPathComponent(".build/debug/parley-media-worker")
 
     /// A fresh directory removed by the test's teardown.
     static func directory(_ test: XCTestCase) throws -> URL {

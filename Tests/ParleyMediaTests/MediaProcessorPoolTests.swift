@@ -3,12 +3,12 @@ import ParleyMedia
 import XCTest
 
 /// The parent's pool: past workers + queue a call is `.busy` at once; past the timeout the child
-/// is killed (SIGKILL) and the call is `.timeout`. The slow worker is the real `parley
-/// media-worker` behind a shell script that first sleeps (so the timing is not the decoder's).
+/// is killed (SIGKILL) and the call is `.timeout`. The slow worker is the real
+/// `parley-media-worker` behind a shell script that first sleeps (so the timing is not the decoder's).
 final class MediaProcessorPoolTests: XCTestCase {
     private func slowWorker(seconds: Double) throws -> URL {
         let script = try MediaFixtures.directory(self).appendingPathComponent("slow-worker")
-        try Data("#!/bin/sh\n/bin/sleep \(seconds)\nexec '\(MediaFixtures.parley.path)' \"$@\"\n".utf8).write(to: script)
+        try Data("#!/bin/sh\n/bin/sleep \(seconds)\nexec '\(MediaFixtures.worker.path)' \"$@\"\n".utf8).write(to: script)
         chmod(script.path, 0o755)
         return script
     }
@@ -59,10 +59,12 @@ final class MediaProcessorPoolTests: XCTestCase {
     }
 
     func testAMissingWorkerExecutableIsAClearError() async throws {
-        let processor = try makeProcessor { $0.workerExecutable = URL(fileURLWithPath: "/nonexistent/parley") }
+        let processor = try makeProcessor {
+            $0.workerExecutable = URL(fileURLWithPath: "/nonexistent/parley-media-worker")
+        }
         guard case .unreadable(let why) = await refusal(processor, try file("a.txt", Data("x\n".utf8))) else {
             return XCTFail("not unreadable")
         }
-        XCTAssertTrue(why.contains("/nonexistent/parley"), why)
+        XCTAssertTrue(why.contains("/nonexistent/parley-media-worker"), why)
     }
 }

@@ -2,14 +2,14 @@ import Foundation
 import ParleyMedia
 import XCTest
 
-/// The tests' way to a real `MediaProcessor`: the built `parley` as its worker, a scratch directory
-/// of the test's own, any setting changed by `adjust`.
+/// The tests' way to a real `MediaProcessor`: the built `parley-media-worker` as its worker, a scratch
+/// directory of the test's own, any setting changed by `adjust`.
 extension XCTestCase {
     func makeProcessor(_ adjust: (inout MediaSettings) -> Void = { _ in }) throws -> MediaProcessor {
-        guard FileManager.default.isExecutableFile(atPath: MediaFixtures.parley.path) else {
-            throw MediaFixtures.Failure("no worker at \(MediaFixtures.parley.path): run `swift build --build-tests` first")
+        guard FileManager.default.isExecutableFile(atPath: MediaFixtures.worker.path) else {
+            throw MediaFixtures.Failure("no worker at \(MediaFixtures.worker.path): run `swift build --build-tests` first")
         }
-        var settings = MediaSettings(workerExecutable: MediaFixtures.parley,
+        var settings = MediaSettings(workerExecutable: MediaFixtures.worker,
                                      scratchDirectory: try MediaFixtures.directory(self))
         adjust(&settings)
         XCTAssertNil(settings.validate())

@@ -2,7 +2,7 @@ import Foundation
 import ParleyMedia
 import XCTest
 
-/// Warm spares (PARLEY_MEDIA_SPARES): after a file, a `parley media-worker` is started ahead and
+/// Warm spares (PARLEY_MEDIA_SPARES): after a file, a `parley-media-worker` is started ahead and
 /// waits; the next file takes it, and it still takes only that one file and exits. A spare that
 /// died while waiting is replaced, never handed a file; `shutdown` leaves no process behind.
 final class SpareWorkerTests: XCTestCase {

@@ -3,16 +3,17 @@ import ParleyAuth
 import ParleyTestSupport
 import XCTest
 
-/// Text documents are checked in the server's own process: with no `parley media-worker` to run at
-/// all, text, Markdown, CSV and JSON still upload (UTF-8 counted across the pieces the body arrives
-/// in, the hash of the bytes as sent), and text that is not UTF-8 or JSON that does not parse is
-/// still refused with its reason. Only an image needs the worker.
+/// Text documents are checked in the server's own process: with a media worker that decodes nothing
+/// (`/bin/false` as `parley-media-worker`: a missing one is a startup error, MediaWorkerStartupTests),
+/// text, Markdown, CSV and JSON still upload (UTF-8 counted across the pieces the body arrives in,
+/// the hash of the bytes as sent), and text that is not UTF-8 or JSON that does not parse is still
+/// refused with its reason. Only an image needs the worker.
 final class TextDocumentUploadTests: XCTestCase {
     private var parley: TestParley!
 
     override func setUp() async throws {
         parley = try TestParley(["PARLEY_MAX_FILE_BYTES": "4000000"]) { configuration in
-            configuration.media.workerExecutable = URL(fileURLWithPath: "/nonexistent/parley-media-worker")
+            configuration.media.workerExecutable = URL(fileURLWithPath: "/bin/false")
         }
     }
 
@@ -47,7 +48,7 @@ final class TextDocumentUploadTests: XCTestCase {
         XCTAssertEqual(scalar.status, 201, "a top-level scalar is JSON: \(scalar.text)")
 
         let image = try await parley.upload(TestPNG.make(width: 20, height: 20), filename: "a.png")
-        XCTAssertEqual(image.status, 400, "an image still needs the worker, which is missing here")
+        XCTAssertEqual(image.status, 400, "an image still needs the worker, which decodes nothing here")
         XCTAssertEqual(image.errorCode, "invalid_file")
     }
 

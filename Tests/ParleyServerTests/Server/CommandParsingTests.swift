@@ -13,8 +13,6 @@ final class CommandParsingTests: XCTestCase {
         XCTAssertEqual(configuration.port, 9000)
         guard case .serve = try parse([]) else { return XCTFail() }
         guard case .serve = try parse(["serve"]) else { return XCTFail() }
-        // The media worker reads no configuration: a bad PARLEY_* value must not stop it.
-        guard case .mediaWorker = try parse(["media-worker"], ["PARLEY_PORT": "nope"]) else { return XCTFail() }
     }
 
     func testBackupTakesOneFileForceAndSettingsInAnyOrder() throws {
@@ -25,6 +23,13 @@ final class CommandParsingTests: XCTestCase {
         XCTAssertEqual(destination, "copy.db")
         XCTAssertTrue(replacing)
         guard case .backup(_, "x.db", false) = try parse(["backup", "x.db"]) else { return XCTFail() }
+    }
+
+    func testMediaWorkerIsNoLongerACommandAndTheErrorNamesTheExecutable() {
+        XCTAssertThrowsError(try parse(["media-worker"])) { error in
+            XCTAssertTrue("\(error)".contains("parley-media-worker"), "\(error)")
+            XCTAssertFalse("\(error)".contains("\n"), "one line: \(error)")
+        }
     }
 
     func testBadUseIsAUsageError() {

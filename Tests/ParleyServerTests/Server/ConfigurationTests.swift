@@ -1,5 +1,6 @@
 import Foundation
 import ParleyHTTP
+import ParleyMedia
 import ParleyProviders
 import ParleyServer
 import XCTest
@@ -113,6 +114,8 @@ final class ConfigurationTests: XCTestCase {
             "PARLEY_MEDIA_QUEUE": "\(server.media.queue)",
             "PARLEY_MEDIA_SPARES": "\(server.media.spares)",
             "PARLEY_MEDIA_MEMORY_BYTES": "\(server.media.memoryBytes)",
+            "PARLEY_MEDIA_WORKER": server.media.workerExecutable == MediaSettings.besideRunningExecutable
+                ? "`parley-media-worker` beside `parley`" : server.media.workerExecutable.path,
         ]
         for (name, documented) in rows {
             guard let value = actual[name] else {
@@ -242,12 +245,14 @@ final class ConfigurationTests: XCTestCase {
             "PARLEY_IMAGE_MAX_EDGE": "1024", "PARLEY_IMAGE_MAX_PIXELS": "1000000", "PARLEY_IMAGE_MAX_BYTES": "500000",
             "PARLEY_PDF_MAX_PAGES": "20", "PARLEY_MEDIA_TIMEOUT": "2.5", "PARLEY_MEDIA_WORKERS": "4",
             "PARLEY_MEDIA_QUEUE": "0", "PARLEY_MEDIA_MEMORY_BYTES": "536870912", "PARLEY_MEDIA_SPARES": "3",
+            "PARLEY_MEDIA_WORKER": "/opt/parley/parley-media-worker",
         ], arguments: [])
         let media = configuration.media
         XCTAssertEqual([media.imageMaxEdge, media.imageMaxPixels, media.imageMaxBytes, media.pdfMaxPages],
                        [1024, 1_000_000, 500_000, 20])
         XCTAssertEqual(media.timeout, .milliseconds(2500))
         XCTAssertEqual([media.workers, media.queue, media.memoryBytes, media.spares], [4, 0, 512 << 20, 3])
+        XCTAssertEqual(media.workerExecutable.path, "/opt/parley/parley-media-worker")
         XCTAssertNil(media.validate())
         for (name, value) in [("PARLEY_IMAGE_MAX_EDGE", "8"), ("PARLEY_MEDIA_WORKERS", "0"),
                               ("PARLEY_MEDIA_MEMORY_BYTES", "1000"), ("PARLEY_MEDIA_TIMEOUT", "0"),

@@ -16,6 +16,9 @@ final class TestParley: Sendable {
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+    /// The debug build's `parley-media-worker` (`swift build --build-tests` builds it).
+    static let mediaWorker = repositoryRoot.appendingPathComponent(".build/debug/parley-media-worker")
+
     /// `configure` changes what the environment cannot say (a test's clock).
     init(_ settings: [String: String] = [:], directory: URL? = nil,
          configure: (inout ParleyConfiguration) -> Void = { _ in }) throws {
@@ -33,8 +36,8 @@ final class TestParley: Sendable {
         ]
         environment.merge(settings) { $1 }
         var configuration = try ParleyConfiguration(environment: environment, arguments: [])
-        // Uploads are decoded by `parley media-worker`: the test process is xctest, not parley.
-        configuration.media.workerExecutable = Self.repositoryRoot.appendingPathComponent(".build/debug/parley")
+        // Uploads are decoded by the debug `parley-media-worker`, whatever the test process is.
+        configuration.media.workerExecutable = Self.mediaWorker
         configure(&configuration)
         app = try ParleyApp(configuration: configuration)
         try app.start()

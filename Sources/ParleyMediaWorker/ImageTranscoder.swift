@@ -1,4 +1,5 @@
 import Foundation
+import ParleyMedia
 
 /// The child's image step: refuse decompression bombs from the header alone, decode (autorotated by
 /// EXIF orientation, shrunk to the long-edge limit, a large JPEG shrunk on load: `JPEGShrinkOnLoad`),

@@ -1,7 +1,8 @@
 import CVips
 import Foundation
+import ParleyMedia
 
-/// The child half: `parley media-worker`, one process per file, maybe started ahead as a spare. It
+/// The child half, run by the `parley-media-worker` executable: one process per file, maybe started ahead as a spare. It
 /// starts libvips, reads one `MediaRequest` (JSON) on stdin, sets its own rlimits before it opens the input, decodes with libvips or poppler,
 /// writes its outputs into the request's directory and prints one `MediaReply` (JSON) on stdout.
 /// Exit 0 with the result, 1 with a refusal; a crash or a kill by a limit leaves no reply, and the

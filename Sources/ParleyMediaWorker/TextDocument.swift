@@ -1,4 +1,5 @@
 import Foundation
+import ParleyMedia
 
 /// The child's text step: the whole file must be UTF-8, and a `.json` file must parse (Foundation's
 /// parser is fine here: a hostile nesting depth crashes the child, not Parley). The text is the file.

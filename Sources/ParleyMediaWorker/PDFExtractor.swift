@@ -1,5 +1,6 @@
 import CPoppler
 import Foundation
+import ParleyMedia
 
 /// The child's PDF step (poppler-glib): the page count against the limit, then the text of every
 /// page, streamed to `text.txt` with pages separated by a form feed. A PDF whose pages hold no text

@@ -1,5 +1,6 @@
 import CVips
 import Foundation
+import ParleyMedia
 
 /// One libvips image, unreferenced when the handle goes. libvips is touched only in the child
 /// (`MediaWorker`), on its one thread, so handles never cross threads and are not Sendable.

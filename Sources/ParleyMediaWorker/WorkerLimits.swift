@@ -1,4 +1,5 @@
 import Foundation
+import ParleyMedia
 
 /// The child's resource limits, applied by the child itself before it opens the input: a decoder
 /// that allocates without end, spins, or writes without end is stopped by the kernel, and a crash
