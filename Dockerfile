@@ -16,6 +16,8 @@ COPY Tests ./Tests
 # vips.pc and poppler-glib.pc without glib's -pthread, so SwiftPM builds without a warning (the script
 # says why); $PWD rather than /src, as `make docker-check` runs this in a folder standing for /src.
 COPY scripts/pkgconfig-without-pthread.sh ./scripts/
+# Not here: libjansson-dev (Package.swift's CJansson), read only by parley-chunk-bench for `make bench`;
+# neither product built below links it, so the image needs neither it nor libjansson4.
 # Two executables: the server, and the worker it runs beside itself to decode each uploaded image or
 # PDF (only the worker links libvips and poppler, so the server starts without them).
 RUN scripts/pkgconfig-without-pthread.sh "$PWD/.build/pkgconfig" \
