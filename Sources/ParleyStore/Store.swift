@@ -59,7 +59,7 @@ public final class Store: Sendable {
 
     public let configuration: StoreConfiguration
     private let writer: ExclusiveAccess<Writer>
-    private let readers: ReaderPool
+    private let readers: ReaderPool<any Database>
     /// Copies the WAL into the database file off the writer (see `Checkpointer`).
     let checkpointer: Checkpointer
     let now: @Sendable () -> Date
@@ -97,7 +97,7 @@ public final class Store: Sendable {
     ) throws(StoreError) {
         try configuration.validate()
         let timeout = configuration.busyTimeoutMilliseconds
-        let database = try Database(path: path, readOnly: false, busyTimeoutMilliseconds: timeout)
+        let database = try SQLiteDatabase(path: path, readOnly: false, busyTimeoutMilliseconds: timeout)
         try Migration.migrate(database)
         let lastMessage = try database.queryFirst("SELECT coalesce(max(created_at), 0) FROM messages") {
             row in row.int64(0)
@@ -121,7 +121,13 @@ public final class Store: Sendable {
         self.now = now
         self.writer = writer
         do {
-            self.readers = try ReaderPool(path: path, count: configuration.readers, busyTimeoutMilliseconds: timeout)
+            var connections: [any Database] = []
+            for _ in 0..<configuration.readers {
+                connections.append(try SQLiteDatabase(path: path, readOnly: true, busyTimeoutMilliseconds: timeout))
+            }
+            self.readers = ReaderPool(connections) { (database, body) throws(StoreError) in
+                try database.transaction(.deferred, body)
+            }
             self.fileBlobs = try FileBlobs(
                 path: Self.filesDatabasePath(forDatabaseAt: path), readers: configuration.readers,
                 busyTimeoutMilliseconds: timeout)

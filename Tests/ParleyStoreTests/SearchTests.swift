@@ -184,7 +184,7 @@ final class SearchTests: StoreTestCase {
     func testTheMigrationIndexesRowsWrittenBeforeIt() throws {
         do {
             // A version-5 file with a conversation and a finished and a streaming message.
-            let database = try Database(path: databasePath, readOnly: false, busyTimeoutMilliseconds: 1000)
+            let database = try SQLiteDatabase(path: databasePath, readOnly: false, busyTimeoutMilliseconds: 1000)
             for (index, migration) in Migration.all.prefix(5).enumerated() {
                 try database.execute(migration.sql)
                 try database.execute("PRAGMA user_version = \(index + 1)")

@@ -14,7 +14,7 @@ final class StoreLifecycleTests: StoreTestCase {
     func testAFileOfTheFirstSchemaIsMigratedKeepingItsData() throws {
         // Build a version-1 file by hand, as the first release wrote it.
         do {
-            let database = try Database(path: databasePath, readOnly: false, busyTimeoutMilliseconds: 1000)
+            let database = try SQLiteDatabase(path: databasePath, readOnly: false, busyTimeoutMilliseconds: 1000)
             try database.execute(Migration.all[0].sql)
             try database.execute("PRAGMA user_version = 1")
             try database.execute("""
@@ -29,7 +29,7 @@ final class StoreLifecycleTests: StoreTestCase {
         XCTAssertEqual(answer.content, "answer")
         XCTAssertEqual(answer.reasoning, "", "the new column has its default")
         XCTAssertEqual(try store.conversation(id: "c1")?.title, "Old")
-        let version = try Database(path: databasePath, readOnly: false, busyTimeoutMilliseconds: 1000)
+        let version = try SQLiteDatabase(path: databasePath, readOnly: false, busyTimeoutMilliseconds: 1000)
             .queryFirst("PRAGMA user_version") { row in Int(row.int64(0)) }
         XCTAssertEqual(version, Migration.all.count)
     }

@@ -57,7 +57,7 @@ final class Checkpointer: @unchecked Sendable {
     /// `PASSIVE` checkpoints run back to back at most, while commits keep arriving during each.
     static let catchUpRounds = 4
 
-    private let database: Database
+    private let database: SQLiteDatabase
     private let limits: Limits
     private let condition = NSCondition()
     /// The WAL's size in pages as the last commit reported it.
@@ -76,7 +76,7 @@ final class Checkpointer: @unchecked Sendable {
 
     /// Opens the checkpoint connection to `path` and starts the thread.
     init(path: String, busyTimeoutMilliseconds: Int32, limits: Limits) throws(StoreError) {
-        database = try Database(path: path, readOnly: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        database = try SQLiteDatabase(path: path, readOnly: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         self.limits = limits
         let thread = Thread { [self] in run() }
         thread.name = "parley.store.checkpoint"

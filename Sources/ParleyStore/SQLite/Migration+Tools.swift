@@ -22,7 +22,7 @@ extension Migration {
     /// procedure its documentation gives for a change that leaves every stored row valid ("ALTER TABLE",
     /// section 7: edit the table's SQL in sqlite_schema, then bump `schema_version` so every connection
     /// reads it again) is used instead of copying the whole table. Runs inside the migration's transaction.
-    static let allowAwaitingApproval: @Sendable (Database) throws(StoreError) -> Void = { database throws(StoreError) in
+    static let allowAwaitingApproval: @Sendable (SQLiteDatabase) throws(StoreError) -> Void = { database throws(StoreError) in
         let version = try database.queryFirst("PRAGMA schema_version") { $0.int64(0) } ?? 0
         try database.execute("PRAGMA writable_schema = ON")
         let changed = try database.run("""

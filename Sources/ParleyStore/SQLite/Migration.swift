@@ -6,9 +6,9 @@ struct Migration: Sendable {
     let name: String
     let sql: String
     /// A step SQL text alone cannot take (it reads a value first), run after `sql` in the same transaction.
-    var step: (@Sendable (Database) throws(StoreError) -> Void)?
+    var step: (@Sendable (SQLiteDatabase) throws(StoreError) -> Void)?
 
-    init(name: String, sql: String, step: (@Sendable (Database) throws(StoreError) -> Void)? = nil) {
+    init(name: String, sql: String, step: (@Sendable (SQLiteDatabase) throws(StoreError) -> Void)? = nil) {
         self.name = name
         self.sql = sql
         self.step = step
@@ -20,7 +20,7 @@ struct Migration: Sendable {
 
     /// Applies every migration past the file's `user_version`, each in its own transaction with
     /// its version bump, so a crash mid-way leaves a consistent, resumable schema.
-    static func migrate(_ database: Database) throws(StoreError) {
+    static func migrate(_ database: SQLiteDatabase) throws(StoreError) {
         let applied = try database.queryFirst("PRAGMA user_version") { row in Int(row.int64(0)) } ?? 0
         guard applied <= all.count else {
             throw StoreError.conflict(

@@ -76,5 +76,5 @@ final class Statement {
     }
 
     /// The current row; valid only until the next `step()` or `reset()`.
-    var row: Row { Row(statement: handle) }
+    var row: Row { Row(sqlite: handle) }
 }

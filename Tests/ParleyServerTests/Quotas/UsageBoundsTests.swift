@@ -103,7 +103,7 @@ final class UsageBoundsTests: XCTestCase {
             _ = try await parley.finished(try XCTUnwrap(sent.assistantID), headers: [bob])
         }
         let huge = "9223372036854775807"
-        let database = try Database(path: parley.directory.appendingPathComponent("parley.db").path, readOnly: false,
+        let database = try SQLiteDatabase(path: parley.directory.appendingPathComponent("parley.db").path, readOnly: false,
                                     busyTimeoutMilliseconds: 5000)
         try database.execute("""
             UPDATE messages SET usage = '{"input_tokens":\(huge),"output_tokens":\(huge)}' WHERE role = 'assistant';

@@ -162,7 +162,7 @@ final class FileLifecycleTests: FileTestCase {
         let store = try makeStore()
         _ = try save(store, upload: "one")
         let path = Store.filesDatabasePath(forDatabaseAt: databasePath)
-        let files = try Database(path: path, readOnly: true, busyTimeoutMilliseconds: 1000)
+        let files = try SQLiteDatabase(path: path, readOnly: true, busyTimeoutMilliseconds: 1000)
         func single(_ sql: String) throws -> String? { try files.queryFirst(sql) { $0.text(0) } }
         XCTAssertEqual(try single("PRAGMA page_size"), "65536")
         XCTAssertFalse(FileManager.default.fileExists(atPath: path + "-wal"))

@@ -10,7 +10,7 @@ import Foundation
 /// reused: a late removal of a released id can never hit a newer blob.
 ///
 /// ## Durability
-/// A rollback journal (`TRUNCATE`) with `synchronous = FULL` (`Database.Journal.rollback`), not WAL: a
+/// A rollback journal (`TRUNCATE`) with `synchronous = FULL` (`SQLiteDatabase.Journal.rollback`), not WAL: a
 /// new blob's pages lie past the end of the file, so they are written once, into the file (the journal
 /// holds only the few pages that existed before), where WAL wrote every page twice (the `-wal` file, then
 /// the checkpoint). `insert` returns only once the blob is on the disk, before the row that names it is
@@ -27,8 +27,8 @@ import Foundation
 /// after that row is gone, so a crash leaves at worst an unreferenced blob, which the server's start
 /// collects (`Store.collectOrphanFiles`).
 final class FileBlobs: Sendable {
-    private let writer: ExclusiveAccess<Database>
-    private let readers: ReaderPool
+    private let writer: ExclusiveAccess<SQLiteDatabase>
+    private let readers: ReaderPool<SQLiteDatabase>
     /// The file's path.
     let path: String
 
@@ -54,7 +54,7 @@ final class FileBlobs: Sendable {
 
     /// Opens (creating if needed) the files database at `path`.
     init(path: String, readers: Int, busyTimeoutMilliseconds: Int32) throws(StoreError) {
-        let database = try Database(path: path, readOnly: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
+        let database = try SQLiteDatabase(path: path, readOnly: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
                                     journal: .rollback)
         // Takes effect in a new file only (before its first table): fewer, larger pages for what are
         // mostly whole files, so a 20 MB blob is 320 pages, not 5,000 (an older file keeps its size).
@@ -177,7 +177,7 @@ final class FileBlobs: Sendable {
         }
     }
 
-    private func exists(_ id: Int64, _ database: Database) throws(StoreError) -> Bool {
+    private func exists(_ id: Int64, _ database: SQLiteDatabase) throws(StoreError) -> Bool {
         try database.queryFirst("SELECT 1 FROM blobs WHERE id = ?", [.integer(id)]) { _ in true } ?? false
     }
 }

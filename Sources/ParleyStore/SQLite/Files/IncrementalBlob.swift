@@ -12,7 +12,7 @@ final class IncrementalBlob {
     let count: Int
 
     /// Opens column `column` of row `row` in `table` of the connection's main database.
-    init(_ database: Database, table: String, column: String, row: Int64, writable: Bool) throws(StoreError) {
+    init(_ database: SQLiteDatabase, table: String, column: String, row: Int64, writable: Bool) throws(StoreError) {
         var handle: OpaquePointer?
         let rc = sqlite3_blob_open(database.handle, "main", table, column, row, writable ? 1 : 0, &handle)
         guard rc == SQLITE_OK, let handle else {

@@ -34,7 +34,10 @@ extension Store {
         let filters: [SQLValue] = [.text(query), .text(owner), pinned.map(SQLValue.bool) ?? .null,
                                    archived.map(SQLValue.bool) ?? .null]
         do {
-            return try read { (database) throws(StoreError) in
+            return try read { (connection) throws(StoreError) in
+                guard let database = connection as? SQLiteDatabase else {
+                    throw StoreError.invalidConfiguration("search runs on SQLite only")
+                }
                 // The MATCH finds the owner's rows only (`OwnedTrigramTokenizer`), so its work and its
                 // order depend on the owner's text alone.
                 database.search.queryOwner = owner

@@ -2,16 +2,11 @@ import CSQLite
 
 /// One SQLite connection with its cache of prepared statements.
 ///
-/// Not thread-safe by design: `Store` keeps each `Database` inside an `ExclusiveAccess` (the writer,
+/// Not thread-safe by design: `Store` keeps each connection inside an `ExclusiveAccess` (the writer,
 /// and each connection of the `ReaderPool`), so exactly one thread uses a connection at a time. That
 /// is why it is opened with `SQLITE_OPEN_NOMUTEX`.
-final class Database {
-    /// How a transaction takes its locks: `immediate` takes the write lock at `BEGIN` (so a write
-    /// transaction never fails half-way on a lock upgrade), `deferred` reads from one snapshot.
-    enum TransactionMode {
-        case immediate
-        case deferred
-    }
+final class SQLiteDatabase: Database {
+    var dialect: SQLDialect { .sqlite }
 
     /// The connection; outside this type only `IncrementalBlob` uses it (sqlite3_blob_* need it).
     let handle: OpaquePointer
@@ -100,7 +95,6 @@ final class Database {
 
     // MARK: - Running SQL
 
-    /// Runs a script of one or more statements without parameters (pragmas, migrations). Not cached.
     func execute(_ sql: String) throws(StoreError) {
         let rc = sqlite3_exec(handle, sql, nil, nil, nil)
         guard rc == SQLITE_OK else { throw StoreError.from(connection: handle, code: rc) }
@@ -108,7 +102,7 @@ final class Database {
 
     /// Runs one statement to completion; returns the number of rows it changed.
     @discardableResult
-    func run(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) -> Int {
+    func run(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> Int {
         let statement = try prepared(sql)
         defer { statement.reset() }
         try statement.bind(arguments)
@@ -118,7 +112,7 @@ final class Database {
 
     /// Runs one statement and decodes every row it returns.
     func query<T>(
-        _ sql: String, _ arguments: [SQLValue] = [], _ decode: (Row) throws(StoreError) -> T
+        _ sql: String, _ arguments: [SQLValue], _ decode: (Row) throws(StoreError) -> T
     ) throws(StoreError) -> [T] {
         let statement = try prepared(sql)
         defer { statement.reset() }
@@ -133,7 +127,7 @@ final class Database {
     /// Runs one statement and decodes its first row, if any. Any further rows are stepped through
     /// but not decoded (so a `RETURNING` write completes every change): decoding stops at one row.
     func queryFirst<T>(
-        _ sql: String, _ arguments: [SQLValue] = [], _ decode: (Row) throws(StoreError) -> T
+        _ sql: String, _ arguments: [SQLValue], _ decode: (Row) throws(StoreError) -> T
     ) throws(StoreError) -> T? {
         let statement = try prepared(sql)
         defer { statement.reset() }
