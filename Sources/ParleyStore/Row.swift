@@ -52,4 +52,15 @@ struct Row {
             return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
         }
     }
+
+    /// The column's bytes (a BLOB or `bytea`); nil for NULL.
+    func optionalBytes(_ column: Int32) -> [UInt8]? {
+        guard !isNull(column) else { return nil }
+        switch storage {
+        case .sqlite(let statement):
+            let count = Int(sqlite3_column_bytes(statement, column))
+            guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return [] }
+            return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+        }
+    }
 }

@@ -1,10 +1,12 @@
-/// A value bound to a `?` parameter of a statement. Keeps SQL parameterised: callers never splice
+/// A value bound to a `?` parameter of a statement, on either engine. Keeps SQL parameterised: callers never splice
 /// values into SQL text.
 enum SQLValue {
     case null
     case integer(Int64)
     case text(String)
     case real(Double)
+    /// Bytes (a file's chunk): a BLOB in SQLite, `bytea` in PostgreSQL.
+    case blob([UInt8])
 
     /// `.text` for a string, `.null` for nil.
     static func optionalText(_ value: String?) -> SQLValue {

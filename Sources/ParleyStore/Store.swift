@@ -60,11 +60,13 @@ public final class Store: Sendable {
     public let configuration: StoreConfiguration
     private let writer: ExclusiveAccess<Writer>
     private let readers: ReaderPool<any Database>
-    /// Copies the WAL into the database file off the writer (see `Checkpointer`).
-    let checkpointer: Checkpointer
+    /// Copies the WAL into the database file off the writer (see `Checkpointer`); nil on PostgreSQL.
+    let checkpointer: Checkpointer?
     let now: @Sendable () -> Date
     /// The bytes of uploaded files (see `FileStore`).
-    let fileBlobs: FileBlobs
+    let fileBlobs: any BlobStore
+    /// Which engine holds the data, for the start-up log (`SQLite PATH`, `PostgreSQL host:port/db`).
+    public let engineDescription: String
     /// Held for a whole `saveFile` (blob, then row) and by `collectOrphanFiles`, so the collection never
     /// takes a just-written blob for an orphan before its row commits. Saves take turns on the files
     /// writer anyway; this adds only the short row insert to what they wait for.
@@ -91,7 +93,7 @@ public final class Store: Sendable {
     /// migrations. The server then calls `markInterruptedAtStartup` and `collectOrphanFiles` (not done
     /// here: `parley user` opens a store beside a running server, whose saves it must not disturb).
     /// `now` is the clock for timestamps (tests pin it to make equal `updated_at` values).
-    public init(
+    public convenience init(
         path: String, configuration: StoreConfiguration,
         now: @escaping @Sendable () -> Date = { Date() }
     ) throws(StoreError) {
@@ -99,47 +101,53 @@ public final class Store: Sendable {
         let timeout = configuration.busyTimeoutMilliseconds
         let database = try SQLiteDatabase(path: path, readOnly: false, busyTimeoutMilliseconds: timeout)
         try Migration.migrate(database)
-        let lastMessage = try database.queryFirst("SELECT coalesce(max(created_at), 0) FROM messages") {
-            row in row.int64(0)
-        } ?? 0
-        let lastConversation = try database.queryFirst(
-            "SELECT coalesce(max(updated_at), 0) FROM conversations"
-        ) { row in row.int64(0) } ?? 0
-        let writer = ExclusiveAccess(Writer(
-            database: database, lastMessageMilliseconds: lastMessage,
-            lastConversationMilliseconds: lastConversation))
         let checkpointer = try Checkpointer(
             path: path, busyTimeoutMilliseconds: timeout, limits: configuration.checkpoints)
         do {
             try database.reportWALSize(to: checkpointer, limitPages: configuration.checkpoints.pages)
-        } catch {
-            checkpointer.stop()
-            throw error
-        }
-        self.checkpointer = checkpointer
-        self.configuration = configuration
-        self.now = now
-        self.writer = writer
-        do {
-            var connections: [any Database] = []
+            var readers: [any Database] = []
             for _ in 0..<configuration.readers {
-                connections.append(try SQLiteDatabase(path: path, readOnly: true, busyTimeoutMilliseconds: timeout))
+                readers.append(try SQLiteDatabase(path: path, readOnly: true, busyTimeoutMilliseconds: timeout))
             }
-            self.readers = ReaderPool(connections) { (database, body) throws(StoreError) in
-                try database.transaction(.deferred, body)
-            }
-            self.fileBlobs = try FileBlobs(
+            let blobs = try FileBlobs(
                 path: Self.filesDatabasePath(forDatabaseAt: path), readers: configuration.readers,
                 busyTimeoutMilliseconds: timeout)
+            try self.init(writer: database, readers: readers, blobs: blobs, checkpointer: checkpointer,
+                          engineDescription: "SQLite \(path)", configuration: configuration, now: now)
         } catch {
             checkpointer.stop()
             throw error
         }
     }
 
+    /// A store over open connections of one engine, migrated already: `writer` takes every write,
+    /// `readers` (at least one) the reads.
+    init(
+        writer database: any Database, readers: [any Database], blobs: any BlobStore, checkpointer: Checkpointer?,
+        engineDescription: String, configuration: StoreConfiguration, now: @escaping @Sendable () -> Date
+    ) throws(StoreError) {
+        let lastMessage = try database.queryFirst("SELECT coalesce(max(created_at), 0) FROM messages") {
+            row in row.int64(0)
+        } ?? 0
+        let lastConversation = try database.queryFirst(
+            "SELECT coalesce(max(updated_at), 0) FROM conversations"
+        ) { row in row.int64(0) } ?? 0
+        self.writer = ExclusiveAccess(Writer(
+            database: database, lastMessageMilliseconds: lastMessage,
+            lastConversationMilliseconds: lastConversation))
+        self.readers = ReaderPool(readers) { (database, body) throws(StoreError) in
+            try database.transaction(.deferred, body)
+        }
+        self.checkpointer = checkpointer
+        self.fileBlobs = blobs
+        self.engineDescription = engineDescription
+        self.configuration = configuration
+        self.now = now
+    }
+
     deinit {
         // The thread holds the checkpointer (and its connection) until it is told to stop.
-        checkpointer.stop()
+        checkpointer?.stop()
     }
 
     /// Where the files database of the main database at `path` lives: `NAME.files.sqlite` beside it

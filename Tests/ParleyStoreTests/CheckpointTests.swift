@@ -34,7 +34,7 @@ final class CheckpointTests: StoreTestCase {
             written += text.utf8.count
             largest = max(largest, walBytes())
         }
-        let counts = try XCTUnwrap(store).checkpointer.completed
+        let counts = try XCTUnwrap(XCTUnwrap(store).checkpointer).completed
         XCTAssertGreaterThan(counts.passive, 0, "checkpoints ran on their own thread")
         XCTAssertEqual(counts.failed, 0)
         // Reused, not grown with every commit. How far it grows first depends on the machine: the writer
@@ -49,7 +49,7 @@ final class CheckpointTests: StoreTestCase {
         var copied = false
         while Date() < quietUntil, !copied {
             Thread.sleep(forTimeInterval: 0.05)
-            copied = try XCTUnwrap(store).checkpointer.completed.passive > counts.passive
+            copied = try XCTUnwrap(XCTUnwrap(store).checkpointer).completed.passive > counts.passive
         }
         XCTAssertTrue(copied, "a quiet store is checkpointed by the interval")
         try XCTUnwrap(store).saveProgress([MessageProgress(id: turns[0], content: "last")])
@@ -88,8 +88,8 @@ final class CheckpointTests: StoreTestCase {
                 }
             }
         }
-        XCTAssertGreaterThan(store.checkpointer.completed.passive, 0)
-        XCTAssertEqual(store.checkpointer.completed.failed, 0)
+        XCTAssertGreaterThan(try XCTUnwrap(store.checkpointer).completed.passive, 0)
+        XCTAssertEqual(try XCTUnwrap(store.checkpointer).completed.failed, 0)
         for id in ids {
             XCTAssertEqual(try store.message(id: id)?.content, "149 \(text)")
         }

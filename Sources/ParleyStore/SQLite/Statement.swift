@@ -39,6 +39,11 @@ final class Statement {
                 rc = Self.bindText(string, handle: handle, index: index)
             case .real(let number):
                 rc = sqlite3_bind_double(handle, index, number)
+            case .blob(let bytes):
+                rc = bytes.withUnsafeBytes { raw in
+                    sqlite3_bind_blob64(handle, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
+                                        sqlite3_uint64(raw.count), parley_sqlite_transient())
+                }
             }
             guard rc == SQLITE_OK else { throw StoreError.from(connection: connection, code: rc) }
         }

@@ -166,9 +166,9 @@ final class FileLifecycleTests: FileTestCase {
         func single(_ sql: String) throws -> String? { try files.queryFirst(sql) { $0.text(0) } }
         XCTAssertEqual(try single("PRAGMA page_size"), "65536")
         XCTAssertFalse(FileManager.default.fileExists(atPath: path + "-wal"))
-        XCTAssertEqual(try store.fileBlobs.writerPragma("journal_mode"), "truncate")
-        XCTAssertEqual(try store.fileBlobs.writerPragma("synchronous"), "2", "FULL")
-        XCTAssertEqual(try store.fileBlobs.writerPragma("cache_size"), "-2000", "2,000 KiB, not 500 pages of 64 KiB")
+        XCTAssertEqual(try XCTUnwrap(store.fileBlobs as? FileBlobs).writerPragma("journal_mode"), "truncate")
+        XCTAssertEqual(try XCTUnwrap(store.fileBlobs as? FileBlobs).writerPragma("synchronous"), "2", "FULL")
+        XCTAssertEqual(try XCTUnwrap(store.fileBlobs as? FileBlobs).writerPragma("cache_size"), "-2000", "2,000 KiB, not 500 pages of 64 KiB")
     }
 
     func testTheFilesDatabaseSitsBesideTheMainOne() throws {

@@ -26,7 +26,7 @@ import Foundation
 /// The main database's rows are the truth: a blob is written before the row that names it and removed
 /// after that row is gone, so a crash leaves at worst an unreferenced blob, which the server's start
 /// collects (`Store.collectOrphanFiles`).
-final class FileBlobs: Sendable {
+final class FileBlobs: BlobStore {
     private let writer: ExclusiveAccess<SQLiteDatabase>
     private let readers: ReaderPool<SQLiteDatabase>
     /// The file's path.
@@ -146,7 +146,7 @@ final class FileBlobs: Sendable {
 
     /// The whole `column` ("thumbnail" or "text"), nil when it is NULL or the blob is gone. Only for
     /// small values and a document's text (which a provider request needs whole anyway).
-    func readWhole(id: Int64, column: Column) throws(StoreError) -> [UInt8]? {
+    func readWhole(id: Int64, column: BlobColumn) throws(StoreError) -> [UInt8]? {
         try readers.read { (database) throws(StoreError) in
             // length() of a BLOB reads its header, not its pages.
             let size = try database.queryFirst(
@@ -155,12 +155,6 @@ final class FileBlobs: Sendable {
             let blob = try IncrementalBlob(database, table: "blobs", column: column.rawValue, row: id, writable: false)
             return try blob.read(count: Int(size), at: 0)
         }
-    }
-
-    /// The optional columns `readWhole` reads.
-    enum Column: String {
-        case thumbnail
-        case text
     }
 
     /// Every blob id, ascending (for collecting the ones no file refers to). One read transaction.
