@@ -9,6 +9,9 @@ public enum BackupCommand {
     /// `--force`), 1 the copy failed (the message names the file).
     public static func run(_ configuration: ParleyConfiguration, destination: String, replacing: Bool)
         -> (status: Int32, message: String) {
+        if let database = configuration.database {
+            return (2, "parley backup copies the SQLite file; the store is PostgreSQL (\(database)): use pg_dump")
+        }
         let source = configuration.databasePath
         do {
             let summary = try StoreBackup.copy(from: source, to: destination, replacing: replacing)

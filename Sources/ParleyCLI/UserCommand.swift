@@ -49,7 +49,7 @@ public enum UserCommand: Sendable, Equatable {
         }
     }
 
-    /// Runs commands on the configured database file with the configured password cost.
+    /// Runs commands on the configured store (`PARLEY_DATABASE_URL` or `PARLEY_DB`) with the configured password cost.
     public struct Runner {
         let configuration: ParleyConfiguration
 
@@ -58,7 +58,7 @@ public enum UserCommand: Sendable, Equatable {
         }
 
         public func run(_ command: UserCommand, password: () -> String?) throws -> [String] {
-            let store = try Store(path: configuration.databasePath)
+            let store = try configuration.openStore()
             let hasher = PasswordHasher(operations: PasswordHasher.interactive.operations,
                                         memoryBytes: configuration.accounts.passwordMemoryKiB * 1024)
             return try command.run(store: store, hasher: hasher, password: password)

@@ -9,6 +9,7 @@ import ParleyMedia
 import ParleyPrimitives
 import ParleyProviders
 import ParleyQuotas
+import ParleyStore
 
 /// Everything Parley can be told at start-up. Each value comes from an environment variable
 /// (`PARLEY_PORT`) or the command-line flag of the same name (`--port 9000`), and the flag wins.
@@ -18,6 +19,8 @@ public struct ParleyConfiguration: Sendable {
     public var host = "127.0.0.1"
     public var port = 8080
     public var databasePath = "./parley.db"
+    /// PARLEY_DATABASE_URL: a PostgreSQL store instead of the SQLite file; wins over `databasePath`.
+    public var database: PostgresLocation?
     public var publicDirectory = "./Public"
     public var http = HTTPServerConfiguration()
     /// The largest upload (PARLEY_MAX_FILE_BYTES; at most 10^9 bytes, SQLite's default blob limit).
@@ -111,6 +114,7 @@ public struct ParleyConfiguration: Sendable {
         host = values["PARLEY_HOST"] ?? host
         port = try read.integer("PARLEY_PORT", default: port, range: 0...65535)
         databasePath = values["PARLEY_DB"] ?? databasePath
+        database = try Self.databaseLocation(read: read)
         publicDirectory = values["PARLEY_PUBLIC"] ?? publicDirectory
 
         http.host = host

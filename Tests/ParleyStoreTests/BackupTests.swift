@@ -5,6 +5,11 @@ import XCTest
 
 /// `StoreBackup`: a consistent copy taken with SQLite's online backup API while a writer writes.
 final class BackupTests: StoreTestCase {
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        try requireSQLite("SQLite's own files: PostgreSQL is backed up with pg_dump")
+    }
+
     var copyPath: String { directory.appendingPathComponent("copy.sqlite").path }
 
     /// Rows committed only to the WAL (no checkpoint yet) are in the copy, every row committed before

@@ -5,6 +5,11 @@ import XCTest
 /// The WAL's checkpoints run on the store's own thread (`Checkpointer`): commits never run one, yet the
 /// WAL stays bounded and every commit is kept.
 final class CheckpointTests: StoreTestCase {
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        try requireSQLite("SQLite's own files: PostgreSQL is backed up with pg_dump")
+    }
+
     private func walBytes() -> Int {
         (try? FileManager.default.attributesOfItem(atPath: databasePath + "-wal")[.size] as? Int) ?? 0
     }

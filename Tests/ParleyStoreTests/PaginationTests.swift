@@ -9,7 +9,7 @@ final class PaginationTests: StoreTestCase {
         for index in 0..<23 { created.append(try store.createConversation(title: "c\(index)").id) }
         // The store never writes equal timestamps itself (see below); rows imported or written by
         // an older version may have them, so make groups of five share one updated_at by hand.
-        let database = try SQLiteDatabase(path: databasePath, readOnly: false, busyTimeoutMilliseconds: 1000)
+        let database = try rawConnection()
         for (index, id) in created.enumerated() {
             _ = try database.run(
                 "UPDATE conversations SET updated_at = ? WHERE id = ?",

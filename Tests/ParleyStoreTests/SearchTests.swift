@@ -182,6 +182,7 @@ final class SearchTests: StoreTestCase {
     }
 
     func testTheMigrationIndexesRowsWrittenBeforeIt() throws {
+        try requireSQLite("migrates an old SQLite file")
         do {
             // A version-5 file with a conversation and a finished and a streaming message.
             let database = try SQLiteDatabase(path: databasePath, readOnly: false, busyTimeoutMilliseconds: 1000)

@@ -4,6 +4,11 @@ import XCTest
 
 /// `StoreBackup` copies the files database with the main one, as a pair that opens.
 final class FileBackupTests: FileTestCase {
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        try requireSQLite("SQLite's own files: PostgreSQL is backed up with pg_dump")
+    }
+
     var copyPath: String { directory.appendingPathComponent("copy.sqlite").path }
     var filesCopyPath: String { directory.appendingPathComponent("copy.files.sqlite").path }
 

@@ -159,6 +159,7 @@ final class FileLifecycleTests: FileTestCase {
     /// disk (`synchronous = FULL`) before the row that names a blob is written; a new file has 64 KiB
     /// pages (`FileBlobs`).
     func testTheFilesDatabaseUsesARollbackJournalThatSyncsAndLargePages() throws {
+        try requireSQLite("the SQLite files database's journal")
         let store = try makeStore()
         _ = try save(store, upload: "one")
         let path = Store.filesDatabasePath(forDatabaseAt: databasePath)

@@ -1,0 +1,31 @@
+import Foundation
+import ParleyStore
+
+/// `PARLEY_DATABASE_URL` and `PARLEY_DB`: which engine holds the conversations, and opening it.
+extension ParleyConfiguration {
+    /// PARLEY_DATABASE_URL: unset or empty, the SQLite file `PARLEY_DB`; otherwise a `postgres://` URL.
+    /// An error never repeats the URL's password.
+    static func databaseLocation(read: SettingReader) throws(ConfigurationError) -> PostgresLocation? {
+        guard let raw = read.values["PARLEY_DATABASE_URL"], !raw.trimmingCharacters(in: .whitespaces).isEmpty else {
+            return nil
+        }
+        guard let location = PostgresLocation(url: raw) else {
+            let shown = PostgresLocation(url: "postgres://" + raw)?.description.dropFirst("postgres://".count)
+            throw .invalidValue(name: "PARLEY_DATABASE_URL", value: shown.map(String.init) ?? "(hidden)",
+                                expected: "a postgres:// or postgresql:// URL")
+        }
+        return location
+    }
+
+    /// Opens the configured store (PostgreSQL when `database` is set, else the SQLite file) and says
+    /// which in the start-up log.
+    public func openStore() throws -> Store {
+        let store: Store
+        if let database {
+            store = try Store(postgres: database)
+        } else {
+            store = try Store(path: databasePath)
+        }
+        return store
+    }
+}
