@@ -3,8 +3,9 @@
 #
 # A throwaway PostgreSQL 15 for tests and `make cluster` (issue 24), in DIR and nowhere else:
 #   start  initdb in DIR/data on first use, start it if it is not running, make the role `parley`
-#          (a database owner, NOT a superuser, as Parley runs in production) and its database
-#          `parley`, then print the URL: postgres://parley@127.0.0.1:PORT/parley
+#          (a database owner, NOT a superuser, as Parley runs in production; CREATEDB, so store
+#          tests can make a database each) and its database `parley`, then print the URL:
+#          postgres://parley@127.0.0.1:PORT/parley
 #   stop   stop it (fast shutdown); nothing to do if it is not running
 #   url    print the URL of the server in DIR
 # Every command can be run again: start on a running server only prints the URL.
@@ -89,7 +90,7 @@ start() {
             || die "the server did not start on port $port: see $dir/server.log"
     fi
     if [ "$(superuser_sql "SELECT count(*) FROM pg_roles WHERE rolname = 'parley'")" = 0 ]; then
-        superuser_sql "CREATE ROLE parley LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE"
+        superuser_sql "CREATE ROLE parley LOGIN NOSUPERUSER CREATEDB NOCREATEROLE"
     fi
     if [ "$(superuser_sql "SELECT count(*) FROM pg_database WHERE datname = 'parley'")" = 0 ]; then
         superuser_sql "CREATE DATABASE parley OWNER parley ENCODING 'UTF8'"

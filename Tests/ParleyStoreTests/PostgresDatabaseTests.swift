@@ -110,6 +110,30 @@ final class PostgresDatabaseTests: XCTestCase {
         XCTAssertEqual(read.map(\.1), samples.map { Int64($0.utf8.count) }, "stored as UTF-8, byte for byte")
     }
 
+    func testBlobsRoundTripByteForByte() throws {
+        let database = try connect()
+        try database.execute("CREATE TABLE chunk (id bigint PRIMARY KEY, bytes bytea)")
+        var generator = SystemRandomNumberGenerator()
+        let blobs: [[UInt8]] = [[], [0], Array(0...255), (0..<1_000_000).map { _ in UInt8.random(in: 0...255, using: &generator) }]
+        for (id, blob) in blobs.enumerated() {
+            try database.run("INSERT INTO chunk VALUES (?, ?)", [.integer(Int64(id)), .blob(blob)])
+        }
+        try database.run("INSERT INTO chunk VALUES (?, ?)", [.integer(9), .null])
+        let read = try database.query("SELECT bytes, octet_length(bytes) FROM chunk ORDER BY id") { row in
+            (row.optionalBytes(0), row.optionalInt64(1))
+        }
+        XCTAssertEqual(read.map(\.0), blobs.map { Optional($0) } + [nil])
+        XCTAssertEqual(read.map(\.1), blobs.map { Optional(Int64($0.count)) } + [nil], "stored whole, not cut at a zero byte")
+        // A blob beside text parameters in one statement: each in its own format.
+        let mixed = try database.queryFirst("SELECT ?::text, octet_length(?::bytea), ?::bigint",
+                                            [.text("a"), .blob([0, 1, 2]), .integer(7)]) { row in
+            (row.text(0), row.int64(1), row.int64(2))
+        }
+        XCTAssertEqual(mixed?.0, "a")
+        XCTAssertEqual(mixed?.1, 3)
+        XCTAssertEqual(mixed?.2, 7)
+    }
+
     func testTextWithNULIsRefusedNotCut() throws {
         let database = try connect()
         try database.execute("CREATE TABLE note (body text)")
@@ -130,7 +154,7 @@ final class PostgresDatabaseTests: XCTestCase {
     func testTransactionCommitsOrRollsBackWhole() throws {
         let database = try connect()
         try database.execute("CREATE TABLE item (id bigint PRIMARY KEY)")
-        try database.transaction(.immediate) {
+        try database.transaction(.immediate) { () throws(StoreError) -> Void in
             try database.run("INSERT INTO item VALUES (?)", [.integer(1)])
         }
         XCTAssertThrowsError(try database.transaction(.immediate) { () throws(StoreError) in
@@ -140,7 +164,7 @@ final class PostgresDatabaseTests: XCTestCase {
         XCTAssertEqual(try database.query("SELECT id FROM item ORDER BY id") { $0.int64(0) }, [1])
         // A read transaction is read-only: a write in it is refused (SQLSTATE 25006).
         XCTAssertEqual(sqlstate {
-            try database.transaction(.deferred) { try database.run("INSERT INTO item VALUES (3)") }
+            try database.transaction(.deferred) { () throws(StoreError) -> Void in try database.run("INSERT INTO item VALUES (3)") }
         }, "25006")
     }
 
@@ -148,14 +172,16 @@ final class PostgresDatabaseTests: XCTestCase {
         let database = try connect()
         try database.execute("CREATE TABLE item (id bigint PRIMARY KEY)")
         XCTAssertEqual(sqlstate {
-            try database.transaction(.immediate) {
+            try database.transaction(.immediate) { () throws(StoreError) in
                 try database.run("INSERT INTO item VALUES (1)")
                 _ = try? database.run("INSERT INTO item VALUES (1)")  // duplicate: aborts the transaction
             }
         }, "25P02")
         XCTAssertEqual(try database.queryFirst("SELECT count(*) FROM item") { $0.int64(0) }, 0)
-        XCTAssertEqual(sqlstate { try database.transaction(.immediate) { try database.transaction(.immediate) {} } },
-                       "25001", "no nested transactions, as on SQLite")
+        let nested = sqlstate {
+            try database.transaction(.immediate) { () throws(StoreError) in try database.transaction(.immediate) {} }
+        }
+        XCTAssertEqual(nested, "25001", "no nested transactions, as on SQLite")
     }
 
     func testFailedSavepointKeepsTheTransaction() throws {
@@ -171,7 +197,7 @@ final class PostgresDatabaseTests: XCTestCase {
                 try database.run("INSERT INTO item VALUES (4)")
                 throw StoreError.conflict("not this one")
             }
-            let kept = try database.savepoint { try database.run("INSERT INTO item VALUES (3)") }
+            let kept = try database.savepoint { () throws(StoreError) in try database.run("INSERT INTO item VALUES (3)") }
             return (failed, thrown, kept)
         }
         guard case .failure(.postgres(let sqlstate, _)) = outcomes.0 else { return XCTFail("\(outcomes.0)") }
@@ -244,7 +270,7 @@ final class PostgresDatabaseTests: XCTestCase {
         let order = Order()
         let waiterDone = DispatchSemaphore(value: 0)
         try holder.withAdvisoryLock(key: key) { () throws(StoreError) in
-            XCTAssertEqual(try other.withLock { try $0.queryFirst(tryLock, [.integer(key)]) { $0.int64(0) } }, 0)
+            XCTAssertEqual(try other.withLock { (database) throws(StoreError) in try database.queryFirst(tryLock, [.integer(key)]) { $0.int64(0) } }, 0)
             Thread.detachNewThread {
                 try? other.withLock { database throws(StoreError) in
                     try database.withAdvisoryLock(key: key) { order.append("waiter") }

@@ -12,7 +12,7 @@ struct PostgresConnectionInfo: Sendable {
 
     /// Parses `url`; a URL libpq cannot read throws `invalidConfiguration` (its password scrubbed).
     init(url: String) throws(StoreError) {
-        guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
+        guard ["postgres://", "postgresql://"].contains(where: { url.lowercased().hasPrefix($0) }) else {
             throw StoreError.invalidConfiguration("a PostgreSQL URL starts with postgres:// or postgresql://")
         }
         var error: UnsafeMutablePointer<CChar>?

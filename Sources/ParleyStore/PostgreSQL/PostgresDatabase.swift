@@ -9,18 +9,15 @@ import Glibc
 /// `PostgresPlaceholders` rewrites each distinct SQL once, and it is prepared once per connection
 /// (`PQprepare`), then run with `PQexecPrepared`; parameters and results travel as text.
 ///
-/// A lost connection (PostgreSQL restarted, the session terminated) is re-established once before the
-/// next call, outside a transaction, and a call the server refused because it was ending the session
-/// (SQLSTATE class 57P: nothing ran) is retried once on the new session. Otherwise the call throws
+/// A lost connection (PostgreSQL restarted, the session terminated) is seen before the next call and
+/// re-established once, outside a transaction; a call the server refused because it was ending the
+/// session (SQLSTATE class 57P: nothing ran) is retried once on a new session. Otherwise the call throws
 /// `StoreError.unavailable`, and so does every call while PostgreSQL cannot be reached.
-final class PostgresDatabase {
-    /// How a transaction takes its locks: `immediate` is a plain (read committed) `BEGIN` for writes;
-    /// `deferred` reads from one snapshot (`REPEATABLE READ, READ ONLY`).
-    enum TransactionMode {
-        case immediate
-        case deferred
-    }
-
+///
+/// Transactions: `immediate` is a plain (read committed) `BEGIN`, for writes; `deferred` reads from
+/// one snapshot (`REPEATABLE READ, READ ONLY`).
+final class PostgresDatabase: Database {
+    let dialect = SQLDialect.postgres
     private let connection: OpaquePointer
     private let info: PostgresConnectionInfo
     /// Prepared statements by the store's SQL text; emptied when the session is re-established.
@@ -83,14 +80,14 @@ final class PostgresDatabase {
 
     /// Runs one statement and decodes every row it returns.
     func query<T>(
-        _ sql: String, _ arguments: [SQLValue] = [], _ decode: (PostgresRow) throws(StoreError) -> T
+        _ sql: String, _ arguments: [SQLValue] = [], _ decode: (Row) throws(StoreError) -> T
     ) throws(StoreError) -> [T] {
         let result = try result(of: sql, arguments)
         defer { withExtendedLifetime(result) {} }  // the rows point into it
         var values: [T] = []
         values.reserveCapacity(Int(result.rowCount))
         for index in 0..<result.rowCount {
-            values.append(try decode(result.row(index)))
+            values.append(try decode(Row(postgres: result.row(index))))
         }
         return values
     }
@@ -98,12 +95,12 @@ final class PostgresDatabase {
     /// Runs one statement and decodes its first row, if any. The statement always runs to completion
     /// (PostgreSQL sends every row), so a `RETURNING` write completes every change.
     func queryFirst<T>(
-        _ sql: String, _ arguments: [SQLValue] = [], _ decode: (PostgresRow) throws(StoreError) -> T
+        _ sql: String, _ arguments: [SQLValue] = [], _ decode: (Row) throws(StoreError) -> T
     ) throws(StoreError) -> T? {
         let result = try result(of: sql, arguments)
         defer { withExtendedLifetime(result) {} }
         guard result.rowCount > 0 else { return nil }
-        return try decode(result.row(0))
+        return try decode(Row(postgres: result.row(0)))
     }
 
     // MARK: - Transactions
@@ -178,8 +175,8 @@ final class PostgresDatabase {
         let parameters = try PostgresParameters(arguments)
         return try withSession { () throws(StoreError) -> PostgresResult in
             let statement = try prepared(sql)
-            return try parameters.withValues { values in
-                checked(PQexecPrepared(connection, statement.name, parameters.count, values, nil, nil, 0))
+            return try parameters.withValues { values, lengths, formats in
+                checked(PQexecPrepared(connection, statement.name, parameters.count, values, lengths, formats, 0))
             }.get()
         }
     }
@@ -221,7 +218,17 @@ final class PostgresDatabase {
         }
     }
 
+    /// Makes sure the session is live before a call: reads whatever the server sent while the
+    /// connection sat idle (a zero-timeout `poll`, then `PQconsumeInput` while there is more), so a
+    /// session the server has already ended (its FATAL message, then the close, wait there) is seen
+    /// as lost before a statement is sent on it, when re-running it elsewhere is still safe.
     private func ensureSession() throws(StoreError) {
+        var socket = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
+        var reads = 0
+        while reads < 4, PQstatus(connection) == CONNECTION_OK, socket.fd >= 0, poll(&socket, 1, 0) > 0 {
+            _ = PQconsumeInput(connection)
+            reads += 1
+        }
         guard PQstatus(connection) != CONNECTION_OK else { return }
         guard !inTransaction else {
             throw StoreError.unavailable("the connection to \(info.redactedURL) was lost during a transaction")

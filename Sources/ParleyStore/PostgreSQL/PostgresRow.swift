@@ -2,11 +2,12 @@ import CLibPQ
 import Glibc
 
 /// Typed read access to one row of a PostgreSQL result, by 0-based column: the PostgreSQL half of
-/// `Row`'s accessors, with the same meanings as SQLite's (NULL reads as 0 / "" where not optional).
+/// `Row`'s accessors (`Row.Storage.postgres`), with the same meanings as SQLite's (NULL reads as 0 /
+/// "" where not optional).
 ///
 /// Results come in text format: integers parse as decimal (`boolean`'s `t`/`f` read as 1/0, so a
 /// flag column may be either type), reals with `strtod` (PostgreSQL prints the shortest text that
-/// reads back exactly). Valid only while its result lives; decode into value types right away.
+/// reads back exactly), `bytea` from its hex text (`PQunescapeBytea`). Valid only while its result lives; decode into value types right away.
 struct PostgresRow {
     let result: OpaquePointer
     let row: Int32
@@ -44,5 +45,17 @@ struct PostgresRow {
         return value.withMemoryRebound(to: UInt8.self, capacity: count) { bytes in
             String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
         }
+    }
+
+    /// The column's bytes (`bytea`); nil for NULL.
+    func optionalBytes(_ column: Int32) -> [UInt8]? {
+        guard !isNull(column), let value = PQgetvalue(result, row, column) else { return nil }
+        var count = 0
+        let bytes = value.withMemoryRebound(to: UInt8.self, capacity: Int(PQgetlength(result, row, column)) + 1) {
+            PQunescapeBytea($0, &count)
+        }
+        guard let bytes else { return nil }
+        defer { PQfreemem(bytes) }
+        return Array(UnsafeBufferPointer(start: bytes, count: count))
     }
 }
