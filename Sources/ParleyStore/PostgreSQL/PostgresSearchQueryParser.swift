@@ -117,7 +117,7 @@ struct PostgresSearchQueryParser {
         }
         guard take() == .colon else { index -= 1; throw syntaxError() }
         let node = try parseUnary()
-        return excluded == columns.isEmpty ? node : .nothing
+        return excluded == columns.isEmpty ? node : .excluded(node)
     }
 
     /// `NEAR(` already taken: phrases, then `, N` or nothing, then `)`.

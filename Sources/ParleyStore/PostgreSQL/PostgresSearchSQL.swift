@@ -36,7 +36,7 @@ enum PostgresSearchSQL {
         JOIN search_documents d ON d.doc_id = i.doc_id
         JOIN conversations c ON c.id = d.conversation_id
         WHERE d.owner_id = ?2 AND c.owner_id = ?2
-          AND (?3 IS NULL OR c.pinned = ?3) AND (?4 IS NULL OR c.archived = ?4)
+          AND (c.pinned = ?3 OR ?3 IS NULL) AND (c.archived = ?4 OR ?4 IS NULL)
           AND (\(condition)) AND ?1::TEXT IS NOT NULL
         ORDER BY d.doc_id DESC LIMIT ?5
         """
@@ -55,7 +55,7 @@ enum PostgresSearchSQL {
         FROM search_documents d
         JOIN conversations c ON c.id = d.conversation_id
         LEFT JOIN messages m ON m.id = d.message_id
-        WHERE d.owner_id = ?2 AND c.owner_id = ?2 AND (?3 IS NULL OR c.pinned = ?3) AND (?4 IS NULL OR c.archived = ?4)
+        WHERE d.owner_id = ?2 AND c.owner_id = ?2 AND (c.pinned = ?3 OR ?3 IS NULL) AND (c.archived = ?4 OR ?4 IS NULL)
           AND strpos(translate(coalesce(m.content, c.title), '\(upper)', '\(lower)'),
                      translate(?1, '\(upper)', '\(lower)')) > 0
         ORDER BY d.doc_id DESC LIMIT ?5
@@ -95,7 +95,7 @@ enum PostgresSearchSQL {
                 return "(\(sql(left)) OR \(sql(right)))"
             case .not(let left, let right):
                 return "(\(sql(left)) AND NOT \(sql(right)))"
-            case .nothing:
+            case .excluded:
                 return "FALSE"
             }
         }

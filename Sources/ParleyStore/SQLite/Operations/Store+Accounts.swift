@@ -85,9 +85,14 @@ extension Store {
     @discardableResult
     public func assignLocalConversations(to userID: String) throws(StoreError) -> Int {
         try write { (writer, _) throws(StoreError) in
-            // OR IGNORE: a file of the same upload `userID` already has stays local (a new admin has none).
-            try writer.database.run("UPDATE OR IGNORE files SET owner_id = ? WHERE owner_id = ?",
-                                    [.text(userID), .text(User.localID)])
+            // A file of the same upload `userID` already has stays local (a new admin has none): what
+            // SQLite's UPDATE OR IGNORE did, written so PostgreSQL runs it too.
+            try writer.database.run(
+                """
+                UPDATE files SET owner_id = ?1 WHERE owner_id = ?2 AND NOT EXISTS
+                    (SELECT 1 FROM files held WHERE held.owner_id = ?1 AND held.upload_sha256 = files.upload_sha256)
+                """,
+                [.text(userID), .text(User.localID)])
             return try writer.database.run("UPDATE conversations SET owner_id = ? WHERE owner_id = ?",
                                            [.text(userID), .text(User.localID)])
         }
@@ -107,7 +112,8 @@ extension Store {
                     coalesce(sum(CASE WHEN m.role = 'assistant' AND json_valid(m.usage)
                                  THEN max(0, min(\(ReplyTokens.maximum),
                                                  CAST(json_extract(m.usage, '$.output_tokens') AS INTEGER))) END), 0),
-                    max(coalesce(max(c.updated_at), 0), coalesce(max(m.updated_at), 0))
+                    CASE WHEN coalesce(max(c.updated_at), 0) > coalesce(max(m.updated_at), 0)
+                         THEN coalesce(max(c.updated_at), 0) ELSE coalesce(max(m.updated_at), 0) END
                 FROM conversations c LEFT JOIN messages m ON m.conversation_id = c.id
                 WHERE c.owner_id = ?1
                 """,

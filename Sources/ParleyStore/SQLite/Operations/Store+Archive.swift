@@ -29,7 +29,7 @@ extension Store {
             try database.query(
                 """
                 SELECT created_at, id FROM conversations
-                WHERE owner_id = ?1 AND (?2 IS NULL OR (created_at, id) > (?2, ?3))
+                WHERE owner_id = ?1 AND ((created_at, id) > (?2, ?3) OR ?2 IS NULL)
                 ORDER BY created_at, id LIMIT ?4
                 """,
                 [.text(owner), after.map { .integer($0.createdAtMilliseconds) } ?? .null, .optionalText(after?.id),
