@@ -36,8 +36,7 @@ final class PostgresMigrationTests: StoreTestCase {
                        "\(PostgresMigration.all.count)\t\(PostgresMigration.all.count)")
     }
 
-    /// Every SQLite table (the main database's, and the files database's `blobs` as `file_blobs`) has
-    /// its columns here, in the same order, of the matching type and nullability. PostgreSQL has more
+    /// Every table of SQLite's main database has its columns here, in the same order, of the matching type and nullability. PostgreSQL has more
     /// only where SQLite's is implicit (`users.rowid`), parsed once (`messages.usage_json`) or inside
     /// FTS5 (`search_index`'s doc id and trigrams, and `body` NOT NULL).
     func testTablesAndColumnsAreSQLites() throws {
@@ -46,8 +45,13 @@ final class PostgresMigrationTests: StoreTestCase {
         try schema.migrate()
         _ = try makeStore()
         var sqlite = try columns(ofSQLiteAt: databasePath, skipping: ["search_index_"])
-        let blobs = try columns(ofSQLiteAt: FileBlobs.path(forDatabaseAt: databasePath), skipping: [])
-        sqlite["file_blobs"] = blobs["blobs"]
+        // The files database's `blobs` is PostgresBlobs' two tables here, chunked.
+        XCTAssertEqual(Set(try columns(ofSQLiteAt: FileBlobs.path(forDatabaseAt: databasePath), skipping: []).keys), ["blobs"])
+        sqlite["blob_files"] = [Column(name: "id", type: "INTEGER", notNull: true), Column(name: "size", type: "INTEGER", notNull: true),
+                                Column(name: "chunk_size", type: "INTEGER", notNull: true),
+                                Column(name: "thumbnail", type: "BLOB", notNull: false), Column(name: "text", type: "BLOB", notNull: false)]
+        sqlite["blob_chunks"] = [Column(name: "blob_id", type: "INTEGER", notNull: true), Column(name: "seq", type: "INTEGER", notNull: true),
+                                 Column(name: "bytes", type: "BLOB", notNull: true)]
         let postgres = try schema.run("""
             SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns
             WHERE table_schema = current_schema() AND table_name <> 'schema_migrations'

@@ -5,9 +5,10 @@
 ///
 /// Types: every integer column is `BIGINT` (SQLite's integers are 64-bit and the shared code reads
 /// `int64`), reals are `DOUBLE PRECISION`, flags stay `BIGINT` 0/1 (the shared SQL binds and compares
-/// them as integers), file bytes are `BYTEA` in `file_blobs` of the same database. SQLite's triggers
-/// are plpgsql functions with the same effect. Only extensions PostgreSQL 15 marks trusted are used
-/// (none so far), as Parley runs as the database's owner, not a superuser.
+/// them as integers), file bytes are `BYTEA` chunks in `blob_chunks` of the same database
+/// (`PostgresBlobs`). SQLite's triggers are plpgsql functions with the same effect. Only extensions
+/// PostgreSQL 15 marks trusted are used (none so far), as Parley runs as the database's owner, not a
+/// superuser.
 ///
 /// `schema_migrations` records each applied version. Never edit or reorder a shipped step: add one.
 struct PostgresMigration: Sendable {
