@@ -81,7 +81,7 @@ final class PostgresMigrationTests: StoreTestCase {
         defer { schema.drop() }
         try schema.migrate()
         _ = try makeStore()
-        let sqlite = try Database(path: databasePath, readOnly: false, busyTimeoutMilliseconds: 5000)
+        let sqlite = try SQLiteDatabase(path: databasePath, readOnly: false, busyTimeoutMilliseconds: 5000)
         let usages: [String?] = [nil, #"{"output_tokens": 2, "cached": 1}"#, #"{"input_tokens": 7, "output_tokens": 9}"#,
                                  "not json", #"{"input_tokens": 3000000000, "output_tokens": -4}"#, "[1]"]
         var script = """
@@ -143,7 +143,7 @@ final class PostgresMigrationTests: StoreTestCase {
 
     /// PRAGMA table_info of every ordinary table (FTS5's `search_index` itself, not its shadow tables).
     private func columns(ofSQLiteAt path: String, skipping prefixes: [String]) throws -> [String: [Column]] {
-        let database = try Database(path: path, readOnly: true, busyTimeoutMilliseconds: 5000)
+        let database = try SQLiteDatabase(path: path, readOnly: true, busyTimeoutMilliseconds: 5000)
         let names = try database.query(
             "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name") { $0.text(0) }
         var tables: [String: [Column]] = [:]

@@ -28,8 +28,8 @@ final class PostgresSearchSQLTests: StoreTestCase {
     ]
 
     /// FTS5 with SQLite's own trigram tokenizer (the owner prefix aside, what `parley_owned` indexes).
-    private func fts5() throws -> Database {
-        let database = try Database(path: databasePath, readOnly: false, busyTimeoutMilliseconds: 5000)
+    private func fts5() throws -> SQLiteDatabase {
+        let database = try SQLiteDatabase(path: databasePath, readOnly: false, busyTimeoutMilliseconds: 5000)
         try database.execute("CREATE VIRTUAL TABLE t USING fts5 (body, tokenize = 'trigram')")
         for (index, body) in Self.bodies.enumerated() {
             try database.run("INSERT INTO t (rowid, body) VALUES (?, ?)", [.integer(Int64(index + 1)), .text(body)])
@@ -38,7 +38,7 @@ final class PostgresSearchSQLTests: StoreTestCase {
     }
 
     /// FTS5's rows for `query` with their counts, or nil when FTS5 refuses it.
-    private func fts5Matches(_ database: Database, _ query: String) -> [(row: Int64, counts: String)]? {
+    private func fts5Matches(_ database: SQLiteDatabase, _ query: String) -> [(row: Int64, counts: String)]? {
         try? database.query("SELECT rowid, parley_match_counts(t) FROM t WHERE t MATCH ? ORDER BY rowid",
                             [.text(query)]) { row in (row.int64(0), row.text(1)) }
     }
@@ -126,6 +126,7 @@ final class PostgresSearchSQLTests: StoreTestCase {
         case .integer(let number): "\(number)"
         case .real(let number): "\(number)"
         case .text(let text): PostgresScratchSchema.literal(text)
+        case .blob(let bytes): "'\\x\(bytes.map { String(format: "%02x", $0) }.joined())'::BYTEA"
         }
     }
 }

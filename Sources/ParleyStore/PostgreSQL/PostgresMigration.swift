@@ -39,12 +39,12 @@ struct PostgresMigration: Sendable {
     /// versions again after taking it (PostgreSQL's default READ COMMITTED gives each statement a
     /// fresh snapshot), so it applies nothing twice. Throws `conflict` when the database holds a
     /// version this build does not know (a newer build migrated it).
-    static func migrate(_ database: Database) throws(StoreError) {
+    static func migrate(_ database: any Database) throws(StoreError) {
         while try applyNext(database) {}
     }
 
     /// Applies the first pending step; false when there was none. One transaction.
-    private static func applyNext(_ database: Database) throws(StoreError) -> Bool {
+    private static func applyNext(_ database: any Database) throws(StoreError) -> Bool {
         try database.transaction(.immediate) { () throws(StoreError) -> Bool in
             try database.execute("SELECT pg_advisory_xact_lock(\(lockKey))")
             try database.execute(createTable)
