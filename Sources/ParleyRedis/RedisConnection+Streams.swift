@@ -5,6 +5,37 @@ extension RedisConnection {
     /// `.duplicate`, so a retry after a lost answer is harmless; every other refusal throws.
     public func xadd(_ key: String, id: RedisStreamID, fields: [RedisStreamEntry.Field], maxLength: Int? = nil)
         throws(RedisError) -> RedisStreamAppend {
+        do throws(RedisError) {
+            let reply = try command(Self.xaddArguments(key, id: id, fields: fields, maxLength: maxLength))
+            guard reply.text == id.description else {
+                throw RedisError.protocol("XADD answered \(reply) for id \(id)")
+            }
+            return .accepted
+        } catch .server(let text) where Self.isDuplicate(text) {
+            return .duplicate
+        }
+    }
+
+    /// Several `XADD`s to one stream in one round trip (pipelined: a flush of several frames), each
+    /// judged as `xadd` judges one. Another refusal throws `.server` (the entries before it are stored).
+    public func xadd(_ key: String, entries: [RedisStreamEntry], maxLength: Int? = nil)
+        throws(RedisError) -> [RedisStreamAppend] {
+        let replies = try pipeline(entries.map { Self.xaddArguments(key, id: $0.id, fields: $0.fields, maxLength: maxLength) })
+        var appends: [RedisStreamAppend] = []
+        appends.reserveCapacity(entries.count)
+        for (entry, reply) in zip(entries, replies) {
+            switch reply {
+            case .error(let text) where Self.isDuplicate(text): appends.append(.duplicate)
+            case .error(let text): throw .server(text)
+            case _ where reply.text == entry.id.description: appends.append(.accepted)
+            default: throw .protocol("XADD answered \(reply) for id \(entry.id)")
+            }
+        }
+        return appends
+    }
+
+    private static func xaddArguments(_ key: String, id: RedisStreamID, fields: [RedisStreamEntry.Field], maxLength: Int?)
+        -> [RedisArgument] {
         var arguments: [RedisArgument] = ["XADD", RedisArgument(key)]
         if let maxLength { arguments += ["MAXLEN", "~", RedisArgument(maxLength)] }
         arguments.append(RedisArgument(id.description))
@@ -12,15 +43,12 @@ extension RedisConnection {
             arguments.append(RedisArgument(bytes: field.name))
             arguments.append(RedisArgument(bytes: field.value))
         }
-        do throws(RedisError) {
-            let reply = try command(arguments)
-            guard reply.text == id.description else {
-                throw RedisError.protocol("XADD answered \(reply) for id \(id)")
-            }
-            return .accepted
-        } catch .server(let text) where text.contains("equal or smaller than the target stream top item") {
-            return .duplicate
-        }
+        return arguments
+    }
+
+    /// Redis's refusal of an id at or below the stream's top.
+    private static func isDuplicate(_ text: String) -> Bool {
+        text.contains("equal or smaller than the target stream top item")
     }
 
     /// `XRANGE key (after + COUNT count`: up to `count` entries with ids past `after` (from the first

@@ -37,6 +37,21 @@ final class RedisStreamTests: XCTestCase {
         }
     }
 
+    /// A pipelined batch judges each append on its own: retried ids are duplicates, new ones land.
+    func testBatchedAppends() throws {
+        let redis = try RedisTestServer.connection()
+        let stream = RedisTestServer.key("batch")
+        defer { _ = try? redis.del([stream]) }
+        func entries(_ ids: ClosedRange<Int64>) -> [RedisStreamEntry] {
+            ids.map { RedisStreamEntry(id: event($0), fields: [.init("d", "\($0)")]) }
+        }
+        XCTAssertEqual(try redis.xadd(stream, entries: entries(1...3)), [.accepted, .accepted, .accepted])
+        XCTAssertEqual(try redis.xadd(stream, entries: entries(2...5)), [.duplicate, .duplicate, .accepted, .accepted])
+        XCTAssertEqual(try redis.xrange(stream, after: nil, count: 10).map { $0.value("d") }, (1...5).map { Array("\($0)".utf8) })
+        XCTAssertThrowsError(try redis.xadd(stream, entries: [RedisStreamEntry(id: .zero, fields: [.init("d", "x")])]))
+        try redis.ping()
+    }
+
     func testReplayAfterAnId() throws {
         let redis = try RedisTestServer.connection()
         let stream = RedisTestServer.key("xrange")
