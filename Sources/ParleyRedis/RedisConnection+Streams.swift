@@ -70,7 +70,9 @@ extension RedisConnection {
     /// raised to `block` + `commandTimeout` for the call: so a blocking read must run on a connection
     /// of its own (`RedisConnectionPool.makeConnection()`), never on a pooled one, or it would hold a
     /// pool slot for the whole wait and starve the quick commands (appends, rate counters). Parley
-    /// needs one such reader per node, multiplexing every followed stream in one `XREAD`.
+    /// needs one such reader per node, multiplexing every followed stream in one `XREAD`; to follow a
+    /// new stream without waiting out the block, the reader can also follow a wake-up stream of its
+    /// node's that an `XADD` from another connection ends the wait with.
     /// `block` is at least 1 ms: `BLOCK 0` (forever) would outlive any socket timeout.
     public func xread(_ streams: [(key: String, after: RedisStreamID)], block: Duration?, count: Int? = nil)
         throws(RedisError) -> [RedisStreamBatch] {
