@@ -13,13 +13,14 @@ export PKG_CONFIG_PATH := $(PKGCONFIG_DIR)$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_
 # Build and run-time libraries (Debian 12 package names).
 RUN_PACKAGES = pkg-config libsqlite3-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
                libmicrohttpd-dev libcurl4-openssl-dev libsodium-dev nettle-dev libvips-dev libpoppler-glib-dev libyajl-dev \
-               libsimdjson-dev libpq-dev ca-certificates
+               libsimdjson-dev libpq-dev libhiredis-dev ca-certificates
 # What the tests need on top: headless Chromium and its WebDriver for the page's browser tests, and
 # python3-venv for the venvs of the Python test suites (OpenAI client, OpenAPI, browser).
 # jansson: only parley-chunk-bench reads with it (measured against simdjson), built with the tests too.
 # postgresql-15: the server scripts/postgres-test-server.sh runs for the PostgreSQL store's tests and bench.
-TEST_PACKAGES = $(RUN_PACKAGES) libjansson-dev procps chromium chromium-driver python3-venv postgresql-15
-BENCH_PACKAGES = $(RUN_PACKAGES) libjansson-dev nginx-light wrk procps postgresql-15
+# redis-server: ParleyRedisTests run against one (scripts/redis-test-server.sh, started and stopped here).
+TEST_PACKAGES = $(RUN_PACKAGES) libjansson-dev procps chromium chromium-driver python3-venv postgresql-15 redis-server
+BENCH_PACKAGES = $(RUN_PACKAGES) libjansson-dev nginx-light wrk procps postgresql-15 redis-server
 # `make docker-check`: the Dockerfile's stages without a Docker engine (debootstrap, chroot, namespaces).
 DOCKER_CHECK_PACKAGES = debootstrap python3 util-linux iproute2 coreutils
 
@@ -85,6 +86,9 @@ OPENAPI_FUZZ_SECONDS ?= 60
 A2UI_VENV = .build/a2ui-venv
 A2UI_TIME_LIMIT ?= 120
 OPENAPI_TIME_LIMIT ?= 300
+# The Swift tests' redis-server (ParleyRedisTests fail without it: PARLEY_REQUIRE_REDIS=1): loopback, a free
+# port, nothing persisted, stopped after the Swift tests (scripts/redis-test-server.sh).
+REDIS_TEST_DIR = .build/redis-test
 # The page's browser tests drive Debian's chromium with selenium and pytest, and check accessibility
 # with axe-core, from a venv made here; Tests/browser/run.sh run by hand makes the same one. Both pins
 # decide which rules judge the page: axe-selenium-python 2.1.6 (the newest PyPI serves) injects the
@@ -104,9 +108,12 @@ test: test-deps
 	@if ! $(MCP_VENV)/bin/python -c 'import mcp' 2>/dev/null; then \
 	  python3 -m venv $(MCP_VENV) && $(MCP_VENV)/bin/pip install -q $(MCP_PACKAGES); \
 	fi
+	scripts/redis-test-server.sh start $(REDIS_TEST_DIR)
+	PARLEY_TEST_REDIS_URL=$$(scripts/redis-test-server.sh url $(REDIS_TEST_DIR)) PARLEY_REQUIRE_REDIS=1 \
 	PARLEY_MCP_PYTHON=$(CURDIR)/$(MCP_VENV)/bin/python \
 	PARLEY_TEST_TIME_LIMIT=$(PARLEY_TEST_TIME_LIMIT) PARLEY_SUITE_TIME_LIMIT=$(PARLEY_SUITE_TIME_LIMIT) \
-	  SWIFT=$(SWIFT) Tests/run-swift-tests.sh $(BUILD_FLAGS)
+	  SWIFT=$(SWIFT) Tests/run-swift-tests.sh $(BUILD_FLAGS); \
+	  status=$$?; scripts/redis-test-server.sh stop $(REDIS_TEST_DIR); exit $$status
 	@if ! $(OPENAI_VENV)/bin/python -c 'import openai, pytest, jsonschema, langchain_openai' 2>/dev/null; then \
 	  python3 -m venv $(OPENAI_VENV) && $(OPENAI_VENV)/bin/pip install -q openai pytest jsonschema langchain-openai; \
 	fi
