@@ -86,9 +86,10 @@ OPENAPI_FUZZ_SECONDS ?= 60
 A2UI_VENV = .build/a2ui-venv
 A2UI_TIME_LIMIT ?= 120
 OPENAPI_TIME_LIMIT ?= 300
-# The Swift tests' redis-server (ParleyRedisTests fail without it: PARLEY_REQUIRE_REDIS=1): loopback, a free
-# port, nothing persisted, stopped after the Swift tests (scripts/redis-test-server.sh).
-REDIS_TEST_DIR = .build/redis-test
+# The Swift tests run beside a throwaway PostgreSQL 15 and redis-server (scripts/with-test-services.sh:
+# loopback, free ports, fresh directories in /tmp, stopped afterwards); tests that need one fail without it
+# (PARLEY_REQUIRE_POSTGRES=1, PARLEY_REQUIRE_REDIS=1). The store suite then runs a second time on
+# PostgreSQL (PARLEY_TEST_STORE_ENGINE=postgres), each test in a database of its own.
 # The page's browser tests drive Debian's chromium with selenium and pytest, and check accessibility
 # with axe-core, from a venv made here; Tests/browser/run.sh run by hand makes the same one. Both pins
 # decide which rules judge the page: axe-selenium-python 2.1.6 (the newest PyPI serves) injects the
@@ -108,12 +109,12 @@ test: test-deps
 	@if ! $(MCP_VENV)/bin/python -c 'import mcp' 2>/dev/null; then \
 	  python3 -m venv $(MCP_VENV) && $(MCP_VENV)/bin/pip install -q $(MCP_PACKAGES); \
 	fi
-	scripts/redis-test-server.sh start $(REDIS_TEST_DIR)
-	PARLEY_TEST_REDIS_URL=$$(scripts/redis-test-server.sh url $(REDIS_TEST_DIR)) PARLEY_REQUIRE_REDIS=1 \
 	PARLEY_MCP_PYTHON=$(CURDIR)/$(MCP_VENV)/bin/python \
 	PARLEY_TEST_TIME_LIMIT=$(PARLEY_TEST_TIME_LIMIT) PARLEY_SUITE_TIME_LIMIT=$(PARLEY_SUITE_TIME_LIMIT) \
-	  SWIFT=$(SWIFT) Tests/run-swift-tests.sh $(BUILD_FLAGS); \
-	  status=$$?; scripts/redis-test-server.sh stop $(REDIS_TEST_DIR); exit $$status
+	  SWIFT=$(SWIFT) scripts/with-test-services.sh Tests/run-swift-tests.sh $(BUILD_FLAGS)
+	PARLEY_TEST_STORE_ENGINE=postgres \
+	PARLEY_TEST_TIME_LIMIT=$(PARLEY_TEST_TIME_LIMIT) PARLEY_SUITE_TIME_LIMIT=$(PARLEY_SUITE_TIME_LIMIT) \
+	  SWIFT=$(SWIFT) scripts/with-test-services.sh Tests/run-swift-tests.sh $(BUILD_FLAGS) --filter ParleyStoreTests
 	@if ! $(OPENAI_VENV)/bin/python -c 'import openai, pytest, jsonschema, langchain_openai' 2>/dev/null; then \
 	  python3 -m venv $(OPENAI_VENV) && $(OPENAI_VENV)/bin/pip install -q openai pytest jsonschema langchain-openai; \
 	fi
