@@ -35,6 +35,9 @@ extension Store {
                                    archived.map(SQLValue.bool) ?? .null]
         do {
             return try read { (connection) throws(StoreError) in
+                if connection.dialect == .postgres {
+                    return try postgresSearch(connection, query: query, filters: filters, count: count, budget: budget)
+                }
                 guard let database = connection as? SQLiteDatabase else {
                     throw StoreError.invalidConfiguration("search runs on SQLite only")
                 }
@@ -100,6 +103,17 @@ extension Store {
 
     // MARK: - Short queries
 
+    /// The owner's documents holding a text, newest first (`substringSearch`).
+    private static let substringSQL = """
+        SELECT d.conversation_id, d.message_id, coalesce(m.content, c.title)
+        FROM search_documents d INDEXED BY search_documents_owner
+        JOIN conversations c ON c.id = d.conversation_id
+        LEFT JOIN messages m ON m.id = d.message_id
+        WHERE d.owner_id = ?2 AND c.owner_id = ?2 AND (c.pinned = ?3 OR ?3 IS NULL) AND (c.archived = ?4 OR ?4 IS NULL)
+          AND instr(lower(coalesce(m.content, c.title)), lower(?1)) > 0
+        ORDER BY d.doc_id DESC LIMIT ?5
+        """
+
     /// The trigram tokenizer's term length: shorter queries cannot use the index.
     static let trigramLength = 3
 
@@ -114,15 +128,7 @@ extension Store {
         guard !text.isEmpty else { return [] }
         return try read { (database) throws(StoreError) in
             let matches = try database.query(
-                """
-                SELECT d.conversation_id, d.message_id, coalesce(m.content, c.title)
-                FROM search_documents d INDEXED BY search_documents_owner
-                JOIN conversations c ON c.id = d.conversation_id
-                LEFT JOIN messages m ON m.id = d.message_id
-                WHERE d.owner_id = ?2 AND c.owner_id = ?2 AND (c.pinned = ?3 OR ?3 IS NULL) AND (c.archived = ?4 OR ?4 IS NULL)
-                  AND instr(lower(coalesce(m.content, c.title)), lower(?1)) > 0
-                ORDER BY d.doc_id DESC LIMIT ?5
-                """,
+                database.dialect == .sqlite ? Self.substringSQL : PostgresSearchSQL.substringSQL,
                 [.text(text), .text(owner), pinned.map(SQLValue.bool) ?? .null, archived.map(SQLValue.bool) ?? .null,
                  .integer(Int64(max(candidates, 1)))]
             ) { row in (conversationID: row.text(0), messageID: row.optionalText(1), body: row.text(2)) }
