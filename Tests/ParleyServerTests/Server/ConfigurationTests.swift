@@ -24,6 +24,7 @@ final class ConfigurationTests: XCTestCase {
             "PARLEY_HOST": server.host,
             "PARLEY_PORT": "\(server.port)",
             "PARLEY_DB": server.databasePath,
+            "PARLEY_DATABASE_URL": server.database?.url ?? "",
             "PARLEY_PUBLIC": server.publicDirectory,
             "PARLEY_OPENAI_BASE_URL": none.openAI == nil ? "" : "set",
             "PARLEY_OPENAI_API_KEY": openAI.apiKey ?? "",
@@ -356,5 +357,22 @@ final class ConfigurationTests: XCTestCase {
         XCTAssertThrowsError(try ParleyConfiguration(environment: ["PARLEY_HEARTBEAT_INTERVAL": "soon"], arguments: []))
         XCTAssertThrowsError(try ParleyConfiguration(environment: [:], arguments: ["port"]))
         XCTAssertThrowsError(try ParleyConfiguration(environment: [:], arguments: ["--port"]))
+    }
+
+    /// PARLEY_DATABASE_URL picks PostgreSQL over PARLEY_DB; a value that is not a postgres:// URL is refused
+    /// naming the setting, and neither the error nor the location's description shows the password.
+    func testTheDatabaseURLIsReadAndItsPasswordNeverShown() throws {
+        let chosen = try ParleyConfiguration(
+            environment: ["PARLEY_DATABASE_URL": "postgresql://parley:s3cret@db:5432/parley", "PARLEY_DB": "/x.db"],
+            arguments: [])
+        XCTAssertEqual(chosen.database?.url, "postgresql://parley:s3cret@db:5432/parley")
+        XCTAssertEqual(chosen.database?.description, "postgresql://parley:***@db:5432/parley")
+        XCTAssertNil(try ParleyConfiguration(environment: ["PARLEY_DATABASE_URL": " "], arguments: []).database)
+        for bad in ["mysql://parley:s3cret@db/parley", "parley:s3cret@db", "postgres://"] {
+            XCTAssertThrowsError(try ParleyConfiguration(environment: ["PARLEY_DATABASE_URL": bad], arguments: [])) {
+                XCTAssertTrue("\($0)".contains("PARLEY_DATABASE_URL"), "\($0)")
+                XCTAssertFalse("\($0)".contains("s3cret"), "\($0)")
+            }
+        }
     }
 }
