@@ -47,7 +47,6 @@ public final class ParleyApp: Sendable {
         // Before the store is opened: uploads of images and PDFs would fail one by one without it.
         if let problem = configuration.media.workerProblem() { throw StartupError.noMediaWorker(problem) }
         store = try configuration.openStore()
-        Log.info("store: \(store.engineDescription)")
         let interrupted = try store.markInterruptedAtStartup()
         if interrupted > 0 {
             Log.info("\(interrupted) reply(s) cut by the last shutdown are marked interrupted")
