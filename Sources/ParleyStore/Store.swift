@@ -236,7 +236,7 @@ public final class Store: Sendable {
         try read { (database) throws(StoreError) in
             try database.query(
                 """
-                SELECT \(Message.columns) FROM messages INDEXED BY messages_without_html
+                SELECT \(Message.columns) FROM messages \(database.dialect.indexedBy("messages_without_html"))
                 WHERE html IS NULL AND role = 'assistant' AND status <> 'streaming' LIMIT ?
                 """,
                 [.integer(Int64(limit))], Message.init(row:))

@@ -85,13 +85,32 @@ extension Store {
     @discardableResult
     public func assignLocalConversations(to userID: String) throws(StoreError) -> Int {
         try write { (writer, _) throws(StoreError) in
-            // OR IGNORE: a file of the same upload `userID` already has stays local (a new admin has none).
-            try writer.database.run("UPDATE OR IGNORE files SET owner_id = ? WHERE owner_id = ?",
-                                    [.text(userID), .text(User.localID)])
+            // A file of the same upload `userID` already has stays local (a new admin has none): what
+            // SQLite's UPDATE OR IGNORE did, written so PostgreSQL runs it too.
+            try writer.database.run(
+                """
+                UPDATE files SET owner_id = ?1 WHERE owner_id = ?2 AND NOT EXISTS
+                    (SELECT 1 FROM files held WHERE held.owner_id = ?1 AND held.upload_sha256 = files.upload_sha256)
+                """,
+                [.text(userID), .text(User.localID)])
             return try writer.database.run("UPDATE conversations SET owner_id = ? WHERE owner_id = ?",
                                            [.text(userID), .text(User.localID)])
         }
     }
+
+    /// The sum of the replies' output tokens, each clamped into `ReplyTokens.range` (SQLite).
+    private static let sqliteOutputTokens = """
+        coalesce(sum(CASE WHEN m.role = 'assistant' AND json_valid(m.usage)
+                     THEN max(0, min(\(ReplyTokens.maximum),
+                                     CAST(json_extract(m.usage, '$.output_tokens') AS INTEGER))) END), 0)
+        """
+    /// The same on PostgreSQL, from the usage parsed when it was written (`messages.usage_json`). A
+    /// missing count adds 0 (SQLite's min() of NULL is NULL, which sum() skips; LEAST skips NULLs).
+    private static let postgresOutputTokens = """
+        coalesce(sum(CASE WHEN m.role = 'assistant' AND m.usage_json IS NOT NULL
+                     THEN GREATEST(0, LEAST(\(ReplyTokens.maximum),
+                                           trunc(coalesce(parley_jsonb_count(m.usage_json -> 'output_tokens'), 0)))) END), 0)::BIGINT
+        """
 
     /// Counts of the user's conversations, messages and replies, and the output tokens their replies
     /// reported: one pass over the user's messages (by the conversation index), reading no content.
@@ -104,10 +123,9 @@ extension Store {
                 SELECT (SELECT count(*) FROM conversations WHERE owner_id = ?1),
                     count(m.id),
                     count(CASE WHEN m.role = 'assistant' THEN 1 END),
-                    coalesce(sum(CASE WHEN m.role = 'assistant' AND json_valid(m.usage)
-                                 THEN max(0, min(\(ReplyTokens.maximum),
-                                                 CAST(json_extract(m.usage, '$.output_tokens') AS INTEGER))) END), 0),
-                    max(coalesce(max(c.updated_at), 0), coalesce(max(m.updated_at), 0))
+                    \(database.dialect == .sqlite ? Self.sqliteOutputTokens : Self.postgresOutputTokens),
+                    CASE WHEN coalesce(max(c.updated_at), 0) > coalesce(max(m.updated_at), 0)
+                         THEN coalesce(max(c.updated_at), 0) ELSE coalesce(max(m.updated_at), 0) END
                 FROM conversations c LEFT JOIN messages m ON m.conversation_id = c.id
                 WHERE c.owner_id = ?1
                 """,

@@ -29,7 +29,7 @@ extension Store {
             try database.query(
                 """
                 SELECT created_at, id FROM conversations
-                WHERE owner_id = ?1 AND (?2 IS NULL OR (created_at, id) > (?2, ?3))
+                WHERE owner_id = ?1 AND ((created_at, id) > (?2, ?3) OR ?2 IS NULL)
                 ORDER BY created_at, id LIMIT ?4
                 """,
                 [.text(owner), after.map { .integer($0.createdAtMilliseconds) } ?? .null, .optionalText(after?.id),
@@ -167,19 +167,31 @@ extension Store {
     /// usage and budget are left alone. `insertCopy` wrote each count through `ReplyTokens`, so each is
     /// at most `ReplyTokens.maximum` and the sums cannot overflow short of 9.2 billion replies.
     private func countUsage(_ database: Database, of conversationID: String) throws(StoreError) {
-        try database.run(
-            """
-            INSERT INTO conversation_usage (conversation_id, input_tokens, output_tokens, replies, estimated_replies)
-            SELECT ?1, coalesce(sum(json_extract(usage, '$.input_tokens')), 0),
-                   coalesce(sum(json_extract(usage, '$.output_tokens')), 0), count(*),
-                   coalesce(sum(json_extract(usage, '$.estimated')), 0)
-            FROM messages
-            WHERE conversation_id = ?1 AND role = 'assistant' AND CASE WHEN json_valid(usage)
-                  THEN json_type(usage) = 'object' END
-            HAVING count(*) > 0
-            """,
-            [.text(conversationID)])
+        try database.run(database.dialect == .sqlite ? Self.sqliteCountUsage : Self.postgresCountUsage,
+                         [.text(conversationID)])
     }
+
+    private static let sqliteCountUsage = """
+        INSERT INTO conversation_usage (conversation_id, input_tokens, output_tokens, replies, estimated_replies)
+        SELECT ?1, coalesce(sum(json_extract(usage, '$.input_tokens')), 0),
+               coalesce(sum(json_extract(usage, '$.output_tokens')), 0), count(*),
+               coalesce(sum(json_extract(usage, '$.estimated')), 0)
+        FROM messages
+        WHERE conversation_id = ?1 AND role = 'assistant' AND CASE WHEN json_valid(usage)
+              THEN json_type(usage) = 'object' END
+        HAVING count(*) > 0
+        """
+
+    /// The same on PostgreSQL, from the usage parsed when it was written (`messages.usage_json`).
+    private static let postgresCountUsage = """
+        INSERT INTO conversation_usage (conversation_id, input_tokens, output_tokens, replies, estimated_replies)
+        SELECT ?1::TEXT, coalesce(sum(parley_jsonb_count(usage_json -> 'input_tokens')), 0)::BIGINT,
+               coalesce(sum(parley_jsonb_count(usage_json -> 'output_tokens')), 0)::BIGINT, count(*),
+               coalesce(sum(parley_jsonb_count(usage_json -> 'estimated')), 0)::BIGINT
+        FROM messages
+        WHERE conversation_id = ?1 AND role = 'assistant' AND jsonb_typeof(usage_json) = 'object'
+        HAVING count(*) > 0
+        """
 
     /// Inserts `message` under a new id, conversation and parent, every other field as it is but its
     /// usage, which is written again through `ReplyTokens` (counts clamped into range: a copy of a row

@@ -88,7 +88,7 @@ extension Store {
     public func conversation(id: String, ownedBy owner: String? = nil) throws(StoreError) -> Conversation? {
         try read { (database) throws(StoreError) in
             try database.queryFirst(
-                "SELECT \(Conversation.columns) FROM conversations WHERE id = ? AND (?2 IS NULL OR owner_id = ?2)",
+                "SELECT \(Conversation.columns) FROM conversations WHERE id = ? AND (owner_id = ?2 OR ?2 IS NULL)",
                 [.text(id), .optionalText(owner)], Conversation.init(row:))
         }
     }
@@ -111,7 +111,7 @@ extension Store {
                 return try database.query(
                     """
                     SELECT \(Conversation.columns) FROM conversations
-                    WHERE owner_id = ?1 AND (?2 IS NULL OR pinned = ?2) AND (?3 IS NULL OR archived = ?3)
+                    WHERE owner_id = ?1 AND (pinned = ?2 OR ?2 IS NULL) AND (archived = ?3 OR ?3 IS NULL)
                       AND (updated_at, id) < (?4, ?5)
                     ORDER BY updated_at DESC, id DESC LIMIT ?6
                     """,
@@ -122,7 +122,7 @@ extension Store {
             return try database.query(
                 """
                 SELECT \(Conversation.columns) FROM conversations
-                WHERE owner_id = ?1 AND (?2 IS NULL OR pinned = ?2) AND (?3 IS NULL OR archived = ?3)
+                WHERE owner_id = ?1 AND (pinned = ?2 OR ?2 IS NULL) AND (archived = ?3 OR ?3 IS NULL)
                 ORDER BY updated_at DESC, id DESC LIMIT ?4
                 """,
                 [.text(owner)] + flags + [.integer(Int64(pageSize + 1))], Conversation.init(row:))

@@ -125,7 +125,7 @@ extension Store: FileStore {
             if let after {
                 return try database.query(
                     """
-                    SELECT \(StoredFile.columns) FROM files INDEXED BY files_by_owner
+                    SELECT \(StoredFile.columns) FROM files \(database.dialect.indexedBy("files_by_owner"))
                     WHERE owner_id = ? AND deleted_at IS NULL AND (created_at, id) < (?, ?)
                     ORDER BY created_at DESC, id DESC LIMIT ?
                     """,
@@ -134,7 +134,7 @@ extension Store: FileStore {
             }
             return try database.query(
                 """
-                SELECT \(StoredFile.columns) FROM files INDEXED BY files_by_owner
+                SELECT \(StoredFile.columns) FROM files \(database.dialect.indexedBy("files_by_owner"))
                 WHERE owner_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ?
                 """,
                 [.text(owner), .integer(Int64(pageSize + 1))], StoredFile.init(row:))

@@ -68,7 +68,8 @@ extension Store {
             try database.query(
                 """
                 SELECT mf.message_id, \(StoredFile.columns("f")) FROM message_files mf JOIN files f ON f.id = mf.file_id
-                WHERE mf.message_id IN (SELECT value FROM json_each(?))
+                WHERE mf.message_id IN (\(database.dialect == .sqlite
+                    ? "SELECT value FROM json_each(?)" : "SELECT json_array_elements_text(?::JSON)"))
                 ORDER BY mf.message_id, mf.position
                 """,
                 [.text(JSON.array(messageIDs.map(JSON.string)).text)]

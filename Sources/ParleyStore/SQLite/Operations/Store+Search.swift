@@ -94,7 +94,7 @@ extension Store {
         JOIN search_documents d ON d.doc_id = search_index.rowid
         JOIN conversations c ON c.id = d.conversation_id
         WHERE search_index MATCH ?1 AND c.owner_id = ?2
-          AND (?3 IS NULL OR c.pinned = ?3) AND (?4 IS NULL OR c.archived = ?4)
+          AND (c.pinned = ?3 OR ?3 IS NULL) AND (c.archived = ?4 OR ?4 IS NULL)
         ORDER BY search_index.rowid DESC LIMIT ?5
         """
 
@@ -119,7 +119,7 @@ extension Store {
                 FROM search_documents d INDEXED BY search_documents_owner
                 JOIN conversations c ON c.id = d.conversation_id
                 LEFT JOIN messages m ON m.id = d.message_id
-                WHERE d.owner_id = ?2 AND c.owner_id = ?2 AND (?3 IS NULL OR c.pinned = ?3) AND (?4 IS NULL OR c.archived = ?4)
+                WHERE d.owner_id = ?2 AND c.owner_id = ?2 AND (c.pinned = ?3 OR ?3 IS NULL) AND (c.archived = ?4 OR ?4 IS NULL)
                   AND instr(lower(coalesce(m.content, c.title)), lower(?1)) > 0
                 ORDER BY d.doc_id DESC LIMIT ?5
                 """,

@@ -103,7 +103,8 @@ extension Store {
     /// the rows become `interrupted`.
     func cancelOpenToolCalls(_ database: Database) throws(StoreError) {
         let rows = try database.query(
-            "SELECT id, parts FROM messages INDEXED BY messages_streaming WHERE status = 'streaming' AND parts IS NOT NULL"
+            "SELECT id, parts FROM messages \(database.dialect.indexedBy("messages_streaming")) "
+                + "WHERE status = 'streaming' AND parts IS NOT NULL"
         ) { row in (row.text(0), row.text(1)) }
         for (id, text) in rows {
             guard var parts = MessagePart.parts(storedText: text) else { continue }
