@@ -13,12 +13,13 @@ export PKG_CONFIG_PATH := $(PKGCONFIG_DIR)$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_
 # Build and run-time libraries (Debian 12 package names).
 RUN_PACKAGES = pkg-config libsqlite3-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
                libmicrohttpd-dev libcurl4-openssl-dev libsodium-dev nettle-dev libvips-dev libpoppler-glib-dev libyajl-dev \
-               libsimdjson-dev ca-certificates
+               libsimdjson-dev libpq-dev ca-certificates
 # What the tests need on top: headless Chromium and its WebDriver for the page's browser tests, and
 # python3-venv for the venvs of the Python test suites (OpenAI client, OpenAPI, browser).
 # jansson: only parley-chunk-bench reads with it (measured against simdjson), built with the tests too.
-TEST_PACKAGES = $(RUN_PACKAGES) libjansson-dev procps chromium chromium-driver python3-venv
-BENCH_PACKAGES = $(RUN_PACKAGES) libjansson-dev nginx-light wrk procps
+# postgresql-15: the server scripts/postgres-test-server.sh runs for the PostgreSQL store's tests and bench.
+TEST_PACKAGES = $(RUN_PACKAGES) libjansson-dev procps chromium chromium-driver python3-venv postgresql-15
+BENCH_PACKAGES = $(RUN_PACKAGES) libjansson-dev nginx-light wrk procps postgresql-15
 # `make docker-check`: the Dockerfile's stages without a Docker engine (debootstrap, chroot, namespaces).
 DOCKER_CHECK_PACKAGES = debootstrap python3 util-linux iproute2 coreutils
 

@@ -35,6 +35,9 @@ let package = Package(
                        providers: [.apt(["libvips-dev"])]),
         .systemLibrary(name: "CPoppler", path: "Sources/CPoppler", pkgConfig: "poppler-glib",
                        providers: [.apt(["libpoppler-glib-dev"])]),
+        // PostgreSQL's client library, for the store behind PARLEY_DATABASE_URL (issue 24).
+        .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq",
+                       providers: [.apt(["libpq-dev"])]),
 
         // MARK: - The data flow, one module per stage.
         // Encodings of standard values that stages which must not know each other share (base64url for
@@ -47,7 +50,7 @@ let package = Package(
         .target(name: "ParleySSE"),
         .target(name: "ParleyProviders",
                 dependencies: ["ParleyUpstream", "ParleySSE", "ParleyOutcome", "ParleyPrimitives", "CSimdjson"]),
-        .target(name: "ParleyStore", dependencies: ["CSQLite", "ParleyPrimitives", "ParleyOutcome"]),
+        .target(name: "ParleyStore", dependencies: ["CSQLite", "CLibPQ", "ParleyPrimitives", "ParleyOutcome"]),
         .target(name: "ParleyMarkdown", dependencies: ["CCmarkGFM"]),
         // The Model Context Protocol client: configured servers (Streamable HTTP and stdio), their tools
         // and calls. Knows nothing of providers, the store, replies or HTTP serving.

@@ -8,6 +8,8 @@ struct Row {
     enum Storage {
         /// A stepping SQLite statement.
         case sqlite(OpaquePointer)
+        /// A row of a PostgreSQL result (read through `PostgresRow`).
+        case postgres(result: OpaquePointer, row: Int32)
     }
 
     let storage: Storage
@@ -16,15 +18,21 @@ struct Row {
         storage = .sqlite(statement)
     }
 
+    init(postgres row: PostgresRow) {
+        storage = .postgres(result: row.result, row: row.row)
+    }
+
     func isNull(_ column: Int32) -> Bool {
         switch storage {
         case .sqlite(let statement): sqlite3_column_type(statement, column) == SQLITE_NULL
+        case .postgres(let result, let row): PostgresRow(result: result, row: row).isNull(column)
         }
     }
 
     func int64(_ column: Int32) -> Int64 {
         switch storage {
         case .sqlite(let statement): sqlite3_column_int64(statement, column)
+        case .postgres(let result, let row): PostgresRow(result: result, row: row).int64(column)
         }
     }
 
@@ -36,6 +44,7 @@ struct Row {
         guard !isNull(column) else { return nil }
         switch storage {
         case .sqlite(let statement): return sqlite3_column_double(statement, column)
+        case .postgres(let result, let row): return PostgresRow(result: result, row: row).optionalDouble(column)
         }
     }
 
@@ -50,6 +59,8 @@ struct Row {
             guard let bytes = sqlite3_column_text(statement, column) else { return nil }
             let count = Int(sqlite3_column_bytes(statement, column))
             return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+        case .postgres(let result, let row):
+            return PostgresRow(result: result, row: row).optionalText(column)
         }
     }
 
@@ -61,6 +72,8 @@ struct Row {
             let count = Int(sqlite3_column_bytes(statement, column))
             guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return [] }
             return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+        case .postgres(let result, let row):
+            return PostgresRow(result: result, row: row).optionalBytes(column)
         }
     }
 }

@@ -17,6 +17,12 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidConfiguration(String)
     /// SQLite failed; `code` is the extended result code. Failures to open a file name the file.
     case sqlite(code: Int32, message: String)
+    /// PostgreSQL refused a statement; `sqlstate` is its five-character code (e.g. `23505`, a unique
+    /// violation). The message never holds the connection URL's password.
+    case postgres(sqlstate: String, message: String)
+    /// The database cannot be reached (PostgreSQL down, the connection lost and not re-established);
+    /// the request may succeed later. The HTTP layer answers 503 `store_unavailable`.
+    case unavailable(String)
     /// A file that would be replaced exists, and replacing it was not asked for (a backup's target).
     case fileExists(String)
 
@@ -29,6 +35,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .conflict(let why): why
         case .invalidConfiguration(let why): why
         case .sqlite(let code, let message): "\(message) (SQLite code \(code))"
+        case .postgres(let sqlstate, let message): "\(message) (PostgreSQL \(sqlstate))"
+        case .unavailable(let why): "the database is unavailable: \(why)"
         case .fileExists(let path): "\(path) already exists"
         }
     }
