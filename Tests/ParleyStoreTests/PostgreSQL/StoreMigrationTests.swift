@@ -274,6 +274,38 @@ final class StoreMigrationTests: XCTestCase {
         }), 3, "a blob id SQLite used (then released) is never given again")
     }
 
+    /// A bigger store, timed (the figure is printed): 100 conversations of 10 turns (2,000 messages) and
+    /// 8 files of 1 MB by default; `PARLEY_MIGRATE_BENCH_CONVERSATIONS` and `…_FILES` scale it.
+    func testABiggerStoreIsCopiedWhole() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let conversations = environment["PARLEY_MIGRATE_BENCH_CONVERSATIONS"].flatMap { Int($0) } ?? 100
+        let fileCount = environment["PARLEY_MIGRATE_BENCH_FILES"].flatMap { Int($0) } ?? 8
+        let store = try Store(path: sourcePath, configuration: StoreConfiguration(), now: clock.now)
+        let text = String(repeating: "A reply about zebras and their stripes, 縞馬. ", count: 20)
+        for index in 0..<conversations {
+            let conversation = try store.createConversation(title: "Conversation \(index)", ownedBy: "user\(index % 7)")
+            var parent: String?
+            for turn in 0..<10 {
+                let started = try store.appendTurn(conversationID: conversation.id, parentID: parent,
+                                                   userContent: "Question \(turn) of \(index)", model: "m")
+                parent = try store.finishMessage(id: started.assistant.id, content: text, status: .complete,
+                                                 usage: ReplyTokens(inputTokens: 100, outputTokens: 50)).id
+            }
+        }
+        for index in 0..<fileCount {
+            _ = try store.saveFile(metadata("user\(index % 7)", upload: "big\(index)", kind: .image),
+                                   content: localFile(pattern(1_048_576, seed: UInt8(index))), thumbnail: [UInt8(index)],
+                                   text: nil)
+        }
+        let report = try StoreMigration.run(from: sourcePath, to: target)
+        XCTAssertTrue(report.tables.allSatisfy(\.matches), "\(report.tables)")
+        let messages = try XCTUnwrap(report.tables.first { $0.name == "messages" })
+        XCTAssertEqual(messages.targetRows, Int64(conversations * 20))
+        XCTAssertEqual(report.fileBytes, Int64(fileCount * 1_048_576))
+        print("parley migrate: \(messages.targetRows) messages and \(fileCount) MB of files in "
+              + String(format: "%.2f", report.seconds) + " s")
+    }
+
     func testANonEmptyTargetIsRefusedAndKeptAsItWas() throws {
         _ = try fill(try Store(path: sourcePath, configuration: StoreConfiguration(), now: clock.now))
         let existing = try Store(postgres: target)
