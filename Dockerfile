@@ -4,7 +4,7 @@
 FROM swift:6.3-bookworm AS build
 RUN apt-get update && apt-get install -y --no-install-recommends \
       pkg-config libsqlite3-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
-      libmicrohttpd-dev libcurl4-openssl-dev libsodium-dev nettle-dev libvips-dev libpoppler-glib-dev libyajl-dev libsimdjson-dev libpq-dev binutils \
+      libmicrohttpd-dev libcurl4-openssl-dev libsodium-dev nettle-dev libvips-dev libpoppler-glib-dev libyajl-dev libsimdjson-dev libpq-dev libhiredis-dev binutils \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Package.swift declares the test targets, so SwiftPM needs Tests/ to read the manifest.
@@ -30,7 +30,7 @@ FROM debian:bookworm-slim
 # uid/gid 10001: a bind-mounted /data must be writable by it (`chown 10001:10001 DIR`, see README).
 RUN apt-get update && apt-get install -y --no-install-recommends \
       ca-certificates libsqlite3-0 libcmark-gfm0.29.0.gfm.6 libcmark-gfm-extensions0.29.0.gfm.6 \
-      libmicrohttpd12 libcurl4 libsodium23 libnettle8 libvips42 libpoppler-glib8 libyajl2 libsimdjson14 libpq5 \
+      libmicrohttpd12 libcurl4 libsodium23 libnettle8 libvips42 libpoppler-glib8 libyajl2 libsimdjson14 libpq5 libhiredis0.14 \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --gid 10001 parley \
     && useradd --uid 10001 --gid parley --home-dir /data --no-create-home \

@@ -13,13 +13,14 @@ export PKG_CONFIG_PATH := $(PKGCONFIG_DIR)$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_
 # Build and run-time libraries (Debian 12 package names).
 RUN_PACKAGES = pkg-config libsqlite3-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
                libmicrohttpd-dev libcurl4-openssl-dev libsodium-dev nettle-dev libvips-dev libpoppler-glib-dev libyajl-dev \
-               libsimdjson-dev libpq-dev ca-certificates
+               libsimdjson-dev libpq-dev libhiredis-dev ca-certificates
 # What the tests need on top: headless Chromium and its WebDriver for the page's browser tests, and
 # python3-venv for the venvs of the Python test suites (OpenAI client, OpenAPI, browser).
 # jansson: only parley-chunk-bench reads with it (measured against simdjson), built with the tests too.
 # postgresql-15: the server scripts/postgres-test-server.sh runs for the PostgreSQL store's tests and bench.
-TEST_PACKAGES = $(RUN_PACKAGES) libjansson-dev procps chromium chromium-driver python3-venv postgresql-15
-BENCH_PACKAGES = $(RUN_PACKAGES) libjansson-dev nginx-light wrk procps postgresql-15
+# redis-server: ParleyRedisTests run against one (scripts/redis-test-server.sh, started and stopped here).
+TEST_PACKAGES = $(RUN_PACKAGES) libjansson-dev procps chromium chromium-driver python3-venv postgresql-15 redis-server
+BENCH_PACKAGES = $(RUN_PACKAGES) libjansson-dev nginx-light wrk procps postgresql-15 redis-server
 # `make docker-check`: the Dockerfile's stages without a Docker engine (debootstrap, chroot, namespaces).
 DOCKER_CHECK_PACKAGES = debootstrap python3 util-linux iproute2 coreutils
 
@@ -85,6 +86,10 @@ OPENAPI_FUZZ_SECONDS ?= 60
 A2UI_VENV = .build/a2ui-venv
 A2UI_TIME_LIMIT ?= 120
 OPENAPI_TIME_LIMIT ?= 300
+# The Swift tests run beside a throwaway PostgreSQL 15 and redis-server (scripts/with-test-services.sh:
+# loopback, free ports, fresh directories in /tmp, stopped afterwards); tests that need one fail without it
+# (PARLEY_REQUIRE_POSTGRES=1, PARLEY_REQUIRE_REDIS=1). The store suite then runs a second time on
+# PostgreSQL (PARLEY_TEST_STORE_ENGINE=postgres), each test in a database of its own.
 # The page's browser tests drive Debian's chromium with selenium and pytest, and check accessibility
 # with axe-core, from a venv made here; Tests/browser/run.sh run by hand makes the same one. Both pins
 # decide which rules judge the page: axe-selenium-python 2.1.6 (the newest PyPI serves) injects the
@@ -106,7 +111,10 @@ test: test-deps
 	fi
 	PARLEY_MCP_PYTHON=$(CURDIR)/$(MCP_VENV)/bin/python \
 	PARLEY_TEST_TIME_LIMIT=$(PARLEY_TEST_TIME_LIMIT) PARLEY_SUITE_TIME_LIMIT=$(PARLEY_SUITE_TIME_LIMIT) \
-	  SWIFT=$(SWIFT) Tests/run-swift-tests.sh $(BUILD_FLAGS)
+	  SWIFT=$(SWIFT) scripts/with-test-services.sh Tests/run-swift-tests.sh $(BUILD_FLAGS)
+	PARLEY_TEST_STORE_ENGINE=postgres \
+	PARLEY_TEST_TIME_LIMIT=$(PARLEY_TEST_TIME_LIMIT) PARLEY_SUITE_TIME_LIMIT=$(PARLEY_SUITE_TIME_LIMIT) \
+	  SWIFT=$(SWIFT) scripts/with-test-services.sh Tests/run-swift-tests.sh $(BUILD_FLAGS) --filter ParleyStoreTests
 	@if ! $(OPENAI_VENV)/bin/python -c 'import openai, pytest, jsonschema, langchain_openai' 2>/dev/null; then \
 	  python3 -m venv $(OPENAI_VENV) && $(OPENAI_VENV)/bin/pip install -q openai pytest jsonschema langchain-openai; \
 	fi

@@ -38,6 +38,9 @@ let package = Package(
         // PostgreSQL's client library, for the store behind PARLEY_DATABASE_URL (issue 24).
         .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq",
                        providers: [.apt(["libpq-dev"])]),
+        // hiredis 0.14 (Debian 12), the pre-1.0 API: only ParleyRedis touches it.
+        .systemLibrary(name: "CHiredis", path: "Sources/CHiredis", pkgConfig: "hiredis",
+                       providers: [.apt(["libhiredis-dev"])]),
 
         // MARK: - The data flow, one module per stage.
         // Encodings of standard values that stages which must not know each other share (base64url for
@@ -74,6 +77,9 @@ let package = Package(
         // The child's half: images re-encoded (libvips), PDF text (poppler), under the child's own rlimits.
         // Only the `parley-media-worker` executable (and the media bench) link it.
         .target(name: "ParleyMediaWorker", dependencies: ["CVips", "CPoppler", "ParleyMedia"]),
+        // Issue 24's Redis client (PARLEY_REDIS_URL): URL, synchronous connections on hiredis, a pool, and
+        // typed stream, counter and pub/sub commands. Knows no Parley type beyond event ids as numbers.
+        .target(name: "ParleyRedis", dependencies: ["CHiredis", "ParleyPrimitives"]),
         // MARK: - The API, one module per feature; each depends only on the layers below it.
         // The API's shared vocabulary: who is calling, errors as answers, JSON bodies, field rules,
         // resources (records as JSON), open-stream caps, the log.
@@ -154,6 +160,8 @@ let package = Package(
         .testTarget(name: "ParleyGenerationTests",
                     dependencies: ["ParleyGeneration", "ParleyProviders", "ParleyStore", "ParleyMarkdown", "ParleyPrimitives"]),
         .testTarget(name: "ParleyAuthTests", dependencies: ["ParleyAuth"]),
+        // A real redis-server: PARLEY_TEST_REDIS_URL (scripts/redis-test-server.sh), and servers of their own.
+        .testTarget(name: "ParleyRedisTests", dependencies: ["ParleyRedis"]),
         .testTarget(name: "ParleyA2UITests", dependencies: ["ParleyA2UI", "ParleyPrimitives"]),
         // Real libvips and poppler on files the tests make; the worker is the built `parley`.
         .testTarget(name: "ParleyMediaTests", dependencies: ["ParleyMedia", "CVips", "ParleyTestSupport"]),

@@ -3,8 +3,9 @@
 #
 # A throwaway PostgreSQL 15 for tests and `make cluster` (issue 24), in DIR and nowhere else:
 #   start  initdb in DIR/data on first use, start it if it is not running, make the role `parley`
-#          (a database owner, NOT a superuser, as Parley runs in production; CREATEDB, so store
-#          tests can make a database each) and its database `parley`, then print the URL:
+#          (a database owner, NOT a superuser, as Parley runs in production; for the tests also
+#          CREATEDB, so each store test makes a database, and pg_signal_backend, so dropping it WITH
+#          (FORCE) may end an autovacuum worker in it) and its database `parley`, then print the URL:
 #          postgres://parley@127.0.0.1:PORT/parley
 #   stop   stop it (fast shutdown); nothing to do if it is not running
 #   url    print the URL of the server in DIR
@@ -22,6 +23,7 @@ die() { echo "postgres-test-server: $*" >&2; exit 1; }
 
 [ $# -eq 2 ] || die "usage: $0 start|stop|url DIR"
 command=$1
+case $command in start | stop | url) ;; *) die "unknown command $command (start, stop or url)" ;; esac
 mkdir -p "$2" || die "cannot create $2"
 dir=$(cd "$2" && pwd -P)
 data=$dir/data
@@ -92,6 +94,9 @@ start() {
     if [ "$(superuser_sql "SELECT count(*) FROM pg_roles WHERE rolname = 'parley'")" = 0 ]; then
         superuser_sql "CREATE ROLE parley LOGIN NOSUPERUSER CREATEDB NOCREATEROLE"
     fi
+    if [ "$(superuser_sql "SELECT pg_has_role('parley', 'pg_signal_backend', 'MEMBER')")" = f ]; then
+        superuser_sql "GRANT pg_signal_backend TO parley"
+    fi
     if [ "$(superuser_sql "SELECT count(*) FROM pg_database WHERE datname = 'parley'")" = 0 ]; then
         superuser_sql "CREATE DATABASE parley OWNER parley ENCODING 'UTF8'"
     fi
@@ -108,5 +113,4 @@ case $command in
     start) start ;;
     stop) stop ;;
     url) running || die "no server is running in $dir"; url ;;
-    *) die "unknown command $command (start, stop or url)" ;;
 esac

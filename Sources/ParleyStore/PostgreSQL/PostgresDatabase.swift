@@ -27,6 +27,8 @@ final class PostgresDatabase: Database {
     /// Set inside `transaction`: a lost connection then fails the call (the transaction is gone)
     /// instead of quietly going on in a new session outside it.
     private var inTransaction = false
+    /// After a failed reconnect, calls until then fail at once instead of each waiting on a connect.
+    private var reconnectNotBefore: ContinuousClock.Instant?
 
     /// A statement prepared on this connection's current session.
     private struct PreparedStatement {
@@ -40,7 +42,7 @@ final class PostgresDatabase: Database {
     init(url: String, applicationName: String) throws(StoreError) {
         let info = try PostgresConnectionInfo(url: url)
         // expand_dbname: the URL's settings land where `dbname` is; later entries override them.
-        let settings = [("connect_timeout", "10"), ("dbname", url), ("application_name", applicationName),
+        let settings = [("connect_timeout", "5"), ("dbname", url), ("application_name", applicationName),
                         ("client_encoding", "UTF8")]
         let keywords = settings.map { strdup($0.0) }
         let values = settings.map { strdup($0.1) }
@@ -205,6 +207,13 @@ final class PostgresDatabase: Database {
         do {
             return try call()
         } catch {
+            if !inTransaction, PQstatus(connection) == CONNECTION_OK, case .postgres("0A000", let message) = error,
+               message.contains("cached plan") {
+                // A table changed under a prepared statement (another node migrated): prepare again.
+                _ = PQexec(connection, "DEALLOCATE ALL").map(PQclear)
+                statements.removeAll()
+                return try call()
+            }
             guard PQstatus(connection) == CONNECTION_BAD else { throw error }
             guard !inTransaction, case .postgres(let sqlstate, _) = error, sqlstate.hasPrefix("57P") else {
                 throw lost(error)
@@ -237,13 +246,19 @@ final class PostgresDatabase: Database {
     }
 
     /// A new session on the same connection settings (`PQreset`); its prepared statements are new.
+    /// While PostgreSQL is down, one attempt a second per connection: the calls between fail at once.
     private func reconnect() throws(StoreError) {
+        if let notBefore = reconnectNotBefore, ContinuousClock.now < notBefore {
+            throw StoreError.unavailable("cannot reach \(info.redactedURL) (the last attempt failed under a second ago)")
+        }
         statements.removeAll()
         PQreset(connection)
         guard PQstatus(connection) == CONNECTION_OK else {
+            reconnectNotBefore = ContinuousClock.now + .seconds(1)
             let why = info.scrub(String(cString: PQerrorMessage(connection)))
             throw StoreError.unavailable("cannot reconnect to \(info.redactedURL): \(why)")
         }
+        reconnectNotBefore = nil
     }
 
     /// `error` as `unavailable` when it came with the loss of the connection.

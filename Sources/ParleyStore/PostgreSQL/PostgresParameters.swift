@@ -3,8 +3,7 @@
 /// Integers are decimal, reals the shortest text that reads back to the same `Double` (Swift's
 /// `description`, which PostgreSQL's `float8in` parses: `1e-05`, `inf`, `nan`), texts their UTF-8
 /// bytes. libpq reads a text-format parameter up to its first NUL (it ignores lengths for them), and
-/// PostgreSQL's `text` cannot hold U+0000 at all, so a text containing one is refused here with
-/// SQLSTATE 22021, the code PostgreSQL itself gives that character: it would otherwise be cut short.
+/// PostgreSQL's `text` cannot hold U+0000 at all, so texts are written escaped (`PostgresText`).
 /// Blobs go in binary format (their bytes as they are, with their length), so a `bytea` chunk is
 /// neither hex-encoded nor cut at a zero byte.
 struct PostgresParameters {
@@ -20,7 +19,6 @@ struct PostgresParameters {
         offsets.reserveCapacity(values.count)
         lengths.reserveCapacity(values.count)
         for (index, value) in values.enumerated() {
-            let start = buffer.count
             lengths.append(0)  // libpq reads only a binary parameter's length
             switch value {
             case .null:
@@ -40,11 +38,7 @@ struct PostgresParameters {
                 buffer.append(contentsOf: number.description.utf8)
             case .text(let text):
                 offsets.append(buffer.count)
-                buffer.append(contentsOf: text.utf8)
-                if buffer[start...].contains(0) {
-                    throw StoreError.postgres(
-                        sqlstate: "22021", message: "text containing U+0000 (NUL) cannot be stored in PostgreSQL")
-                }
+                PostgresText.append(text, to: &buffer)  // U+0000 escaped: PostgreSQL's text cannot hold it
             }
             buffer.append(0)
         }

@@ -43,7 +43,7 @@ struct PostgresRow {
         guard !isNull(column), let value = PQgetvalue(result, row, column) else { return nil }
         let count = Int(PQgetlength(result, row, column))
         return value.withMemoryRebound(to: UInt8.self, capacity: count) { bytes in
-            String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+            PostgresText.decode(UnsafeBufferPointer(start: bytes, count: count))
         }
     }
 

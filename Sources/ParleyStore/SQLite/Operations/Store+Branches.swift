@@ -55,7 +55,7 @@ extension Store {
                     UNION ALL
                     SELECT s.id, s.parent_id, s.created_at FROM messages s
                     WHERE s.conversation_id = ?2 AND s.parent_id IS NULL
-                )
+                ) AS siblings
                 ORDER BY created_at, id
                 """,
                 [.text(leaf), .text(conversationID)]) { row in (id: row.text(0), parentID: row.optionalText(1)) }

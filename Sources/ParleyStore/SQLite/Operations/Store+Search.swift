@@ -35,20 +35,13 @@ extension Store {
                                    archived.map(SQLValue.bool) ?? .null]
         do {
             return try read { (connection) throws(StoreError) in
-                guard let database = connection as? SQLiteDatabase else {
-                    throw StoreError.invalidConfiguration("search runs on SQLite only")
+                // The owner's newest matches, one more than the budget, each with the counts BM25 needs.
+                let found = if let database = connection as? SQLiteDatabase {
+                    try Self.sqliteMatches(query, filters: filters, limit: budget + 1, owner: owner, database)
+                } else {
+                    try Self.postgresMatches(query, filters: filters, limit: budget + 1, connection)
                 }
-                // The MATCH finds the owner's rows only (`OwnedTrigramTokenizer`), so its work and its
-                // order depend on the owner's text alone.
-                database.search.queryOwner = owner
-                defer { database.search.queryOwner = nil }
-                // The owner's newest matches, one more than the budget: FTS5 walks rowids newest first
-                // and stops at the limit.
-                let newest = try database.query(Self.matchSQL, filters + [.integer(Int64(budget + 1))]) { row in
-                    SearchRanking.Candidate(doc: row.int64(2), conversationID: row.text(0), messageID: row.optionalText(1),
-                                            counts: MatchCounts(row.text(3)) ?? MatchCounts(length: 0, phrases: []))
-                }
-                let steps = database.virtualMachineSteps(Self.matchSQL)
+                let newest = found.candidates
                 let best: [SearchRanking.Candidate]
                 let order: SearchResults.Order
                 if newest.count > budget {
@@ -63,18 +56,21 @@ extension Store {
                 var hits: [SearchHit] = []
                 let terms = SearchSnippet.terms(of: query)
                 for match in best {
-                    // The indexed copy, by rowid (no MATCH: see SearchSnippet), without its owner.
-                    let body = try database.queryFirst(
-                        "SELECT substr(body, instr(body, char(31)) + 1) FROM search_index WHERE rowid = ?",
-                        [.integer(match.doc)]) { row in row.text(0) } ?? ""
+                    var body = found.bodies[match.doc] ?? ""
+                    if found.bodies[match.doc] == nil {
+                        // The indexed copy, by rowid (no MATCH: see SearchSnippet), without its owner.
+                        body = try connection.queryFirst(
+                            "SELECT substr(body, instr(body, char(31)) + 1) FROM search_index WHERE rowid = ?",
+                            [.integer(match.doc)]) { row in row.text(0) } ?? ""
+                    }
                     let snippet = SearchSnippet.make(terms: terms, in: body)
-                    let conversation = try database.queryFirst(
+                    let conversation = try connection.queryFirst(
                         "SELECT \(Conversation.columns) FROM conversations WHERE id = ?",
                         [.text(match.conversationID)], Conversation.init(row:))
                     guard let conversation else { continue }
                     hits.append(SearchHit(conversation: conversation, messageID: match.messageID, snippet: snippet))
                 }
-                return SearchResults(hits: hits, order: order, steps: steps)
+                return SearchResults(hits: hits, order: order, steps: found.steps)
             }
         } catch {
             // The statements are prepared (so the SQL is sound): a plain SQLITE_ERROR while stepping is
@@ -85,6 +81,48 @@ extension Store {
             }
             throw error
         }
+    }
+
+    /// What one engine's match finds: candidates newest first, the indexed bodies when the match read
+    /// them already (PostgreSQL), and the work it took (SQLite's virtual machine steps; 0 on PostgreSQL).
+    private struct Matches {
+        var candidates: [SearchRanking.Candidate]
+        var bodies: [Int64: String]
+        var steps: Int
+    }
+
+    /// FTS5's MATCH. It finds the owner's rows only (`OwnedTrigramTokenizer`), so its work and its order
+    /// depend on the owner's text alone. FTS5 walks rowids newest first and stops at the limit.
+    private static func sqliteMatches(
+        _ query: String, filters: [SQLValue], limit: Int, owner: String, _ database: SQLiteDatabase
+    ) throws(StoreError) -> Matches {
+        database.search.queryOwner = owner
+        defer { database.search.queryOwner = nil }
+        let candidates = try database.query(matchSQL, filters + [.integer(Int64(limit))]) { row in
+            SearchRanking.Candidate(doc: row.int64(2), conversationID: row.text(0), messageID: row.optionalText(1),
+                                    counts: MatchCounts(row.text(3)) ?? MatchCounts(length: 0, phrases: []))
+        }
+        return Matches(candidates: candidates, bodies: [:], steps: database.virtualMachineSteps(matchSQL))
+    }
+
+    /// The same match on PostgreSQL (`PostgresSearchSQL`): the query parsed as FTS5 parses it, its
+    /// phrases looked up in the owner's trigrams, the counts made from each candidate's body.
+    private static func postgresMatches(
+        _ query: String, filters: [SQLValue], limit: Int, _ database: any Database
+    ) throws(StoreError) -> Matches {
+        let parsed = try PostgresSearchQuery(query)
+        let condition = PostgresSearchSQL.condition(for: parsed)
+        var bodies: [Int64: String] = [:]
+        let candidates = try database.query(
+            PostgresSearchSQL.matchSQL(condition: condition.sql),
+            filters + [.integer(Int64(limit))] + condition.arguments
+        ) { row in
+            let body = row.text(3)
+            bodies[row.int64(2)] = body
+            return SearchRanking.Candidate(doc: row.int64(2), conversationID: row.text(0), messageID: row.optionalText(1),
+                                           counts: parsed.counts(in: body))
+        }
+        return Matches(candidates: candidates, bodies: bodies, steps: 0)
     }
 
     /// The owner's matching documents, newest first, with the counts `SearchRanking` scores.
@@ -103,6 +141,17 @@ extension Store {
     /// The trigram tokenizer's term length: shorter queries cannot use the index.
     static let trigramLength = 3
 
+    /// `substringSearch`'s scan on SQLite.
+    private static let substringSQL = """
+        SELECT d.conversation_id, d.message_id, coalesce(m.content, c.title)
+        FROM search_documents d INDEXED BY search_documents_owner
+        JOIN conversations c ON c.id = d.conversation_id
+        LEFT JOIN messages m ON m.id = d.message_id
+        WHERE d.owner_id = ?2 AND c.owner_id = ?2 AND (c.pinned = ?3 OR ?3 IS NULL) AND (c.archived = ?4 OR ?4 IS NULL)
+          AND instr(lower(coalesce(m.content, c.title)), lower(?1)) > 0
+        ORDER BY d.doc_id DESC LIMIT ?5
+        """
+
     /// A query too short for the trigram index, found as a substring (ASCII letters without case)
     /// of the owner's newest `candidates` matching titles and finished messages, newest first, one hit
     /// per conversation. No query syntax: the text is looked for as it is. The scan walks the
@@ -113,16 +162,9 @@ extension Store {
     ) throws(StoreError) -> [SearchHit] {
         guard !text.isEmpty else { return [] }
         return try read { (database) throws(StoreError) in
+            let sql = database.dialect == .postgres ? PostgresSearchSQL.substringSQL : Self.substringSQL
             let matches = try database.query(
-                """
-                SELECT d.conversation_id, d.message_id, coalesce(m.content, c.title)
-                FROM search_documents d INDEXED BY search_documents_owner
-                JOIN conversations c ON c.id = d.conversation_id
-                LEFT JOIN messages m ON m.id = d.message_id
-                WHERE d.owner_id = ?2 AND c.owner_id = ?2 AND (c.pinned = ?3 OR ?3 IS NULL) AND (c.archived = ?4 OR ?4 IS NULL)
-                  AND instr(lower(coalesce(m.content, c.title)), lower(?1)) > 0
-                ORDER BY d.doc_id DESC LIMIT ?5
-                """,
+                sql,
                 [.text(text), .text(owner), pinned.map(SQLValue.bool) ?? .null, archived.map(SQLValue.bool) ?? .null,
                  .integer(Int64(max(candidates, 1)))]
             ) { row in (conversationID: row.text(0), messageID: row.optionalText(1), body: row.text(2)) }

@@ -234,6 +234,17 @@ final class PostgresDatabaseTests: XCTestCase {
         XCTAssertEqual(try database.query("SELECT id FROM item ORDER BY id") { $0.int64(0) }, [1, 2])
     }
 
+    func testAStatementPreparedBeforeItsTableChangedIsPreparedAgain() throws {
+        let database = try connect()
+        try database.execute("CREATE TABLE item (id bigint)")
+        try database.run("INSERT INTO item VALUES (1)")
+        let select = "SELECT * FROM item"
+        XCTAssertEqual(try database.query(select) { $0.int64(0) }, [1])
+        // Another connection (a node migrating) adds a column: the prepared plan's result type changed.
+        try connect().execute("ALTER TABLE item ADD COLUMN label text DEFAULT 'new'")
+        XCTAssertEqual(try database.query(select) { $0.text(1) }, ["new"])
+    }
+
     func testSessionLostInsideATransactionFailsAsUnavailable() throws {
         let database = try connect()
         try database.execute("CREATE TABLE item (id bigint)")
