@@ -10,6 +10,10 @@ package enum APIErrors {
     package static let unauthenticated = HTTPError(status: 401, code: "unauthenticated", message: "Sign in first.")
     package static let invalidCredentials = HTTPError(status: 401, code: "invalid_credentials",
                                               message: "Wrong username or password.")
+    /// The database (PostgreSQL) cannot be reached or is shutting down: try again; nothing was sent upstream.
+    package static let storeUnavailable = HTTPError(
+        status: 503, code: "store_unavailable", message: "The database is unavailable; try again shortly.",
+        headers: [HTTPError.Header("Retry-After", "2")])
     package static let forbidden = HTTPError(status: 403, code: "forbidden", message: "Only an admin may do this.")
 
     /// The API speaks JSON only. A body, or a declared type, that is not `application/json` is refused:
@@ -37,6 +41,8 @@ package enum APIErrors {
             return HTTPError(status: 400, code: "invalid_cursor", message: "'cursor' is not a cursor this server issued.")
         case StoreError.conflict(let why):
             return HTTPError(status: 409, code: "conflict", message: why)
+        case let error as StoreError where error.isUnavailable:
+            return storeUnavailable
         default:
             return error
         }

@@ -28,6 +28,8 @@ struct APIRoutes {
     let preferences: PreferencesHandlers
     let openAI: OpenAIHandlers
     let authenticator: Authenticator
+    /// Asked by `/api/health` whether the store answers (PostgreSQL may be down; SQLite always answers).
+    let storeReachable: @Sendable () -> Bool
 
     /// What a route's handler is given: the request and who sent it.
     typealias Handler = @Sendable (HTTPRequest, Caller) async throws -> HTTPResponse
@@ -102,9 +104,12 @@ struct APIRoutes {
                     }
                 }))
         }
-        // Constant, so encoded once and answered without a task or a suspended connection.
+        // Constant, so encoded once and answered without a task or a suspended connection; 503 naming
+        // what is down while the store does not answer (PostgreSQL), so a balancer sends no one here.
         let health = HTTPResponse.json(["status": "ok"])
-        router.on("GET", "/api/health", immediate: { _ in health })
+        let down = HTTPResponse.json(HealthDown(status: "unavailable", down: ["store"]), status: 503)
+        let storeReachable = storeReachable
+        router.on("GET", "/api/health", immediate: { _ in storeReachable() ? health : down })
         // This API described as OpenAPI 3.1 (docs/openapi.json, embedded): no caller needed, like health.
         router.on("GET", "/api/openapi.json", immediate: { _ in OpenAPIDocument.response })
         route("GET", "/api/models", messages.models)
@@ -200,4 +205,10 @@ struct APIRoutes {
         }
         return error
     }
+}
+
+/// `/api/health`'s answer while something it needs is down.
+private struct HealthDown: Encodable {
+    let status: String
+    let down: [String]
 }

@@ -145,7 +145,7 @@ public final class ParleyApp: Sendable {
                                          quotas: quotas, renderer: renderer,
                                          keepAlive: configuration.openAIKeepAlive, feed: feed, streams: streams,
                                          providers: providers, ingest: ingest),
-                  authenticator: authenticator)
+                  authenticator: authenticator, storeReachable: { [store] in store.isReachable() })
             .register(in: &router)
         routes = router.registered
         server = HTTPServer(configuration: configuration.http, router: router)

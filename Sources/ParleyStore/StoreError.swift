@@ -45,6 +45,16 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         .sqlite(code: code, message: String(cString: sqlite3_errmsg(connection)))
     }
 
+    /// Whether the database could not be reached or dropped the connection (PostgreSQL down, restarting
+    /// or shutting down: SQLSTATE classes 08 and 57P), so the same request may succeed later.
+    public var isUnavailable: Bool {
+        switch self {
+        case .unavailable: true
+        case .postgres(let sqlstate, _): sqlstate.hasPrefix("08") || sqlstate.hasPrefix("57P")
+        default: false
+        }
+    }
+
     /// Whether this is SQLite failing to open, create or write a file (permissions, a missing folder,
     /// a read-only mount), which the operator fixes on the file system.
     public var isFileAccess: Bool {

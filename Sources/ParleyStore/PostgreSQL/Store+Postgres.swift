@@ -27,3 +27,18 @@ extension Store {
             checkpointer: nil, engineDescription: "PostgreSQL \(location)", configuration: configuration, now: now)
     }
 }
+
+extension Store {
+    /// Whether the database answers now: always on SQLite (a file of this machine); a `SELECT 1` on a
+    /// reader on PostgreSQL, so `/api/health` can say the store is down. Never throws.
+    public func isReachable() -> Bool {
+        guard checkpointer == nil else { return true }
+        do {
+            return try read { (database) throws(StoreError) in
+                try database.queryFirst("SELECT 1", []) { $0.int64(0) } == 1
+            }
+        } catch {
+            return false
+        }
+    }
+}

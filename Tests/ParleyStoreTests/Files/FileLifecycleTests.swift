@@ -173,6 +173,7 @@ final class FileLifecycleTests: FileTestCase {
     }
 
     func testTheFilesDatabaseSitsBesideTheMainOne() throws {
+        try requireSQLite("the SQLite files database's path")
         XCTAssertEqual(Store.filesDatabasePath(forDatabaseAt: "/data/parley.sqlite"), "/data/parley.files.sqlite")
         XCTAssertEqual(Store.filesDatabasePath(forDatabaseAt: "/data/parley"), "/data/parley.files.sqlite")
         _ = try makeStore()

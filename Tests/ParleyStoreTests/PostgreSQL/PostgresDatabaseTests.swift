@@ -134,11 +134,19 @@ final class PostgresDatabaseTests: XCTestCase {
         XCTAssertEqual(mixed?.2, 7)
     }
 
-    func testTextWithNULIsRefusedNotCut() throws {
+    /// PostgreSQL's text cannot hold U+0000: it is stored escaped (`PostgresText`) and reads back exactly,
+    /// as does the escape character itself, and neither is confused with the other.
+    func testTextWithNULOrTheEscapeReadsBackExactly() throws {
         let database = try connect()
-        try database.execute("CREATE TABLE note (body text)")
-        XCTAssertEqual(sqlstate { try database.run("INSERT INTO note VALUES (?)", [.text("a\u{0}b")]) }, "22021")
-        XCTAssertEqual(try database.queryFirst("SELECT count(*) FROM note") { $0.int64(0) }, 0)
+        try database.execute("CREATE TABLE note (id bigint, body text)")
+        let texts = ["a\u{0}b", "\u{0}", "\u{E000}0", "\u{E000}", "x\u{E000}\u{E000}\u{0}\u{0}y", "\u{E000}\u{0}", "plain"]
+        for (index, text) in texts.enumerated() {
+            try database.run("INSERT INTO note VALUES (?, ?)", [.integer(Int64(index)), .text(text)])
+        }
+        let read = try database.query("SELECT body FROM note ORDER BY id", []) { $0.text(0) }
+        XCTAssertEqual(read, texts)
+        XCTAssertEqual(try database.queryFirst("SELECT id FROM note WHERE body = ?", [.text("\u{0}")]) { $0.int64(0) }, 1)
+        XCTAssertEqual(try database.queryFirst("SELECT body FROM note WHERE id = 6", []) { $0.text(0) }, "plain")
     }
 
     func testRunCountsChangedRowsAndScriptsRunWhole() throws {

@@ -43,7 +43,7 @@ final class PostgresMigrationTests: StoreTestCase {
         let schema = try PostgresScratchSchema.make()
         defer { schema.drop() }
         try schema.migrate()
-        _ = try makeStore()
+        _ = try Store(path: databasePath)  // SQLite's schema, to compare with, whatever engine the run tests
         var sqlite = try columns(ofSQLiteAt: databasePath, skipping: ["search_index_"])
         // The files database's `blobs` is PostgresBlobs' two tables here, chunked.
         XCTAssertEqual(Set(try columns(ofSQLiteAt: FileBlobs.path(forDatabaseAt: databasePath), skipping: []).keys), ["blobs"])
@@ -80,7 +80,7 @@ final class PostgresMigrationTests: StoreTestCase {
         let schema = try PostgresScratchSchema.make()
         defer { schema.drop() }
         try schema.migrate()
-        _ = try makeStore()
+        _ = try Store(path: databasePath)  // SQLite's schema, to compare with, whatever engine the run tests
         let sqlite = try SQLiteDatabase(path: databasePath, readOnly: false, busyTimeoutMilliseconds: 5000)
         let usages: [String?] = [nil, #"{"output_tokens": 2, "cached": 1}"#, #"{"input_tokens": 7, "output_tokens": 9}"#,
                                  "not json", #"{"input_tokens": 3000000000, "output_tokens": -4}"#, "[1]"]
