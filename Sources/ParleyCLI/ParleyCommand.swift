@@ -1,6 +1,6 @@
 import ParleyServer
 
-/// Module ParleyCLI: the command line (`serve`, `backup`, `user`, `healthcheck`). It must never
+/// Module ParleyCLI: the command line (`serve`, `backup`, `user`, `healthcheck`, `migrate`). It must never
 /// know routes or handlers: it starts a `ParleyApp` or opens the store.
 ///
 /// What `parley` was asked to do. The first argument may name a command; the rest are the command's
@@ -17,6 +17,8 @@ public enum ParleyCommand: Sendable {
     case backup(ParleyConfiguration, destination: String, replacing: Bool)
     /// `parley user add NAME [--admin] | passwd NAME | disable NAME | enable NAME | list`.
     case user(ParleyConfiguration, UserCommand)
+    /// `parley migrate --from sqlite:PATH --to postgres://…`: a SQLite store copied into an empty PostgreSQL one.
+    case migrate(MigrateCommand)
 
     /// Reads the command line; `arguments` exclude the program name.
     public init(environment: [String: String], arguments: [String]) throws(CommandLineError) {
@@ -45,8 +47,10 @@ public enum ParleyCommand: Sendable {
             case .success(let command): self = .user(try Self.configuration(environment, operands.flags), command)
             case .failure(let usage): throw .usage(usage.description)
             }
+        case "migrate":
+            self = .migrate(try MigrateCommand.parse(rest, environment: environment))
         default:
-            throw .usage("unknown command \(name) (commands: serve, healthcheck, backup FILE, user …)")
+            throw .usage("unknown command \(name) (commands: serve, healthcheck, backup FILE, user …, migrate …)")
         }
     }
 

@@ -83,6 +83,17 @@ func user(_ configuration: ParleyConfiguration, _ command: UserCommand) -> Never
     }
 }
 
+/// `parley migrate …`: prints one line per table copied; bad use exits 2, a failed copy 1.
+func migrate(_ command: MigrateCommand) -> Never {
+    let (status, lines) = command.run()
+    if status == 0 {
+        FileHandle.standardOutput.write(Data(lines.map { $0 + "\n" }.joined().utf8))
+    } else {
+        lines.forEach(printError)
+    }
+    exit(status)
+}
+
 let command: ParleyCommand
 do {
     command = try ParleyCommand(environment: ProcessInfo.processInfo.environment,
@@ -97,4 +108,5 @@ case .serve(let configuration): serve(configuration)
 case .healthcheck(let configuration): healthcheck(configuration)
 case .backup(let configuration, let destination, let replacing): backup(configuration, to: destination, replacing: replacing)
 case .user(let configuration, let command): user(configuration, command)
+case .migrate(let command): migrate(command)
 }
