@@ -65,7 +65,7 @@ let package = Package(
         .target(name: "ParleyGeneration",
                 dependencies: ["ParleyProviders", "ParleyStore", "ParleyMarkdown", "ParleyOutcome", "ParleyPrimitives",
                                "ParleyA2UI"]),
-        .target(name: "ParleyHTTP", dependencies: ["CMicroHTTPD"]),
+        .target(name: "ParleyHTTP", dependencies: ["CMicroHTTPD", "ParleyPrimitives"]),
         // Team mode's credentials: Argon2id passwords and random tokens (libsodium only here), and
         // SHA-256 (nettle: it uses the CPU's SHA instructions).
         .target(name: "ParleyAuth", dependencies: ["CSodium", "CNettle", "ParleyPrimitives"]),

@@ -1,3 +1,5 @@
+import ParleyPrimitives
+
 /// One parsed HTTP request as handlers see it. The body is complete (never larger than
 /// `HTTPServerConfiguration.maxBodyBytes`), or empty for an upload route, whose body is on disk
 /// (`UploadedBody`); nothing here refers back to the connection.
@@ -62,24 +64,24 @@ struct RequestTarget: Equatable {
         var malformed = false
         var segments: [String] = []
         for piece in rawPath.split(separator: "/", omittingEmptySubsequences: true) {
-            if let decoded = RequestTarget.percentDecode(piece, plusIsSpace: false) {
+            if let decoded = PercentDecoding.decode(piece, plusIsSpace: false) {
                 segments.append(decoded)
             } else {
                 malformed = true
             }
         }
         self.segments = segments
-        self.path = RequestTarget.percentDecode(Substring(rawPath), plusIsSpace: false) ?? rawPath
+        self.path = PercentDecoding.decode(Substring(rawPath), plusIsSpace: false) ?? rawPath
         var query: [String: String] = [:]
         if parts.count > 1 {
             for pair in parts[1].split(separator: "&", omittingEmptySubsequences: true) {
                 let nameValue = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                guard let name = RequestTarget.percentDecode(nameValue[0], plusIsSpace: true) else {
+                guard let name = PercentDecoding.decode(nameValue[0], plusIsSpace: true) else {
                     malformed = true
                     continue
                 }
                 let rawValue = nameValue.count > 1 ? nameValue[1] : ""
-                guard let value = RequestTarget.percentDecode(rawValue, plusIsSpace: true) else {
+                guard let value = PercentDecoding.decode(rawValue, plusIsSpace: true) else {
                     malformed = true
                     continue
                 }
@@ -88,38 +90,5 @@ struct RequestTarget: Equatable {
         }
         self.query = query
         self.isMalformed = malformed
-    }
-
-    /// Decodes `%XX` escapes; nil on a bad escape or bytes that are not UTF-8.
-    static func percentDecode(_ text: Substring, plusIsSpace: Bool) -> String? {
-        // Most paths and parameters have nothing to decode; the text is already valid UTF-8.
-        if !text.utf8.contains(where: { $0 == UInt8(ascii: "%") || ($0 == UInt8(ascii: "+") && plusIsSpace) }) {
-            return String(text)
-        }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        var iterator = text.utf8.makeIterator()
-        while let byte = iterator.next() {
-            switch byte {
-            case UInt8(ascii: "%"):
-                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue)
-                else { return nil }
-                bytes.append(high << 4 | low)
-            case UInt8(ascii: "+") where plusIsSpace:
-                bytes.append(UInt8(ascii: " "))
-            default:
-                bytes.append(byte)
-            }
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

@@ -1,3 +1,5 @@
+import ParleyPrimitives
+
 /// Where a Redis server is and how to sign in to it, read from `PARLEY_REDIS_URL`.
 ///
 /// Accepted forms (what redis-py and most clients accept, minus TLS, which Debian's hiredis 0.14 lacks):
@@ -81,7 +83,7 @@ public struct RedisURL: Sendable, Equatable {
             path = rest[rest.index(after: at)...]
         }
         guard path.first == "/", path.count > 1 else { throw .socketPathNotAbsolute }
-        guard let decoded = Self.percentDecoded(path) else { throw .badPercentEncoding(part: "socket path") }
+        guard let decoded = PercentDecoding.decode(path) else { throw .badPercentEncoding(part: "socket path") }
         // sockaddr_un's sun_path holds 108 bytes with the terminating NUL.
         guard decoded.utf8.count <= 107 else { throw .socketPathTooLong(decoded.utf8.count) }
         self.init(endpoint: .unix(path: decoded), user: user, password: password)
@@ -101,8 +103,8 @@ public struct RedisURL: Sendable, Equatable {
 
     private static func credentials(_ userinfo: Substring) throws(RedisURLError) -> (String?, String?) {
         guard let colon = userinfo.firstIndex(of: ":") else { throw .userWithoutPassword }
-        guard let user = percentDecoded(userinfo[..<colon]) else { throw .badPercentEncoding(part: "user") }
-        guard let password = percentDecoded(userinfo[userinfo.index(after: colon)...]) else {
+        guard let user = PercentDecoding.decode(userinfo[..<colon]) else { throw .badPercentEncoding(part: "user") }
+        guard let password = PercentDecoding.decode(userinfo[userinfo.index(after: colon)...]) else {
             throw .badPercentEncoding(part: "password")
         }
         guard !password.isEmpty else { throw .emptyPassword }
@@ -143,32 +145,6 @@ public struct RedisURL: Sendable, Equatable {
             throw .badDatabase(String(text.prefix(16)))
         }
         return value
-    }
-
-    /// `%XX` decoded; nil for a stray `%` or a result that is not UTF-8.
-    static func percentDecoded(_ text: Substring) -> String? {
-        var bytes: [UInt8] = []
-        var iterator = Array(text.utf8).makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
-                return nil
-            }
-            bytes.append(high << 4 | low)
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
 

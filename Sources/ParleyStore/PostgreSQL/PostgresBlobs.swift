@@ -54,13 +54,10 @@ final class PostgresBlobs: BlobStore {
 
     func delete(_ ids: [Int64]) throws(StoreError) {
         guard !ids.isEmpty else { return }
+        // One statement, one round trip; the chunks go with their rows (ON DELETE CASCADE).
+        let list = "{" + ids.map(String.init).joined(separator: ",") + "}"
         try writer.withLock { (database) throws(StoreError) in
-            try database.transaction(.immediate) { () throws(StoreError) in
-                for id in ids {
-                    // The chunks go with their row (ON DELETE CASCADE).
-                    try database.run("DELETE FROM blob_files WHERE id = ?", [.integer(id)])
-                }
-            }
+            _ = try database.run("DELETE FROM blob_files WHERE id = ANY(?::BIGINT[])", [.text(list)])
         }
     }
 
