@@ -1,3 +1,4 @@
+import Foundation
 @testable import ParleyStore
 import XCTest
 
@@ -25,6 +26,48 @@ final class SearchIsolationTests: StoreTestCase {
         }
     }
 
+    /// The work of `query`'s match for `owner` on PostgreSQL, independent of the machine: the shared
+    /// buffer blocks (hit + read) `EXPLAIN (ANALYZE, BUFFERS)` counts while executing the store's own
+    /// match statement (`PostgresSearchSQL`, same parameters, same connection type), and the row ids
+    /// the GIN index scans hand over. Tables are analyzed first, as autovacuum would, so the plan is
+    /// the one a settled database runs.
+    private func postgresWork(_ store: Store, _ query: String, ownedBy owner: String) throws -> (blocks: Int, indexRows: Int) {
+        let parsed = try PostgresSearchQuery(query)
+        let condition = PostgresSearchSQL.condition(for: parsed)
+        let sql = "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, FORMAT JSON) "
+            + PostgresSearchSQL.matchSQL(condition: condition.sql)
+        let arguments: [SQLValue] = [.text(query), .text(owner), .null, .bool(false), .integer(51)] + condition.arguments
+        let json = try store.read { (database) throws(StoreError) in
+            try database.query(sql, arguments) { $0.text(0) }.joined()
+        }
+        let root = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+        let plan = try XCTUnwrap(root.first?["Plan"] as? [String: Any])
+        func blocks(_ node: [String: Any]) -> Int {
+            (node["Shared Hit Blocks"] as? Int ?? 0) + (node["Shared Read Blocks"] as? Int ?? 0)
+        }
+        func indexRows(_ node: [String: Any]) -> Int {
+            let own = (node["Node Type"] as? String) == "Bitmap Index Scan" ? (node["Actual Rows"] as? Int ?? 0) : 0
+            return own + ((node["Plans"] as? [[String: Any]]) ?? []).map(indexRows).reduce(0, +)
+        }
+        return (blocks(plan), indexRows(plan))
+    }
+
+    /// PostgreSQL: the documents whose trigrams hold `text`'s trigrams as `owner` indexes them.
+    private func found(_ store: Store, _ text: String, trigramsOf owner: String) throws -> [Int64] {
+        try store.read { (database) throws(StoreError) in
+            try database.query("SELECT doc_id FROM search_index WHERE trigrams @> parley_search_trigrams(?1, ?2)",
+                               [.text(owner), .text(text)]) { $0.int64(0) }
+        }
+    }
+
+    /// Statistics as autovacuum would leave them, so the planner sees the tables as they are.
+    private func analyze(_ store: Store) throws {
+        guard Self.onPostgres else { return }
+        _ = try store.write { (writer, _) throws(StoreError) in
+            try writer.database.execute("ANALYZE search_index; ANALYZE search_documents; ANALYZE conversations")
+        }
+    }
+
     /// The probe of the issue: two conversations of the caller's, one with the control word in a longer
     /// text, one with the guessed word; which ranks first must not say whether anybody else wrote the guess.
     func testTheOrderDoesNotSayWhetherAnotherUserWroteTheGuessedWord() throws {
@@ -43,20 +86,47 @@ final class SearchIsolationTests: StoreTestCase {
         XCTAssertEqual(without, ["guess", "control"], "the shorter row with one match ranks first")
     }
 
-    /// The MATCH walks the caller's rows only: its virtual machine steps are the same whether or not
-    /// another user has 30,000 matching messages, and a word the caller never wrote costs as little.
+    /// The MATCH walks the caller's rows only: its work (SQLite: virtual machine steps; PostgreSQL:
+    /// buffer blocks and GIN row ids, `postgresWork`) is the same whether or not another user has
+    /// 30,000 matching messages, and a word the caller never wrote costs as little.
     func testTheQueryWorkDoesNotGrowWithAnotherUsersMatches() throws {
-        try requireSQLite("FTS5's own tokenizer, steps and query plan")
+        if Self.onPostgres {
+            // Known to fail (2026-12-05): after ANALYZE, alice's match read 8 blocks before bob's 30,000
+            // rows and 23 after (an absent word: 5, then 23), and the plan used no GIN bitmap scan.
+            // Run it with PARLEY_TEST_POSTGRES_SEARCH_WORK=1 (the bulk insert takes ~3 minutes here).
+            try XCTSkipUnless(ProcessInfo.processInfo.environment["PARLEY_TEST_POSTGRES_SEARCH_WORK"] == "1",
+                              "PostgreSQL: alice's search work grows with bob's rows (8 -> 23 blocks); open")
+        }
         let store = try makeStore()
         _ = try conversation(store, owner: "alice", user: "the quick brown dog")
         _ = try conversation(store, owner: "alice", user: "quick brown bread", reply: "quick brown again")
+        try analyze(store)
         let before = try store.search("quick brown", ownedBy: "alice")
         let absentBefore = try store.search("zygote", ownedBy: "alice")
+        let workBefore = Self.onPostgres ? try postgresWork(store, "quick brown", ownedBy: "alice") : (blocks: 0, indexRows: 0)
+        let absentWorkBefore = Self.onPostgres ? try postgresWork(store, "zygote", ownedBy: "alice") : (blocks: 0, indexRows: 0)
         try bulk(store, owner: "bob", count: 30_000, text: "the quick brown fox")
+        try analyze(store)
         let after = try store.search("quick brown", ownedBy: "alice")
         let absentAfter = try store.search("zygote", ownedBy: "alice")
         XCTAssertEqual(after.hits.map(\.conversation.id), before.hits.map(\.conversation.id))
         XCTAssertEqual(after.hits.count, 2)
+        if Self.onPostgres {
+            let workAfter = try postgresWork(store, "quick brown", ownedBy: "alice")
+            let absentWorkAfter = try postgresWork(store, "zygote", ownedBy: "alice")
+            let bobs = try postgresWork(store, "quick brown", ownedBy: "bob")
+            print("postgres search work (blocks, GIN row ids): alice before \(workBefore), after \(workAfter); "
+                  + "absent word before \(absentWorkBefore), after \(absentWorkAfter); bob \(bobs)")
+            XCTAssertGreaterThan(workBefore.blocks, 0)
+            XCTAssertEqual(workAfter.indexRows, workBefore.indexRows, "the GIN scans hand over alice's rows alone")
+            XCTAssertEqual(absentWorkAfter.indexRows, absentWorkBefore.indexRows)
+            XCTAssertLessThanOrEqual(workAfter.blocks, workBefore.blocks + Self.postgresBlockSlack,
+                                     "bob's 30,000 matches must not add work to alice's search")
+            XCTAssertLessThanOrEqual(absentWorkAfter.blocks, absentWorkBefore.blocks + Self.postgresBlockSlack)
+            // Bob's own search reads his rows (so the measure is not blind), up to the budget + 1.
+            XCTAssertGreaterThan(bobs.blocks, workAfter.blocks)
+            return
+        }
         XCTAssertGreaterThan(before.steps, 0)
         XCTAssertEqual(after.steps, before.steps, "bob's 30,000 matches must not add work to alice's search")
         XCTAssertEqual(absentAfter.steps, absentBefore.steps)
@@ -66,20 +136,46 @@ final class SearchIsolationTests: StoreTestCase {
         XCTAssertGreaterThan(bobs.steps, after.steps * 10)
     }
 
+    /// What other users' rows may add to a PostgreSQL search's blocks: none, as on SQLite (steps).
+    static let postgresBlockSlack = 0
+
     /// Short queries scan the documents of the owner only, not everyone's.
     func testTheShortQueryScanDoesNotGrowWithAnotherUsersDocuments() throws {
-        try requireSQLite("FTS5's own tokenizer, steps and query plan")
         let store = try makeStore()
         _ = try conversation(store, owner: "alice", user: "go west")
-        let plan = try store.read { (database) throws(StoreError) in
-            try database.query(
-                "EXPLAIN QUERY PLAN SELECT doc_id FROM search_documents INDEXED BY search_documents_owner "
-                    + "WHERE owner_id = ?1 ORDER BY doc_id DESC", [.text("alice")]) { $0.text(3) }
+        if Self.onPostgres {
+            try bulk(store, owner: "bob", count: 2_000, text: "go go go")
+            try analyze(store)
+            let plan = try shortScanPlan(store, owner: "alice")
+            XCTAssertTrue(plan.json.contains("\"Index Name\": \"search_documents_owner\""), plan.json)
+            let bobs = try shortScanPlan(store, owner: "bob")
+            print("postgres short-query scan blocks: alice \(plan.blocks), bob \(bobs.blocks)")
+            XCTAssertLessThanOrEqual(plan.blocks, 12, "alice's scan reads her few documents, not bob's 2,000")
+            XCTAssertGreaterThan(bobs.blocks, plan.blocks * 10, "the measure sees a scan over many documents")
+        } else {
+            let plan = try store.read { (database) throws(StoreError) in
+                try database.query(
+                    "EXPLAIN QUERY PLAN SELECT doc_id FROM search_documents INDEXED BY search_documents_owner "
+                        + "WHERE owner_id = ?1 ORDER BY doc_id DESC", [.text("alice")]) { $0.text(3) }
+            }
+            XCTAssertTrue(plan.contains { $0.contains("USING COVERING INDEX search_documents_owner (owner_id=?)") }, "\(plan)")
+            try bulk(store, owner: "bob", count: 2_000, text: "go go go")
         }
-        XCTAssertTrue(plan.contains { $0.contains("USING COVERING INDEX search_documents_owner (owner_id=?)") }, "\(plan)")
-        try bulk(store, owner: "bob", count: 2_000, text: "go go go")
         let hits = try store.search("go", ownedBy: "alice").hits
         XCTAssertEqual(hits.count, 1)
+    }
+
+    /// PostgreSQL: `EXPLAIN (ANALYZE, BUFFERS)` of the short-query scan for `owner` looking for a
+    /// word nobody wrote (so it walks all the owner's documents), and its shared blocks. Measured:
+    /// alice (3 documents) 12 blocks beside bob's 2,000 documents; bob's own scan 6,034.
+    private func shortScanPlan(_ store: Store, owner: String) throws -> (json: String, blocks: Int) {
+        let json = try store.read { (database) throws(StoreError) in
+            try database.query("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, FORMAT JSON) " + PostgresSearchSQL.substringSQL,
+                               [.text("qz"), .text(owner), .null, .bool(false), .integer(51)]) { $0.text(0) }.joined()
+        }
+        let root = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+        let plan = try XCTUnwrap(root.first?["Plan"] as? [String: Any])
+        return (json, (plan["Shared Hit Blocks"] as? Int ?? 0) + (plan["Shared Read Blocks"] as? Int ?? 0))
     }
 
     /// A conversation given to another user (local mode's, when team mode starts) is indexed as theirs.
@@ -95,17 +191,41 @@ final class SearchIsolationTests: StoreTestCase {
         XCTAssertEqual(hits.map(\.conversation.id), [local.id])
         XCTAssertEqual(hits.first?.snippet, "\u{E000}heliotrope\u{E001} notes", "the snippet has no owner in it")
         // The index agrees with its stored text (FTS5 re-tokenizes every row and compares).
-        guard !Self.onPostgres else { return }
+        guard !Self.onPostgres else {
+            // Every row's trigrams are its owner's, made again from its body: none is left under the old owner.
+            let stale = try store.read { (database) throws(StoreError) in
+                try database.queryFirst(
+                    "SELECT count(*) FROM search_index i JOIN search_documents d ON d.doc_id = i.doc_id "
+                        + "WHERE i.trigrams IS DISTINCT FROM parley_search_trigrams(d.owner_id, i.body) "
+                        + "OR EXISTS (SELECT 1 FROM unnest(i.trigrams) t WHERE NOT starts_with(t, d.owner_id || chr(31)))",
+                    []) { $0.int64(0) }
+            }
+            XCTAssertEqual(stale, 0)
+            XCTAssertEqual(try found(store, "heliotrope", trigramsOf: User.localID), [])
+            XCTAssertEqual(try found(store, "heliotrope", trigramsOf: root.id).count, 1)
+            return
+        }
         XCTAssertNoThrow(try store.write { (writer, _) throws(StoreError) in
             try writer.database.run("INSERT INTO search_index (search_index) VALUES ('integrity-check')")
         })
     }
 
-    /// A MATCH on a connection with no search owner set finds nothing, rather than anybody's rows.
+    /// A MATCH on a connection with no search owner set finds nothing, rather than anybody's rows; on
+    /// PostgreSQL, trigrams without their owner (or with another's) find nothing either.
     func testAMatchWithoutAnOwnerFindsNothing() throws {
-        try requireSQLite("FTS5's own tokenizer, steps and query plan")
         let store = try makeStore()
         _ = try conversation(store, owner: "alice", user: "obsidian")
+        if Self.onPostgres {
+            XCTAssertEqual(try found(store, "obsidian", trigramsOf: "alice").count, 1, "the owned trigrams find it")
+            let unowned = try store.read { (database) throws(StoreError) in
+                try database.query("SELECT doc_id FROM search_index WHERE trigrams @> ARRAY['obs', 'bsi', 'sid', "
+                                   + "'idi', 'dia', 'ian']", []) { $0.int64(0) }
+            }
+            XCTAssertEqual(unowned, [], "trigrams without an owner find nothing")
+            XCTAssertEqual(try found(store, "obsidian", trigramsOf: ""), [])
+            XCTAssertEqual(try found(store, "obsidian", trigramsOf: "bob"), [])
+            return
+        }
         let rows = try store.read { (database) throws(StoreError) in
             try database.query("SELECT rowid FROM search_index WHERE search_index MATCH 'obsidian'") { $0.int64(0) }
         }
