@@ -157,6 +157,8 @@ SCHEMAS = {
                                       "code": nullable("string")})},
                        description="Errors of /v1 routes, in OpenAI's shape."),
     "Health": obj({"status": {"type": "string", "const": "ok"}}),
+    "HealthDown": obj({"status": {"type": "string", "const": "unavailable"},
+                       "down": {"type": "array", "items": {"type": "string", "enum": ["store"]}}}),
     "TokenTotals": obj({"input_tokens": TOKEN_TOTAL, "output_tokens": TOKEN_TOTAL, "replies": INTEGER,
                         "estimated_replies": INTEGER},
                        description="Totals saturate at 9223372036854775807 instead of overflowing."),
@@ -583,7 +585,10 @@ DECISION_BODY = obj({"decision": {"type": "string", "enum": ["approve", "deny"]}
                                                      {"decision": "approve", "remember": True}])
 
 PATHS = {
-    "/api/health": {"get": op("Liveness", "server", answer(200, "The server answers.", ref("Health")), public=True)},
+    "/api/health": {"get": op("Liveness", "server", dict(
+        answer(200, "The server answers.", ref("Health")),
+        **answer(503, "Something the server needs does not answer (the PostgreSQL store): `down` names it.",
+                 ref("HealthDown"))), public=True)},
     "/api/openapi.json": {"get": op("This document", "server", answer(
         200, "The OpenAPI document (the bytes of docs/openapi.json).", {"type": "object"}), public=True)},
     "/api/models": {"get": op("Models the caller may use", "conversations",
