@@ -56,10 +56,10 @@ extension Store {
                 var hits: [SearchHit] = []
                 let terms = SearchSnippet.terms(of: query)
                 for match in best {
-                    var body = found.bodies[match.doc] ?? ""
-                    if found.bodies[match.doc] == nil {
-                        // The indexed copy, by rowid (no MATCH: see SearchSnippet), without its owner.
-                        body = try connection.queryFirst(
+                    // PostgreSQL's match read the body already; on SQLite, the indexed copy by rowid (no
+                    // MATCH: see SearchSnippet), without its owner.
+                    let body = if let read = found.bodies[match.doc] { read } else {
+                        try connection.queryFirst(
                             "SELECT substr(body, instr(body, char(31)) + 1) FROM search_index WHERE rowid = ?",
                             [.integer(match.doc)]) { row in row.text(0) } ?? ""
                     }
