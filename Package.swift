@@ -123,8 +123,13 @@ let package = Package(
                                "ParleyPrimitives", "ParleyFiles"]),
         // The running server: configuration, the routes in one place, every part wired together.
         // openapi.json links to docs/openapi.json, whose bytes are compiled in (GET /api/openapi.json).
+        // What several nodes share through Redis (PARLEY_REDIS_URL): the limits counted for the whole
+        // cluster and each user's notifications, behind the feature modules' own protocols.
+        .target(name: "ParleyCluster",
+                dependencies: ["ParleyRedis", "ParleyAPI", "ParleyQuotas", "ParleyAccounts", "ParleyEvents",
+                               "ParleyPrimitives"]),
         .target(name: "ParleyServer",
-                dependencies: ["ParleyAPI", "ParleyEvents", "ParleyAccounts", "ParleyQuotas", "ParleyConversations",
+                dependencies: ["ParleyCluster", "ParleyRedis", "ParleyAPI", "ParleyEvents", "ParleyAccounts", "ParleyQuotas", "ParleyConversations",
                                "ParleyTransfer", "ParleyOpenAICompat", "ParleyTools", "ParleyHTTP", "ParleyStore",
                                "ParleyProviders", "ParleyGeneration", "ParleyMarkdown", "ParleyUpstream",
                                "ParleyPrimitives", "ParleyMCP", "ParleyMedia", "ParleyFiles", "ParleyA2UI"],

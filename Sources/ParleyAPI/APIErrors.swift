@@ -14,6 +14,11 @@ package enum APIErrors {
     package static let storeUnavailable = HTTPError(
         status: 503, code: "store_unavailable", message: "The database is unavailable; try again shortly.",
         headers: [HTTPError.Header("Retry-After", "2")])
+    /// The limits nodes share (PARLEY_REDIS_URL) cannot be counted: a start or a sign-in is refused
+    /// (fail closed) rather than let through uncounted; replies already running go on.
+    package static let limitsUnavailable = HTTPError(
+        status: 503, code: "limits_unavailable", message: "Shared limits cannot be checked (Redis is unreachable); try again shortly.",
+        headers: [HTTPError.Header("Retry-After", "2")])
     package static let forbidden = HTTPError(status: 403, code: "forbidden", message: "Only an admin may do this.")
 
     /// The API speaks JSON only. A body, or a declared type, that is not `application/json` is refused:

@@ -13,11 +13,11 @@ package struct AccountHandlers: Sendable {
     let passwords: PasswordWork
     /// Shared with sign-in: a wrong current password counts against the same username as a failed
     /// sign-in, so a stolen session cannot guess the password faster here.
-    let limiter: AttemptLimiter
+    let limiter: any SignInAttempts
     /// The streams and exports opened with a session or token that ends here are ended too.
     let streams: OpenStreams
 
-    package init(store: Store, authenticator: Authenticator, passwords: PasswordWork, limiter: AttemptLimiter, streams: OpenStreams) {
+    package init(store: Store, authenticator: Authenticator, passwords: PasswordWork, limiter: any SignInAttempts, streams: OpenStreams) {
         self.store = store
         self.authenticator = authenticator
         self.passwords = passwords
@@ -75,7 +75,7 @@ package struct AccountHandlers: Sendable {
         // Counted with the user's sign-ins, success or not: a session cannot guess the password, or
         // keep the Argon2id workers busy, faster than signing in could.
         let key = "user:" + caller.user.username.lowercased()
-        if let wait = limiter.begin([key]) {
+        if let wait = try limiter.begin([key]) {
             throw HTTPError(status: 429, code: "too_many_attempts",
                             message: "Too many password attempts; try again in \(wait) s.",
                             headers: [HTTPError.Header("Retry-After", String(wait))])

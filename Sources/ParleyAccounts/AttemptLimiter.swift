@@ -26,7 +26,7 @@ package final class AttemptLimiter: Sendable {
 
     /// Takes one attempt for every key at once. Returns nil when allowed (the attempt now counts),
     /// or the seconds to wait when any key has used up its window (then nothing is counted).
-    func begin(_ keys: [String], now: Date = Date()) -> Int? {
+    func begin(_ keys: [String], now: Date) -> Int? {
         windows.withLock { windows in
             var wait = 0
             for key in keys {
@@ -50,7 +50,7 @@ package final class AttemptLimiter: Sendable {
 
     /// The attempt succeeded: each key gets it back, and the `clearing` ones forget every failure
     /// (a user who signed in; not their address, which may try many names).
-    func succeeded(_ keys: [String], clearing: Set<String> = []) {
+    package func succeeded(_ keys: [String], clearing: Set<String> = []) {
         windows.withLock { windows in
             for key in keys {
                 if clearing.contains(key) {

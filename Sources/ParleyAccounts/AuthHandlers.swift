@@ -12,11 +12,11 @@ package struct AuthHandlers: Sendable {
     let store: Store
     let authenticator: Authenticator
     let passwords: PasswordWork
-    let limiter: AttemptLimiter
+    let limiter: any SignInAttempts
     /// The streams and exports opened with a session that ends here (sign-out, or trimmed at sign-in).
     let streams: OpenStreams
 
-    package init(store: Store, authenticator: Authenticator, passwords: PasswordWork, limiter: AttemptLimiter, streams: OpenStreams) {
+    package init(store: Store, authenticator: Authenticator, passwords: PasswordWork, limiter: any SignInAttempts, streams: OpenStreams) {
         self.store = store
         self.authenticator = authenticator
         self.passwords = passwords
@@ -38,7 +38,7 @@ package struct AuthHandlers: Sendable {
         let userKey = "user:" + username.lowercased()
         let plausible = AccountRules.isPlausibleUsername(username)
         let keys = plausible ? [userKey, "address:" + address] : ["address:" + address]
-        if let wait = limiter.begin(keys) {
+        if let wait = try limiter.begin(keys) {
             throw HTTPError(status: 429, code: "too_many_attempts",
                             message: "Too many failed sign-ins; try again in \(wait) s.",
                             headers: [HTTPError.Header("Retry-After", String(wait))])

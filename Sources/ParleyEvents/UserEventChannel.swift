@@ -20,6 +20,22 @@ final class UserEventChannel: Sendable {
         state = Mutex(State(log: UserEventLog(capacity: capacity, after: now)))
     }
 
+    /// A channel that starts with what the relay kept of the user's notifications (several nodes).
+    init(capacity: Int, history: UserEventHistory) {
+        state = Mutex(State(log: UserEventLog(capacity: capacity, history: history)))
+    }
+
+    /// Logs `frame` under the id the relay gave it and writes it to every connected stream, unless the
+    /// log already has it (a notification read both from the relay's history and as it came).
+    func publish(_ frame: [UInt8], id: Int64) {
+        state.withLock { state in
+            guard let entry = state.log.append(frame, id: id) else { return }
+            for stream in state.members.values {
+                stream.notify(entry)
+            }
+        }
+    }
+
     /// Logs `frame` and writes it to every connected stream.
     func publish(_ frame: [UInt8], now: Int64) {
         state.withLock { state in

@@ -32,10 +32,33 @@ struct UserEventLog: Sendable {
         ids = EventIDClock(after: id)
     }
 
+    /// A log holding what a relay kept of a user's notifications (several nodes): its last `capacity`.
+    init(capacity: Int, history: UserEventHistory) {
+        self.init(capacity: capacity, after: history.floorID)
+        for entry in history.entries.suffix(capacity) {
+            append(entry.frame, id: entry.id)
+        }
+        if history.entries.count > capacity, let first = entries.first {
+            floorID = max(floorID, first.id)
+        }
+    }
+
     /// Appends a notification; `now` is the clock in microseconds. The oldest falls out when full.
     @discardableResult
     mutating func append(_ frame: [UInt8], now: Int64) -> Entry {
-        let entry = Entry(id: ids.next(now: now), frame: frame)
+        store(Entry(id: ids.next(now: now), frame: frame))
+    }
+
+    /// Appends a notification whose id the relay gave (several nodes); nil, and nothing appended,
+    /// when the log already holds that id or a later one (it came back twice).
+    @discardableResult
+    mutating func append(_ frame: [UInt8], id: Int64) -> Entry? {
+        guard id > lastID else { return nil }
+        _ = ids.next(now: id)
+        return store(Entry(id: id, frame: frame))
+    }
+
+    private mutating func store(_ entry: Entry) -> Entry {
         if entries.count < capacity {
             entries.append(entry)
         } else {

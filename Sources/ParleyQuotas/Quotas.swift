@@ -12,14 +12,16 @@ import ParleyStore
 /// Each refusal is a 429 naming its setting, with `Retry-After` in whole seconds.
 package struct Quotas: Sendable {
     let store: Store
-    let rate: MessageRateLimiter
+    let rate: any MessageRateLimit
     /// Output tokens per user per UTC day; 0: none.
     let dailyOutputTokens: Int
     let now: @Sendable () -> Date
 
-    package init(store: Store, policy: UsagePolicy, mode: AccountSettings.Mode, now: @escaping @Sendable () -> Date = Date.init) {
+    /// - Parameter rate: where messages per minute are counted (nil: in this process, at the policy's rate).
+    package init(store: Store, policy: UsagePolicy, mode: AccountSettings.Mode, rate: (any MessageRateLimit)? = nil,
+                 now: @escaping @Sendable () -> Date = Date.init) {
         self.store = store
-        rate = MessageRateLimiter(perMinute: policy.messagesPerMinute(in: mode))
+        self.rate = rate ?? MessageRateLimiter(perMinute: policy.messagesPerMinute(in: mode))
         dailyOutputTokens = policy.dailyOutputTokens
         self.now = now
     }
@@ -40,7 +42,7 @@ package struct Quotas: Sendable {
                                 headers: [HTTPError.Header("Retry-After", String(wait))])
             }
         }
-        if let wait = rate.take(caller.userID) {
+        if let wait = try rate.take(caller.userID) {
             throw HTTPError(status: 429, code: "rate_limited",
                             message: "At most \(rate.perMinute) messages per minute (PARLEY_USER_MESSAGES_PER_MINUTE); "
                                 + "try again in \(wait) s.",

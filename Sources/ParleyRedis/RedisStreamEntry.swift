@@ -29,7 +29,7 @@ public struct RedisStreamEntry: Sendable, Equatable {
     }
 
     /// Reads `[id, [name, value, …]]`.
-    init(reply: RedisReply) throws(RedisError) {
+    public init(reply: RedisReply) throws(RedisError) {
         guard let parts = reply.elements, parts.count == 2, let idText = parts[0].text,
               let id = RedisStreamID(idText), let flat = parts[1].elements, flat.count.isMultiple(of: 2) else {
             throw .protocol("a stream entry is not [id, [field, value, …]]")

@@ -28,8 +28,9 @@ struct APIRoutes {
     let preferences: PreferencesHandlers
     let openAI: OpenAIHandlers
     let authenticator: Authenticator
-    /// Asked by `/api/health` whether the store answers (PostgreSQL may be down; SQLite always answers).
-    let storeReachable: @Sendable () -> Bool
+    /// Asked by `/api/health` what does not answer now: `store` (PostgreSQL may be down; SQLite always
+    /// answers), `redis` (with several nodes); empty when all is well.
+    let unavailable: @Sendable () -> [String]
 
     /// What a route's handler is given: the request and who sent it.
     typealias Handler = @Sendable (HTTPRequest, Caller) async throws -> HTTPResponse
@@ -105,11 +106,13 @@ struct APIRoutes {
                 }))
         }
         // Constant, so encoded once and answered without a task or a suspended connection; 503 naming
-        // what is down while the store does not answer (PostgreSQL), so a balancer sends no one here.
+        // what is down while the store (PostgreSQL) or Redis does not answer, so a balancer sends no one here.
         let health = HTTPResponse.json(["status": "ok"])
-        let down = HTTPResponse.json(HealthDown(status: "unavailable", down: ["store"]), status: 503)
-        let storeReachable = storeReachable
-        router.on("GET", "/api/health", immediate: { _ in storeReachable() ? health : down })
+        let unavailable = unavailable
+        router.on("GET", "/api/health", immediate: { _ in
+            let down = unavailable()
+            return down.isEmpty ? health : .json(HealthDown(status: "unavailable", down: down), status: 503)
+        })
         // This API described as OpenAPI 3.1 (docs/openapi.json, embedded): no caller needed, like health.
         router.on("GET", "/api/openapi.json", immediate: { _ in OpenAPIDocument.response })
         route("GET", "/api/models", messages.models)

@@ -1,6 +1,7 @@
 import Foundation
 import ParleyAPI
 import ParleyAccounts
+import ParleyCluster
 import ParleyConversations
 import ParleyEvents
 import ParleyFiles
@@ -31,6 +32,10 @@ public final class ParleyApp: Sendable {
     private let mcpServers: MCPServers?
     /// Every user's notifications and open user event streams (`GET /api/events`).
     let userEvents: UserEventHub
+    /// With several nodes (PARLEY_REDIS_URL): what they share through Redis, and this node's reader
+    /// of the cluster's notifications (started by `start`, stopped by `shutdown`).
+    let shared: SharedState?
+    private let userEventFollower: UserEventFollower?
     /// Every open stream and export, per user and credential (`PARLEY_MAX_STREAMS_PER_USER`).
     let streams: OpenStreams
     /// The conversation namings in progress (tests wait on them).
@@ -94,7 +99,11 @@ public final class ParleyApp: Sendable {
             Log.info("warning: PARLEY_AUTH_HEADER=\(header) is ignored in local mode (PARLEY_AUTH=on enables accounts)")
         }
         var router = Router()
-        userEvents = UserEventHub(logCapacity: configuration.userEventLogSize)
+        let shared = configuration.redis.map { SharedState(url: $0, prefix: configuration.redisPrefix) }
+        self.shared = shared
+        let relay = shared.map { RedisUserEvents(shared: $0, capacity: configuration.userEventLogSize) }
+        userEvents = UserEventHub(logCapacity: configuration.userEventLogSize, relay: relay)
+        userEventFollower = relay.map { [userEvents] in UserEventFollower(events: $0, hub: userEvents) }
         let feed = UserEventFeed(hub: userEvents, generations: generations)
         let liveStore = store
         streams = OpenStreams(limits: configuration.streams) { caller in
@@ -105,13 +114,16 @@ public final class ParleyApp: Sendable {
             }
         }
         let rules = FieldRules(limits: configuration.input, providers: providers)
-        let limiter = AttemptLimiter(limit: accounts.loginAttempts, window: accounts.loginWindow)
+        let limiter: any SignInAttempts = shared.map {
+            RedisSignInAttempts(limit: accounts.loginAttempts, window: .seconds(accounts.loginWindow), shared: $0)
+        } ?? AttemptLimiter(limit: accounts.loginAttempts, window: accounts.loginWindow)
         let authenticator = Authenticator(store: store, settings: accounts,
                                           trustedProxies: configuration.http.trustedProxies)
         let access = ModelAccess(memberModels: configuration.usage.memberModels,
                                  listedOnly: configuration.usage.listedModelsOnly(in: accounts.mode),
                                  providers: providers)
-        let quotas = Quotas(store: store, policy: configuration.usage, mode: accounts.mode)
+        let rate = shared.map { RedisMessageRate(perMinute: configuration.usage.messagesPerMinute(in: accounts.mode), shared: $0) }
+        let quotas = Quotas(store: store, policy: configuration.usage, mode: accounts.mode, rate: rate)
         let titler = ConversationTitler(store: store, generations: generations, providers: providers, feed: feed,
                                         maxCharacters: min(60, configuration.input.maxTitleCharacters),
                                         source: configuration.titles)
@@ -144,7 +156,9 @@ public final class ParleyApp: Sendable {
                                          quotas: quotas, renderer: renderer,
                                          keepAlive: configuration.openAIKeepAlive, feed: feed, streams: streams,
                                          providers: providers, ingest: ingest),
-                  authenticator: authenticator, storeReachable: { [store] in store.isReachable() })
+                  authenticator: authenticator, unavailable: { [store, shared] in
+                      (store.isReachable() ? [] : ["store"]) + (shared.map { $0.isReachable() ? [] : ["redis"] } ?? [])
+                  })
             .register(in: &router)
         routes = router.registered
         server = HTTPServer(configuration: configuration.http, router: router)
@@ -189,17 +203,25 @@ public final class ParleyApp: Sendable {
     /// Binds and starts serving; `port` is the real port afterwards.
     public func start() throws {
         try server.start()
+        userEventFollower?.start()
         // Servers down now are retried in the background; their tools are listed as unavailable meanwhile.
         if let mcpServers { Task { await mcpServers.start() } }
     }
 
     public var port: Int { server.port }
 
+    /// What nodes share, for the start-up log: `one node` or `redis HOST:PORT/DB (…)`; never a password.
+    public var sharingDescription: String {
+        guard let shared else { return "one node (limits and notifications in this process)" }
+        return "redis \(shared.pool.url) (shared limits, notifications across nodes)"
+    }
+
     /// Ends live replies as `interrupted` (their text stored), finishes open streams, stops, and
     /// kills the media workers waiting as spares.
     public func shutdown() async {
         await generations.shutdown()
         await server.stop()
+        userEventFollower?.stop()
         await mcpServers?.shutdown()
         media.shutdown()
     }

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyRedis
 import ParleyStore
 
 /// `PARLEY_DATABASE_URL` and `PARLEY_DB`: which engine holds the conversations, and opening it.
@@ -15,6 +16,25 @@ extension ParleyConfiguration {
                                 expected: "a postgres:// or postgresql:// URL")
         }
         return location
+    }
+
+    /// PARLEY_REDIS_URL: unset or empty, one node; otherwise a `redis://` URL, which needs a PostgreSQL
+    /// store (nodes must share one; a SQLite file belongs to one machine). An error never shows the URL.
+    static func redisLocation(read: SettingReader, database: PostgresLocation?) throws(ConfigurationError) -> RedisURL? {
+        guard let raw = read.values["PARLEY_REDIS_URL"], !raw.trimmingCharacters(in: .whitespaces).isEmpty else {
+            return nil
+        }
+        let url: RedisURL
+        do {
+            url = try RedisURL(parsing: raw.trimmingCharacters(in: .whitespaces))
+        } catch {
+            throw .invalidValue(name: "PARLEY_REDIS_URL", value: "(not shown)", expected: "a redis:// URL (\(error))")
+        }
+        guard database != nil else {
+            throw .combination("PARLEY_REDIS_URL needs PARLEY_DATABASE_URL: nodes share one PostgreSQL store, "
+                               + "and a SQLite file (PARLEY_DB) belongs to one machine")
+        }
+        return url
     }
 
     /// Opens the configured store (PostgreSQL when `database` is set, else the SQLite file) and says

@@ -9,6 +9,7 @@ import ParleyMedia
 import ParleyPrimitives
 import ParleyProviders
 import ParleyQuotas
+import ParleyRedis
 import ParleyStore
 
 /// Everything Parley can be told at start-up. Each value comes from an environment variable
@@ -21,6 +22,10 @@ public struct ParleyConfiguration: Sendable {
     public var databasePath = "./parley.db"
     /// PARLEY_DATABASE_URL: a PostgreSQL store instead of the SQLite file; wins over `databasePath`.
     public var database: PostgresLocation?
+    /// PARLEY_REDIS_URL: several nodes share limits and notifications through this Redis (needs `database`).
+    public var redis: RedisURL?
+    /// PARLEY_REDIS_PREFIX: the start of every key Parley writes in Redis (one Redis may serve several clusters).
+    public var redisPrefix = "parley:"
     public var publicDirectory = "./Public"
     public var http = HTTPServerConfiguration()
     /// The largest upload (PARLEY_MAX_FILE_BYTES; at most 10^9 bytes, SQLite's default blob limit).
@@ -115,6 +120,8 @@ public struct ParleyConfiguration: Sendable {
         port = try read.integer("PARLEY_PORT", default: port, range: 0...65535)
         databasePath = values["PARLEY_DB"] ?? databasePath
         database = try Self.databaseLocation(read: read)
+        redis = try Self.redisLocation(read: read, database: database)
+        redisPrefix = values["PARLEY_REDIS_PREFIX"].flatMap { $0.isEmpty ? nil : $0 } ?? redisPrefix
         publicDirectory = values["PARLEY_PUBLIC"] ?? publicDirectory
 
         http.host = host
@@ -305,10 +312,12 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     case invalidValue(name: String, value: String, expected: String)
     /// The MCP configuration file is unreadable or wrong: one line naming the server and the field.
     case mcp(String)
+    /// Two settings that do not go together, as one line saying why.
+    case combination(String)
 
     public var description: String {
         switch self {
-        case .mcp(let line): line
+        case .mcp(let line), .combination(let line): line
         case .unknownArgument(let argument): "unknown argument \(argument) (flags look like --port 8080)"
         case .missingValue(let flag): "\(flag) needs a value"
         case .invalidValue(let name, let value, let expected): "\(name)=\(value) is not \(expected)"

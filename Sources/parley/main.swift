@@ -33,6 +33,7 @@ func serve(_ configuration: ParleyConfiguration) -> Never {
 
     FileHandle.standardOutput.write(Data("listening on http://\(configuration.host):\(app.port)\n".utf8))
     printError("store: \(app.store.engineDescription)")
+    printError("nodes: \(app.sharingDescription)")
 
     var received: Int32 = 0
     sigwait(&shutdownSignals, &received)

@@ -375,4 +375,26 @@ final class ConfigurationTests: XCTestCase {
             }
         }
     }
+
+    /// PARLEY_REDIS_URL needs PARLEY_DATABASE_URL; a bad one is refused naming it, never its password.
+    func testTheRedisURLNeedsPostgreSQLAndIsNeverShown() throws {
+        let database = "postgres://parley@db/parley"
+        let chosen = try ParleyConfiguration(environment: ["PARLEY_REDIS_URL": "redis://:s3cret@cache:6380/2",
+                                                           "PARLEY_DATABASE_URL": database,
+                                                           "PARLEY_REDIS_PREFIX": "team-a:"], arguments: [])
+        XCTAssertEqual(chosen.redis?.description, "redis://:***@cache:6380/2")
+        XCTAssertEqual(chosen.redisPrefix, "team-a:")
+        XCTAssertNil(try ParleyConfiguration(environment: ["PARLEY_REDIS_URL": ""], arguments: []).redis)
+        XCTAssertEqual(try ParleyConfiguration(environment: [:], arguments: []).redisPrefix, "parley:")
+        XCTAssertThrowsError(try ParleyConfiguration(environment: ["PARLEY_REDIS_URL": "redis://cache:6379"], arguments: [])) {
+            XCTAssertTrue("\($0)".contains("PARLEY_REDIS_URL needs PARLEY_DATABASE_URL"), "\($0)")
+        }
+        for bad in ["http://:s3cret@cache", "redis://:s3cret@cache:99999", "rediss://:s3cret@cache"] {
+            XCTAssertThrowsError(try ParleyConfiguration(environment: ["PARLEY_REDIS_URL": bad, "PARLEY_DATABASE_URL": database],
+                                                         arguments: [])) {
+                XCTAssertTrue("\($0)".contains("PARLEY_REDIS_URL"), "\($0)")
+                XCTAssertFalse("\($0)".contains("s3cret"), "\($0)")
+            }
+        }
+    }
 }

@@ -1,0 +1,51 @@
+import Foundation
+@testable import ParleyStore
+import ParleyTestSupport
+import XCTest
+
+/// Two (or more) Parleys sharing one PostgreSQL database and one Redis (PARLEY_DATABASE_URL,
+/// PARLEY_REDIS_URL): nodes of one cluster, each a real server on its own port. Every cluster gets a
+/// fresh database (dropped when the test ends) and its own Redis key prefix, so tests never see each
+/// other's keys. Needs `PARLEY_TEST_POSTGRES_URL` and `PARLEY_TEST_REDIS_URL` (`make test` sets both);
+/// skips without them unless `PARLEY_REQUIRE_POSTGRES=1` / `PARLEY_REQUIRE_REDIS=1`.
+struct ClusterServices {
+    let postgres: String
+    let redis: String
+
+    init() throws {
+        let environment = ProcessInfo.processInfo.environment
+        func required(_ name: String, _ flag: String) throws -> String {
+            if let value = environment[name], !value.isEmpty { return value }
+            if environment[flag] == "1" { XCTFail("\(flag)=1 but \(name) is not set") }
+            throw XCTSkip("\(name) is not set")
+        }
+        postgres = try required("PARLEY_TEST_POSTGRES_URL", "PARLEY_REQUIRE_POSTGRES")
+        redis = try required("PARLEY_TEST_REDIS_URL", "PARLEY_REQUIRE_REDIS")
+    }
+
+    /// A fresh database's URL; `drop` removes it.
+    func database() throws -> (url: String, name: String) {
+        let name = "parley_cluster_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
+        try PostgresDatabase(url: postgres, applicationName: "parley-tests").execute("CREATE DATABASE \(name)")
+        var components = try XCTUnwrap(URLComponents(string: postgres))
+        components.path = "/" + name
+        return (try XCTUnwrap(components.string), name)
+    }
+
+    func drop(_ name: String) {
+        try? PostgresDatabase(url: postgres, applicationName: "parley-tests").execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+    }
+}
+
+extension XCTestCase {
+    /// The settings every node of one new cluster shares (its database, Redis and key prefix), merged
+    /// with `extra`; the database is dropped when the test ends.
+    func clusterSettings(_ services: ClusterServices, _ extra: [String: String] = [:],
+                         redis: String? = nil) throws -> [String: String] {
+        let (url, name) = try services.database()
+        addTeardownBlock { services.drop(name) }
+        let prefix = "parley-test-" + UUID().uuidString.prefix(8).lowercased() + ":"
+        return ["PARLEY_DATABASE_URL": url, "PARLEY_REDIS_URL": redis ?? services.redis, "PARLEY_REDIS_PREFIX": prefix]
+            .merging(extra) { $1 }
+    }
+}
