@@ -127,7 +127,7 @@ let package = Package(
         // cluster and each user's notifications, behind the feature modules' own protocols.
         .target(name: "ParleyCluster",
                 dependencies: ["ParleyRedis", "ParleyAPI", "ParleyQuotas", "ParleyAccounts", "ParleyEvents",
-                               "ParleyPrimitives"]),
+                               "ParleyGeneration", "ParleyStore", "ParleyOutcome", "ParleyPrimitives"]),
         .target(name: "ParleyServer",
                 dependencies: ["ParleyCluster", "ParleyRedis", "ParleyAPI", "ParleyEvents", "ParleyAccounts", "ParleyQuotas", "ParleyConversations",
                                "ParleyTransfer", "ParleyOpenAICompat", "ParleyTools", "ParleyHTTP", "ParleyStore",

@@ -80,10 +80,11 @@ public actor Generation: TickerTarget {
     ///   - after: ids start above this (the previous run's last id, when it is still known).
     ///   - toolbox, runner: the tools the reply may call and what runs them (none by default).
     ///   - surfaceBoard: the branch's surfaces before this reply, when it may draw (`parley/render_ui`).
+    ///   - relay: with several nodes, where every batch goes (subscribers follow it, not this actor).
     init(message: Message, owner: String, model: String, recorder: any ReplyRecorder, limits: GenerationLimits,
          renderer: MarkdownRenderer, ticker: FrameTicker, after previousID: Int64 = 0,
          toolbox: Toolbox = .none, runner: (any ToolRunner)? = nil, surfaceBoard: SurfaceBoard? = nil,
-         onEnd: @escaping @Sendable (String, Int64) async -> Void) {
+         relay: (any ReplyRelay)? = nil, onEnd: @escaping @Sendable (String, Int64) async -> Void) {
         self.onEnd = onEnd
         self.messageID = message.id
         self.conversationID = message.conversationID
@@ -107,9 +108,10 @@ public actor Generation: TickerTarget {
         // A resumed or continued run's log starts at the previous run's last id, so a client that saw that
         // run to its `done` and reopens from its last id is replayed this run exactly (from its snapshot).
         var log = EventLog(baseID: previousID > 0 ? previousID : ids.next())
-        if !message.content.isEmpty || !message.reasoning.isEmpty || parts.hasToolCalls {
+        if !message.content.isEmpty || !message.reasoning.isEmpty || parts.hasToolCalls || relay != nil {
             // A continued message starts its log with the full state, so a client that saw the earlier
-            // `done` replaces what it shows instead of appending to it.
+            // `done` replaces what it shows instead of appending to it. Through a relay every run starts
+            // so: a tab on any node that follows the run from its start begins with the state it starts from.
             let snapshot = Self.snapshot(of: message.id, parts: parts, text: text)
             log.append(GenerationEvent(id: ids.next(), payload: .snapshot(snapshot)))
         }
@@ -117,6 +119,10 @@ public actor Generation: TickerTarget {
         self.text = text
         self.ids = ids
         self.log = log
+        if let relay {
+            subscribers.relay = (message.id, relay)
+            relay.begin(messageID: message.id, baseID: log.baseID, events: log.events(after: log.baseID) ?? [])
+        }
     }
 
     /// Adds received text to the next frame. Returns false when it reached `maxReplyBytes`: the

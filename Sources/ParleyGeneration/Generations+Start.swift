@@ -232,7 +232,8 @@ extension Generations {
                                     limits: limits, renderer: renderer, ticker: ticker,
                                     after: previousID, toolbox: prepared.toolbox, runner: tools,
                                     surfaceBoard: surfaceBoard(prepared.toolbox, branch: written.context, reply: reply,
-                                                               owner: owner)) { [weak self] id, lastID in
+                                                               owner: owner),
+                                    relay: relay) { [weak self] id, lastID in
             await self?.ended(id, lastEventID: lastID)
         }
         addLive(generation)

@@ -41,6 +41,8 @@ public actor Generations: TickerTarget {
     let ticker = FrameTicker()
     /// Set by `shutdown`: no reply starts after it.
     var shuttingDown = false
+    /// With several nodes: what carries every reply's events to every node's subscribers (nil: this process).
+    let relay: (any ReplyRelay)?
 
     /// The message of the error a reply cut by a graceful shutdown ends with (`ReplyErrorCode.serverShutdown`).
     static let shutdownMessage = "The server shut down during the reply."
@@ -52,10 +54,13 @@ public actor Generations: TickerTarget {
     /// - Parameter clock: when finished replies are released (`limits.retainFinished` after their end).
     /// - Parameter tools: runs the tools conversations enable (nil: replies are offered none).
     /// - Parameter files: the files user messages carry, sent with them (`NoAttachments`: none).
+    /// - Parameter relay: with several nodes, what carries replies' events between them (`ReplyRelay`).
     public init(store: Store, providers: ProviderRegistry, limits: GenerationLimits,
                 renderer: MarkdownRenderer = MarkdownRenderer(), clock: RetentionClock = .continuous,
-                tools: (any ToolRunner)? = nil, files: any AttachmentSource = NoAttachments()) {
+                tools: (any ToolRunner)? = nil, files: any AttachmentSource = NoAttachments(),
+                relay: (any ReplyRelay)? = nil) {
         self.tools = tools
+        self.relay = relay
         self.store = store
         self.providers = providers
         self.limits = limits
@@ -106,10 +111,26 @@ public actor Generations: TickerTarget {
             return try store.message(id: messageID) ?? message
         }
         guard message.status == .streaming else { return message }
+        if let relay, relay.requestStop(messageID: messageID) {
+            // Another node runs it: it stops it there; the answer is the row it writes.
+            return try await stoppedElsewhere(message)
+        }
         // A `streaming` row with no live generation has nothing left that could finish it (its final
         // write failed): stop ends it here with its stored text, so a stop answer never says `streaming`.
         return try store.finishMessage(id: messageID, content: message.content, status: .stopped,
                                        html: renderer.render(message.content))
+    }
+
+    /// The row of a reply another node was asked to stop, once that node wrote its end (at most 5 s;
+    /// then the row as it is).
+    private func stoppedElsewhere(_ message: Message) async throws -> Message {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+            guard let current = try store.message(id: message.id) else { throw GenerationError.messageNotFound }
+            if current.status != .streaming { return current }
+        }
+        return try store.message(id: message.id) ?? message
     }
 
     /// Stops every live reply of a conversation (it is being deleted).
@@ -120,6 +141,16 @@ public actor Generations: TickerTarget {
         for generation in live.values where generation.conversationID == conversationID {
             await generation.stop()
         }
+        stopElsewhere { $0.conversationID == conversationID }
+    }
+
+    /// With several nodes: asks the nodes running the `streaming` replies `matching` to stop them (a
+    /// delete or a disabled account on this node reaches replies running on another). Returns how many.
+    @discardableResult
+    private func stopElsewhere(_ matching: ((messageID: String, conversationID: String, ownerID: String)) -> Bool) -> Int {
+        guard let relay, let streaming = try? store.streamingReplies() else { return 0 }
+        return streaming.filter { live[$0.messageID] == nil && matching($0) }
+            .filter { relay.requestStop(messageID: $0.messageID) }.count
     }
 
     /// Stops every live reply of one user (their account was just disabled); returns how many. Call it
@@ -135,7 +166,8 @@ public actor Generations: TickerTarget {
         for generation in theirs {
             await generation.stop()
         }
-        return theirs.count + reserved
+        let elsewhere = stopElsewhere { $0.ownerID == owner }
+        return theirs.count + reserved + elsewhere
     }
 
     /// Ends every live generation as `interrupted` and writes it (graceful shutdown); no reply starts after.
@@ -157,9 +189,12 @@ public actor Generations: TickerTarget {
     /// Returns a handle to detach, or nil when everything was delivered already (finished message).
     public func subscribe(messageID: String, after lastEventID: Int64?,
                           deliver: @escaping @Sendable ([GenerationEvent]) -> Bool) async throws -> Subscription? {
+        if let relay, let following = try await followRelay(relay, messageID, after: lastEventID, deliver: deliver) {
+            return following
+        }
         if let generation = live[messageID] ?? retained.generation(for: messageID) {
             guard let token = await generation.subscribe(after: lastEventID, deliver: deliver) else { return nil }
-            return Subscription(generation: generation, token: token)
+            return Subscription { await generation.unsubscribe(token) }
         }
         // Read in the same actor turn as the look-up above: a continue changes the row and registers
         // its generation in one turn, so this is the row before the continue or after it, never the
@@ -167,6 +202,24 @@ public actor Generations: TickerTarget {
         guard let message = try store.message(id: messageID) else { throw GenerationError.messageNotFound }
         _ = deliver(await finishedEvents(message))
         return nil
+    }
+
+    /// Follows the message through the relay (several nodes): a reply live here, retained here, or
+    /// `streaming` in the store (live on another node) is followed there, its stream waited for if not
+    /// written yet; any other is followed there if the relay still holds it. nil when the relay has no
+    /// stream for it: the caller goes on as on one node (the stored reply).
+    private func followRelay(_ relay: any ReplyRelay, _ messageID: String, after lastEventID: Int64?,
+                             deliver: @escaping @Sendable ([GenerationEvent]) -> Bool) async throws -> Subscription?? {
+        var running = live[messageID] != nil || retained.generation(for: messageID) != nil
+        if !running {
+            guard let message = try store.message(id: messageID) else { throw GenerationError.messageNotFound }
+            running = message.status == .streaming
+        }
+        switch await relay.follow(messageID: messageID, after: lastEventID, waiting: running, deliver: deliver) {
+        case .following(let cancel): return .some(Subscription { cancel() })
+        case .finished: return .some(nil)
+        case .absent: return nil
+        }
     }
 
     /// Snapshot and `done` for a message no generation holds (finished, or from before a restart).
@@ -225,13 +278,12 @@ public actor Generations: TickerTarget {
     public var liveCount: Int { live.count }
 }
 
-/// A subscriber's attachment to a generation; `cancel` detaches it (the client went away).
+/// A subscriber's attachment to a generation or to the relay; `cancel` detaches it (the client went away).
 public struct Subscription: Sendable {
-    let generation: Generation
-    let token: Int
+    let detach: @Sendable () async -> Void
 
     public func cancel() async {
-        await generation.unsubscribe(token)
+        await detach()
     }
 }
 

@@ -1,10 +1,13 @@
 /// The clients attached to one reply. Delivery is a call per subscriber per batch; one that
 /// returns false has gone (its connection closed or fell too far behind) and is dropped at once.
+/// With a relay (several nodes), every batch goes to the relay instead, and subscribers follow it.
 struct Subscribers: Sendable {
     typealias Deliver = @Sendable ([GenerationEvent]) -> Bool
 
     private var all: [Int: Deliver] = [:]
     private var nextToken = 0
+    /// The relay and the message it carries (nil: one node, batches go to `all`).
+    var relay: (messageID: String, relay: any ReplyRelay)?
 
     var count: Int { all.count }
 
@@ -27,6 +30,10 @@ struct Subscribers: Sendable {
     /// Hands `batch` to every subscriber, dropping those that have gone.
     mutating func deliver(_ batch: [GenerationEvent]) {
         guard !batch.isEmpty else { return }
+        if let relay {
+            relay.relay.publish(messageID: relay.messageID, batch)
+            return
+        }
         for (token, send) in all where !send(batch) {
             all[token] = nil
         }

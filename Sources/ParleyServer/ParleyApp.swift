@@ -36,6 +36,8 @@ public final class ParleyApp: Sendable {
     /// of the cluster's notifications (started by `start`, stopped by `shutdown`).
     let shared: SharedState?
     private let userEventFollower: UserEventFollower?
+    /// With several nodes: replies' events through Redis Streams (any node serves any reply's stream).
+    let replyRelay: RedisReplyRelay?
     /// Every open stream and export, per user and credential (`PARLEY_MAX_STREAMS_PER_USER`).
     let streams: OpenStreams
     /// The conversation namings in progress (tests wait on them).
@@ -75,8 +77,12 @@ public final class ParleyApp: Sendable {
             mcpServers = nil
         }
         let tools = ToolCatalog(store: store, source: source, log: { Log.info($0) })
+        let shared = configuration.redis.map { SharedState(url: $0, prefix: configuration.redisPrefix) }
+        self.shared = shared
+        replyRelay = shared.map { RedisReplyRelay(shared: $0, retain: configuration.generation.retainFinished) }
         generations = Generations(store: store, providers: providers, limits: configuration.generation,
-                                  renderer: renderer, tools: tools, files: StoredAttachments(store: store))
+                                  renderer: renderer, tools: tools, files: StoredAttachments(store: store),
+                                  relay: replyRelay)
         let fileSettings = FileSettings(maxFileBytes: configuration.maxFileBytes,
                                         maxUserFileBytes: configuration.maxUserFileBytes,
                                         maxAttachments: configuration.maxAttachments)
@@ -99,8 +105,6 @@ public final class ParleyApp: Sendable {
             Log.info("warning: PARLEY_AUTH_HEADER=\(header) is ignored in local mode (PARLEY_AUTH=on enables accounts)")
         }
         var router = Router()
-        let shared = configuration.redis.map { SharedState(url: $0, prefix: configuration.redisPrefix) }
-        self.shared = shared
         let relay = shared.map { RedisUserEvents(shared: $0, capacity: configuration.userEventLogSize) }
         userEvents = UserEventHub(logCapacity: configuration.userEventLogSize, relay: relay)
         userEventFollower = relay.map { [userEvents] in UserEventFollower(events: $0, hub: userEvents) }
@@ -204,6 +208,11 @@ public final class ParleyApp: Sendable {
     public func start() throws {
         try server.start()
         userEventFollower?.start()
+        let generations = generations
+        replyRelay?.start { messageID in
+            // Another node was asked to stop a reply this one runs.
+            Task { _ = try? await generations.stop(messageID: messageID) }
+        }
         // Servers down now are retried in the background; their tools are listed as unavailable meanwhile.
         if let mcpServers { Task { await mcpServers.start() } }
     }
@@ -213,7 +222,8 @@ public final class ParleyApp: Sendable {
     /// What nodes share, for the start-up log: `one node` or `redis HOST:PORT/DB (…)`; never a password.
     public var sharingDescription: String {
         guard let shared else { return "one node (limits and notifications in this process)" }
-        return "redis \(shared.pool.url) (shared limits, notifications across nodes)"
+        let node = replyRelay.map { " as node \($0.nodeID)" } ?? ""
+        return "redis \(shared.pool.url)\(node) (shared limits, notifications and reply streams across nodes)"
     }
 
     /// Ends live replies as `interrupted` (their text stored), finishes open streams, stops, and
@@ -222,6 +232,7 @@ public final class ParleyApp: Sendable {
         await generations.shutdown()
         await server.stop()
         userEventFollower?.stop()
+        replyRelay?.stop()
         await mcpServers?.shutdown()
         media.shutdown()
     }

@@ -313,4 +313,17 @@ extension Store {
             [.text(id), .text(conversationID)]) { _ in true } ?? false
         guard exists else { throw StoreError.notFound(.messageInConversation(id: id, conversationID: conversationID, assistant: false)) }
     }
+
+    /// The replies `streaming` now (on any node of a cluster), with their conversation and its owner:
+    /// what a conversation's delete or an account's disabling must stop wherever they run. Served by
+    /// the partial index of streaming rows, so its cost is the number of live replies. Read transaction.
+    public func streamingReplies() throws(StoreError) -> [(messageID: String, conversationID: String, ownerID: String)] {
+        try read { (database) throws(StoreError) in
+            try database.query(
+                "SELECT m.id, m.conversation_id, c.owner_id FROM messages m "
+                    + "\(database.dialect.indexedBy("messages_streaming")) "
+                    + "JOIN conversations c ON c.id = m.conversation_id WHERE m.status = 'streaming'"
+            ) { row in (row.text(0), row.text(1), row.text(2)) }
+        }
+    }
 }

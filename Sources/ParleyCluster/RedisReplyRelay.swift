@@ -1,0 +1,113 @@
+import Foundation
+import ParleyAPI
+import ParleyEvents
+import ParleyGeneration
+import ParleyRedis
+
+/// Replies' events through Redis Streams, so any node serves any reply's stream (issue 24): one stream
+/// per message (entry `N-0` = event `N`, so an SSE id is a Redis position), written by the node that
+/// runs the reply (`ReplyPublisher`) and read by one follower per node (`ReplyFollower`), the writer's
+/// own subscribers included: a tab sees an event only once Redis holds it.
+///
+/// A subscriber with a Last-Event-ID inside the newest run is replayed from it; any other starts at the
+/// run's beginning, whose first entry is its snapshot. A stop asked on a node that does not run the
+/// reply goes to the node that does, through that node's own stream.
+package final class RedisReplyRelay: ReplyRelay {
+    let shared: SharedState
+    /// This node's name in Redis (a run's `node`), new at every start.
+    package let nodeID: String
+    let keys: ReplyKeys
+    private let publisher: ReplyPublisher
+    private let follower: ReplyFollower
+
+    /// - Parameter retain: how long a stream is kept after its run's `done` (PARLEY_RETAIN_FINISHED_SECONDS).
+    package init(shared: SharedState, retain: Duration, nodeID: String = RedisReplyRelay.newNodeID()) {
+        self.shared = shared
+        self.nodeID = nodeID
+        keys = ReplyKeys(shared: shared)
+        publisher = ReplyPublisher(keys: keys, nodeID: nodeID, retain: retain)
+        follower = ReplyFollower(keys: keys, nodeID: nodeID)
+    }
+
+    /// A random node id (12 hex digits).
+    package static func newNodeID() -> String {
+        String(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12)).lowercased()
+    }
+
+    /// Starts the writer and the reader; `onStop` is called with a message id another node asked this one to stop.
+    package func start(onStop: @escaping @Sendable (String) -> Void) {
+        publisher.start()
+        follower.start(onStop: onStop)
+    }
+
+    package func stop() {
+        publisher.stop()
+        follower.stop()
+    }
+
+    /// Subscribers following through this node now (tests, logs).
+    package var subscriberCount: Int { follower.subscriberCount }
+
+    // MARK: - ReplyRelay
+
+    package func begin(messageID: String, baseID: Int64, events: [GenerationEvent]) {
+        publisher.enqueue(.begin(messageID: messageID, baseID: baseID, events: events))
+    }
+
+    package func publish(messageID: String, _ batch: [GenerationEvent]) {
+        publisher.enqueue(.batch(messageID: messageID, events: batch))
+    }
+
+    package func follow(messageID: String, after lastEventID: Int64?, waiting: Bool,
+                        deliver: @escaping @Sendable ([GenerationEvent]) -> Bool) async -> RelayFollow {
+        let stream = RedisArgument(keys.stream(messageID))
+        let commands: [[RedisArgument]] = [
+            ["HGET", RedisArgument(keys.run(messageID)), "base"],
+            ["XREVRANGE", stream, "+", "-", "COUNT", "1"],
+        ]
+        var start = RedisStreamID.zero
+        if let replies = try? shared.counting({ connection throws(RedisError) in try connection.pipeline(commands) }),
+           replies.count == 2 {
+            let base = replies[0].text.flatMap { Int64($0) }
+            let newest = replies[1].elements?.first.flatMap { try? RedisStreamEntry(reply: $0) }
+            guard newest != nil || waiting else { return .absent }
+            if let base { start = RedisStreamID(milliseconds: UInt64(max(0, base)), sequence: 0) }
+            if let lastEventID, let newest, let last = newest.id.eventID ?? Int64(exactly: newest.id.milliseconds),
+               lastEventID >= (base ?? 0), lastEventID <= last {
+                // Inside the newest run: replayed exactly from there, or nothing more after its `done`.
+                if lastEventID == last, ReplyEventCodec.event(newest)?.isDone == true { return .finished }
+                start = RedisStreamID(milliseconds: UInt64(lastEventID), sequence: 0)
+            }
+        } else if !waiting {
+            return .absent
+        } else if let lastEventID {
+            // Redis does not answer: the follower catches up once it does.
+            start = RedisStreamID(milliseconds: UInt64(max(0, lastEventID)), sequence: 0)
+        }
+        let token = follower.add(messageID, after: start, deliver: deliver)
+        wake()
+        let follower = follower
+        return .following(cancel: { follower.remove(token) })
+    }
+
+    package func requestStop(messageID: String) -> Bool {
+        let nodeID = nodeID
+        let keys = keys
+        let asked = try? shared.counting { connection throws(RedisError) -> Bool in
+            let owner = try connection.command(["HGET", RedisArgument(keys.run(messageID)), "node"]).text
+            guard let owner, owner != nodeID else { return false }
+            _ = try connection.command(["XADD", RedisArgument(keys.node(owner)), "MAXLEN", "~", "1000", "*",
+                                        "op", "stop", "m", RedisArgument(messageID)])
+            return true
+        }
+        return asked ?? false
+    }
+
+    /// Ends the follower's current wait, so a new subscriber is caught up now.
+    private func wake() {
+        let key = RedisArgument(keys.node(nodeID))
+        _ = try? shared.counting { connection throws(RedisError) in
+            try connection.command(["XADD", key, "MAXLEN", "~", "1000", "*", "op", "wake"])
+        }
+    }
+}

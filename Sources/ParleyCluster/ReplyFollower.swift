@@ -1,0 +1,159 @@
+import Foundation
+import ParleyAPI
+import ParleyEvents
+import ParleyGeneration
+import ParleyRedis
+import Synchronization
+
+/// The one reader per node of the reply streams its subscribers follow: one `XREAD BLOCK` over every
+/// followed stream and the node's own stream (stops asked of this node, and wake-ups when a subscriber
+/// is added), on a connection and a thread of its own. A new subscriber is first caught up with
+/// `XRANGE` from its position, then served from the shared `XREAD`; each gets only entries past its
+/// own position, so none is sent twice. After a Redis failure it reconnects every half second and
+/// goes on from each subscriber's position.
+final class ReplyFollower: Sendable {
+    private struct Subscriber {
+        let messageID: String
+        var after: RedisStreamID
+        let deliver: @Sendable ([GenerationEvent]) -> Bool
+        var caughtUp = false
+    }
+
+    private struct State {
+        var subscribers: [Int: Subscriber] = [:]
+        var nextToken = 0
+    }
+
+    let keys: ReplyKeys
+    let nodeID: String
+    let block: Duration
+    /// What to do with a stop asked of this node (the message id); set once by `start`.
+    private let onStop = Mutex<(@Sendable (String) -> Void)?>(nil)
+    private let state = Mutex(State())
+    private let stopped = Atomic<Bool>(false)
+
+    init(keys: ReplyKeys, nodeID: String, block: Duration = .milliseconds(1_000)) {
+        self.keys = keys
+        self.nodeID = nodeID
+        self.block = block
+    }
+
+    func start(onStop: @escaping @Sendable (String) -> Void) {
+        self.onStop.withLock { $0 = onStop }
+        let thread = Thread { [self] in self.run() }
+        thread.name = "parley-reply-follower"
+        thread.start()
+    }
+
+    func stop() {
+        stopped.store(true, ordering: .relaxed)
+    }
+
+    /// Adds a subscriber that gets the entries of `messageID`'s stream past `after`; the token removes it.
+    func add(_ messageID: String, after: RedisStreamID, deliver: @escaping @Sendable ([GenerationEvent]) -> Bool) -> Int {
+        state.withLock { state in
+            let token = state.nextToken
+            state.nextToken += 1
+            state.subscribers[token] = Subscriber(messageID: messageID, after: after, deliver: deliver)
+            return token
+        }
+    }
+
+    func remove(_ token: Int) {
+        _ = state.withLock { $0.subscribers.removeValue(forKey: token) }
+    }
+
+    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+
+    private func run() {
+        let connection = keys.shared.pool.makeConnection()
+        let own = keys.node(nodeID)
+        var ownAfter: RedisStreamID?
+        while !stopped.load(ordering: .relaxed) {
+            do throws(RedisError) {
+                if ownAfter == nil { ownAfter = try newest(own, on: connection) }
+                try catchUp(on: connection)
+                var streams: [(key: String, after: RedisStreamID)] = [(own, ownAfter ?? .zero)]
+                streams += positions().map { (keys.stream($0.key), $0.value) }
+                for batch in try connection.xread(streams, block: block, count: 512) {
+                    if batch.key == own {
+                        for entry in batch.entries {
+                            ownAfter = entry.id
+                            control(entry)
+                        }
+                    } else if let messageID = messageID(of: batch.key) {
+                        dispatch(batch.entries, of: messageID)
+                    }
+                }
+            } catch {
+                keys.shared.noteFailure(error)
+                connection.close()
+                Thread.sleep(forTimeInterval: 0.5)
+            }
+        }
+        connection.close()
+    }
+
+    /// Each followed message with the lowest position among its caught-up subscribers.
+    private func positions() -> [String: RedisStreamID] {
+        state.withLock { state in
+            var lowest: [String: RedisStreamID] = [:]
+            for subscriber in state.subscribers.values where subscriber.caughtUp {
+                lowest[subscriber.messageID] = min(lowest[subscriber.messageID] ?? subscriber.after, subscriber.after)
+            }
+            return lowest
+        }
+    }
+
+    /// Reads, for every subscriber added since, what its stream holds past its position.
+    private func catchUp(on connection: RedisConnection) throws(RedisError) {
+        let waiting = state.withLock { $0.subscribers.filter { !$0.value.caughtUp } }
+        for (token, subscriber) in waiting {
+            var after = subscriber.after
+            while true {
+                let entries = try connection.xrange(keys.stream(subscriber.messageID), after: after, count: 512)
+                if !entries.isEmpty { deliver(entries, to: token) }
+                guard entries.count == 512, let last = entries.last else { break }
+                after = last.id
+            }
+            state.withLock { $0.subscribers[token]?.caughtUp = true }
+        }
+    }
+
+    private func dispatch(_ entries: [RedisStreamEntry], of messageID: String) {
+        let tokens = state.withLock { state in
+            state.subscribers.filter { $0.value.messageID == messageID && $0.value.caughtUp }.map(\.key)
+        }
+        for token in tokens { deliver(entries, to: token) }
+    }
+
+    /// Hands `token`'s subscriber the entries past its position; drops it when it has gone or got `done`.
+    private func deliver(_ entries: [RedisStreamEntry], to token: Int) {
+        guard let subscriber = state.withLock({ $0.subscribers[token] }) else { return }
+        let fresh = entries.filter { $0.id > subscriber.after }
+        guard let last = fresh.last else { return }
+        let events = fresh.compactMap(ReplyEventCodec.event)
+        state.withLock { $0.subscribers[token]?.after = last.id }
+        if !subscriber.deliver(events) || events.contains(where: \.isDone) {
+            remove(token)
+        }
+    }
+
+    private func control(_ entry: RedisStreamEntry) {
+        guard entry.value("op").map({ String(decoding: $0, as: UTF8.self) }) == "stop",
+              let message = entry.value("m").map({ String(decoding: $0, as: UTF8.self) }) else { return }
+        onStop.withLock { $0 }?(message)
+    }
+
+    private func messageID(of key: String) -> String? {
+        let prefix = keys.stream("")
+        guard key.hasPrefix(prefix) else { return nil }
+        return String(key.dropFirst(prefix.count))
+    }
+
+    private func newest(_ key: String, on connection: RedisConnection) throws(RedisError) -> RedisStreamID {
+        let reply = try connection.command(["XREVRANGE", RedisArgument(key), "+", "-", "COUNT", "1"])
+        guard let first = reply.elements?.first else { return .zero }
+        return try RedisStreamEntry(reply: first).id
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import ParleyAPI
+import ParleyEvents
+import ParleyGeneration
+import ParleyPrimitives
+import ParleyRedis
+import Synchronization
+
+/// Writes every reply this node runs to its Redis stream, in order, on a thread of its own: batches
+/// are queued by the generations (never blocking them) and sent as one pipeline per wake-up. A failed
+/// pipeline is sent again after a pause until Redis takes it: appends carry explicit ids, so one that
+/// had landed is refused as a duplicate and nothing is written twice.
+final class ReplyPublisher: Sendable {
+    enum Job: Sendable {
+        case begin(messageID: String, baseID: Int64, events: [GenerationEvent])
+        case batch(messageID: String, events: [GenerationEvent])
+    }
+
+    let keys: ReplyKeys
+    let nodeID: String
+    /// How long a stream is kept after its run's `done` (PARLEY_RETAIN_FINISHED_SECONDS).
+    let retain: Duration
+    private let queue = Mutex<[Job]>([])
+    private let signal = DispatchSemaphore(value: 0)
+    private let stopped = Atomic<Bool>(false)
+
+    init(keys: ReplyKeys, nodeID: String, retain: Duration) {
+        self.keys = keys
+        self.nodeID = nodeID
+        self.retain = retain
+    }
+
+    func enqueue(_ job: Job) {
+        queue.withLock { $0.append(job) }
+        signal.signal()
+    }
+
+    func start() {
+        let thread = Thread { [self] in self.run() }
+        thread.name = "parley-reply-publisher"
+        thread.start()
+    }
+
+    func stop() {
+        stopped.store(true, ordering: .relaxed)
+        signal.signal()
+    }
+
+    private func run() {
+        let connection = keys.shared.pool.makeConnection()
+        /// Per message: the last logged event id and how many provisional entries follow it.
+        var positions: [String: (logged: Int64, provisional: UInt64)] = [:]
+        while !stopped.load(ordering: .relaxed) {
+            signal.wait()
+            let jobs = queue.withLock { queue in
+                let taken = queue
+                queue.removeAll(keepingCapacity: true)
+                return taken
+            }
+            guard !jobs.isEmpty else { continue }
+            let commands = self.commands(for: jobs, positions: &positions)
+            while !stopped.load(ordering: .relaxed) {
+                do throws(RedisError) {
+                    for reply in try connection.pipeline(commands) {
+                        if case .error(let text) = reply, !text.contains("equal or smaller") {
+                            Log.info("redis: a reply append was refused: \(text)")
+                        }
+                    }
+                    break
+                } catch {
+                    keys.shared.noteFailure(error)
+                    connection.close()
+                    Thread.sleep(forTimeInterval: 0.2)
+                }
+            }
+        }
+        connection.close()
+    }
+
+    private func commands(for jobs: [Job], positions: inout [String: (logged: Int64, provisional: UInt64)])
+        -> [[RedisArgument]] {
+        var commands: [[RedisArgument]] = []
+        for job in jobs {
+            switch job {
+            case .begin(let messageID, let baseID, let events):
+                let run = RedisArgument(keys.run(messageID))
+                commands.append(["HSET", run, "base", RedisArgument(baseID), "node", RedisArgument(nodeID)])
+                commands.append(["PERSIST", run])
+                commands.append(["PERSIST", RedisArgument(keys.stream(messageID))])
+                positions[messageID] = (baseID, 0)
+                append(events, of: messageID, to: &commands, positions: &positions)
+            case .batch(let messageID, let events):
+                append(events, of: messageID, to: &commands, positions: &positions)
+            }
+        }
+        return commands
+    }
+
+    private func append(_ events: [GenerationEvent], of messageID: String, to commands: inout [[RedisArgument]],
+                        positions: inout [String: (logged: Int64, provisional: UInt64)]) {
+        let stream = RedisArgument(keys.stream(messageID))
+        for event in events {
+            var position = positions[messageID] ?? (event.id, 0)
+            let id: String
+            if event.isProvisional {
+                position.provisional += 1
+                id = "\(position.logged)-\(position.provisional)"
+            } else {
+                position = (event.id, 0)
+                id = "\(event.id)-0"
+            }
+            positions[messageID] = position
+            var command: [RedisArgument] = ["XADD", stream, RedisArgument(id)]
+            for field in ReplyEventCodec.fields(event.payload) {
+                command.append(RedisArgument(bytes: field.name))
+                command.append(RedisArgument(bytes: field.value))
+            }
+            commands.append(command)
+            if event.isDone {
+                let milliseconds = RedisArgument(max(1, retain.milliseconds))
+                commands.append(["PEXPIRE", stream, milliseconds])
+                commands.append(["PEXPIRE", RedisArgument(keys.run(messageID)), milliseconds])
+                positions[messageID] = nil
+            }
+        }
+    }
+}
