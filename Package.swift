@@ -167,6 +167,9 @@ let package = Package(
         .testTarget(name: "ParleyAuthTests", dependencies: ["ParleyAuth"]),
         // A real redis-server: PARLEY_TEST_REDIS_URL (scripts/redis-test-server.sh), and servers of their own.
         .testTarget(name: "ParleyRedisTests", dependencies: ["ParleyRedis"]),
+        // Against a real Redis: the reply event codec, lease races.
+        .testTarget(name: "ParleyClusterTests",
+                    dependencies: ["ParleyCluster", "ParleyRedis", "ParleyGeneration", "ParleyStore", "ParleyPrimitives"]),
         .testTarget(name: "ParleyA2UITests", dependencies: ["ParleyA2UI", "ParleyPrimitives"]),
         // Real libvips and poppler on files the tests make; the worker is the built `parley`.
         .testTarget(name: "ParleyMediaTests", dependencies: ["ParleyMedia", "CVips", "ParleyTestSupport"]),

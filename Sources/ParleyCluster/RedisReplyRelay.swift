@@ -21,11 +21,13 @@ package final class RedisReplyRelay: ReplyRelay {
     private let follower: ReplyFollower
 
     /// - Parameter retain: how long a stream is kept after its run's `done` (PARLEY_RETAIN_FINISHED_SECONDS).
-    package init(shared: SharedState, retain: Duration, nodeID: String = RedisReplyRelay.newNodeID()) {
+    /// - Parameter lease: how long a run's lease lasts unless renewed (PARLEY_LEASE_SECONDS).
+    package init(shared: SharedState, retain: Duration, lease: Duration = .seconds(5),
+                 nodeID: String = RedisReplyRelay.newNodeID()) {
         self.shared = shared
         self.nodeID = nodeID
         keys = ReplyKeys(shared: shared)
-        publisher = ReplyPublisher(keys: keys, nodeID: nodeID, retain: retain)
+        publisher = ReplyPublisher(keys: keys, nodeID: nodeID, retain: retain, lease: lease)
         follower = ReplyFollower(keys: keys, nodeID: nodeID)
     }
 
@@ -101,6 +103,43 @@ package final class RedisReplyRelay: ReplyRelay {
             return true
         }
         return asked ?? false
+    }
+
+    package func lastEventID(messageID: String) -> Int64? {
+        let stream = RedisArgument(keys.stream(messageID))
+        guard let reply = try? shared.counting({ connection throws(RedisError) in
+            try connection.command(["XREVRANGE", stream, "+", "-", "COUNT", "1"])
+        }), let first = reply.elements?.first, let entry = try? RedisStreamEntry(reply: first) else { return nil }
+        return Int64(exactly: entry.id.milliseconds)
+    }
+
+    /// The answer and reasoning the newest run's subscribers were sent, exactly: its snapshot's, then
+    /// every `delta` and `reasoning` after it. nil when the stream is gone or holds no snapshot for it.
+    package func seenText(messageID: String) -> (content: String, reasoning: String)? {
+        let stream = keys.stream(messageID)
+        let run = RedisArgument(keys.run(messageID))
+        return try? shared.counting { connection throws(RedisError) -> (content: String, reasoning: String)? in
+            let base = try connection.command(["HGET", run, "base"]).text.flatMap { Int64($0) }
+            var after = base.map { RedisStreamID(milliseconds: UInt64(max(0, $0)), sequence: 0) }
+            var content: String?
+            var reasoning = ""
+            while true {
+                let entries = try connection.xrange(stream, after: after, count: 1_000)
+                for event in entries.compactMap(ReplyEventCodec.event) {
+                    switch event.payload {
+                    case .snapshot(let snapshot):
+                        content = snapshot.content
+                        reasoning = snapshot.reasoning
+                    case .delta(let text): content? += text
+                    case .reasoning(let text): reasoning += text
+                    default: break
+                    }
+                }
+                guard entries.count == 1_000, let last = entries.last else { break }
+                after = last.id
+            }
+            return content.map { ($0, reasoning) }
+        } ?? nil
     }
 
     /// Ends the follower's current wait, so a new subscriber is caught up now.

@@ -6,6 +6,8 @@ struct ReplyKeys: Sendable {
     func stream(_ messageID: String) -> String { shared.key("reply", messageID) }
     /// The hash of the message's newest run: `base` (its log's base id) and `node` (who runs it).
     func run(_ messageID: String) -> String { shared.key("reply-run", messageID) }
+    /// The lease of the node running the message's reply: its node id, expiring unless renewed.
+    func lease(_ messageID: String) -> String { shared.key("lease", messageID) }
     /// A node's own stream: stops asked of it, and wake-ups of its follower.
     func node(_ nodeID: String) -> String { shared.key("node", nodeID) }
 }

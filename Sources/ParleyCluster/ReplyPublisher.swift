@@ -20,14 +20,19 @@ final class ReplyPublisher: Sendable {
     let nodeID: String
     /// How long a stream is kept after its run's `done` (PARLEY_RETAIN_FINISHED_SECONDS).
     let retain: Duration
+    /// How long a lease lasts unless renewed (PARLEY_LEASE_SECONDS).
+    let lease: Duration
     private let queue = Mutex<[Job]>([])
     private let signal = DispatchSemaphore(value: 0)
     private let stopped = Atomic<Bool>(false)
+    /// Signalled when the thread has sent what was queued before `stop` and ended.
+    private let ended = DispatchSemaphore(value: 0)
 
-    init(keys: ReplyKeys, nodeID: String, retain: Duration) {
+    init(keys: ReplyKeys, nodeID: String, retain: Duration, lease: Duration) {
         self.keys = keys
         self.nodeID = nodeID
         self.retain = retain
+        self.lease = lease
     }
 
     func enqueue(_ job: Job) {
@@ -41,25 +46,34 @@ final class ReplyPublisher: Sendable {
         thread.start()
     }
 
-    func stop() {
+    /// Sends what is queued (the `done`s of a shutdown's replies), then ends; waits at most `drain` for it.
+    func stop(drain: Duration = .seconds(2)) {
         stopped.store(true, ordering: .relaxed)
         signal.signal()
+        _ = ended.wait(timeout: .now() + .milliseconds(Int(drain.milliseconds)))
     }
 
     private func run() {
         let connection = keys.shared.pool.makeConnection()
         /// Per message: the last logged event id and how many provisional entries follow it.
         var positions: [String: (logged: Int64, provisional: UInt64)] = [:]
-        while !stopped.load(ordering: .relaxed) {
-            signal.wait()
+        defer { ended.signal() }
+        while true {
             let jobs = queue.withLock { queue in
                 let taken = queue
                 queue.removeAll(keepingCapacity: true)
                 return taken
             }
-            guard !jobs.isEmpty else { continue }
+            if jobs.isEmpty {
+                if stopped.load(ordering: .relaxed) { break }
+                signal.wait()
+                continue
+            }
             let commands = self.commands(for: jobs, positions: &positions)
-            while !stopped.load(ordering: .relaxed) {
+            // Sent once whatever happens; sent again after a failure until Redis takes it or the node stops.
+            var attempt = 0
+            while attempt == 0 || !stopped.load(ordering: .relaxed) {
+                attempt += 1
                 do throws(RedisError) {
                     for reply in try connection.pipeline(commands) {
                         if case .error(let text) = reply, !text.contains("equal or smaller") {
@@ -87,6 +101,9 @@ final class ReplyPublisher: Sendable {
                 commands.append(["HSET", run, "base", RedisArgument(baseID), "node", RedisArgument(nodeID)])
                 commands.append(["PERSIST", run])
                 commands.append(["PERSIST", RedisArgument(keys.stream(messageID))])
+                // The run's lease: this node runs it (renewed by the `LeaseKeeper` while it does).
+                commands.append(["SET", RedisArgument(keys.lease(messageID)), RedisArgument(nodeID),
+                                 "PX", RedisArgument(max(1, lease.milliseconds))])
                 positions[messageID] = (baseID, 0)
                 append(events, of: messageID, to: &commands, positions: &positions)
             case .batch(let messageID, let events):
@@ -120,6 +137,7 @@ final class ReplyPublisher: Sendable {
                 let milliseconds = RedisArgument(max(1, retain.milliseconds))
                 commands.append(["PEXPIRE", stream, milliseconds])
                 commands.append(["PEXPIRE", RedisArgument(keys.run(messageID)), milliseconds])
+                commands.append(["DEL", RedisArgument(keys.lease(messageID))])
                 positions[messageID] = nil
             }
         }

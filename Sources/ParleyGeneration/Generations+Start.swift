@@ -222,6 +222,9 @@ extension Generations {
             // stepped back cannot reuse ids).
             previousID = retained.lastEventID(for: reply.id)
                 ?? EventIDClock.ceiling(writtenAt: prepared.message?.updatedAt ?? reply.updatedAt)
+            // With several nodes the previous run may have been another node's, on its clock: the stream's
+            // newest id is the floor (a continue never issues an id a tab on any node already holds).
+            if let relay, let newest = relay.lastEventID(messageID: reply.id) { previousID = max(previousID, newest) }
             retained.remove(reply.id)
         }
         let request = ChatRequest(model: prepared.model.upstream, messages: messages, prefill: prefill,

@@ -147,7 +147,7 @@ public actor Generations: TickerTarget {
     /// With several nodes: asks the nodes running the `streaming` replies `matching` to stop them (a
     /// delete or a disabled account on this node reaches replies running on another). Returns how many.
     @discardableResult
-    private func stopElsewhere(_ matching: ((messageID: String, conversationID: String, ownerID: String)) -> Bool) -> Int {
+    private func stopElsewhere(_ matching: (StreamingReply) -> Bool) -> Int {
         guard let relay, let streaming = try? store.streamingReplies() else { return 0 }
         return streaming.filter { live[$0.messageID] == nil && matching($0) }
             .filter { relay.requestStop(messageID: $0.messageID) }.count

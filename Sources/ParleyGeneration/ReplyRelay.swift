@@ -19,6 +19,9 @@ public protocol ReplyRelay: Sendable {
                 deliver: @escaping @Sendable ([GenerationEvent]) -> Bool) async -> RelayFollow
     /// Asks the node that runs the message's reply to stop it; false when no node is known to run it.
     func requestStop(messageID: String) -> Bool
+    /// The id of the newest event the relay holds for the message (a new run's ids start above it,
+    /// whichever node's clock runs it); nil when it holds none or cannot be read.
+    func lastEventID(messageID: String) -> Int64?
 }
 
 /// What `ReplyRelay.follow` found.

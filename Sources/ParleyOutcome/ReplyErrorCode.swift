@@ -20,6 +20,8 @@ public enum ReplyErrorCode: Sendable, Equatable, Hashable, RawRepresentable, Exp
     case cancelled
     /// A graceful shutdown cut the reply (it ends `interrupted`).
     case serverShutdown
+    /// The node that ran the reply died and no other continued it (several nodes, PARLEY_FAILOVER=off).
+    case nodeLost
     /// The followed message went away (a stream's `error`, never stored).
     case notFound
     /// A code this version has no case for, kept as given (an older row, an imported file's).
@@ -41,6 +43,7 @@ public enum ReplyErrorCode: Sendable, Equatable, Hashable, RawRepresentable, Exp
         case .connectionFailed: "connection_failed"
         case .cancelled: "cancelled"
         case .serverShutdown: "server_shutdown"
+        case .nodeLost: "node_lost"
         case .notFound: "not_found"
         case .other(let value): value
         }
@@ -62,6 +65,7 @@ public enum ReplyErrorCode: Sendable, Equatable, Hashable, RawRepresentable, Exp
         case "connection_failed": self = .connectionFailed
         case "cancelled": self = .cancelled
         case "server_shutdown": self = .serverShutdown
+        case "node_lost": self = .nodeLost
         case "not_found": self = .notFound
         default: self = .other(rawValue)
         }

@@ -38,6 +38,8 @@ public final class ParleyApp: Sendable {
     private let userEventFollower: UserEventFollower?
     /// With several nodes: replies' events through Redis Streams (any node serves any reply's stream).
     let replyRelay: RedisReplyRelay?
+    /// With several nodes: renews this node's leases and takes over dead nodes' replies.
+    private let leases: LeaseKeeper?
     /// Every open stream and export, per user and credential (`PARLEY_MAX_STREAMS_PER_USER`).
     let streams: OpenStreams
     /// The conversation namings in progress (tests wait on them).
@@ -54,7 +56,9 @@ public final class ParleyApp: Sendable {
         // Before the store is opened: uploads of images and PDFs would fail one by one without it.
         if let problem = configuration.media.workerProblem() { throw StartupError.noMediaWorker(problem) }
         store = try configuration.openStore()
-        let interrupted = try store.markInterruptedAtStartup()
+        // With several nodes, a `streaming` row may be another node's live reply: dead nodes' replies are
+        // found by their expired leases instead (`LeaseKeeper`).
+        let interrupted = configuration.redis == nil ? try store.markInterruptedAtStartup() : 0
         if interrupted > 0 {
             Log.info("\(interrupted) reply(s) cut by the last shutdown are marked interrupted")
         }
@@ -79,10 +83,16 @@ public final class ParleyApp: Sendable {
         let tools = ToolCatalog(store: store, source: source, log: { Log.info($0) })
         let shared = configuration.redis.map { SharedState(url: $0, prefix: configuration.redisPrefix) }
         self.shared = shared
-        replyRelay = shared.map { RedisReplyRelay(shared: $0, retain: configuration.generation.retainFinished) }
+        replyRelay = shared.map {
+            RedisReplyRelay(shared: $0, retain: configuration.generation.retainFinished, lease: configuration.failover.lease)
+        }
         generations = Generations(store: store, providers: providers, limits: configuration.generation,
                                   renderer: renderer, tools: tools, files: StoredAttachments(store: store),
                                   relay: replyRelay)
+        leases = replyRelay.map { [store, generations] in
+            LeaseKeeper(relay: $0, store: store, generations: generations, lease: configuration.failover.lease,
+                        continuing: configuration.failover.continuing)
+        }
         let fileSettings = FileSettings(maxFileBytes: configuration.maxFileBytes,
                                         maxUserFileBytes: configuration.maxUserFileBytes,
                                         maxAttachments: configuration.maxAttachments)
@@ -213,6 +223,7 @@ public final class ParleyApp: Sendable {
             // Another node was asked to stop a reply this one runs.
             Task { _ = try? await generations.stop(messageID: messageID) }
         }
+        leases?.start()
         // Servers down now are retried in the background; their tools are listed as unavailable meanwhile.
         if let mcpServers { Task { await mcpServers.start() } }
     }
@@ -233,6 +244,7 @@ public final class ParleyApp: Sendable {
         await server.stop()
         userEventFollower?.stop()
         replyRelay?.stop()
+        leases?.stop()
         await mcpServers?.shutdown()
         media.shutdown()
     }

@@ -37,6 +37,18 @@ extension ParleyConfiguration {
         return url
     }
 
+    /// PARLEY_LEASE_SECONDS (2...300, default 5) and PARLEY_FAILOVER (`continue`, the default, or `off`).
+    static func failoverSettings(read: SettingReader) throws(ConfigurationError) -> FailoverSettings {
+        var settings = FailoverSettings()
+        settings.lease = .seconds(try read.integer("PARLEY_LEASE_SECONDS", default: 5, range: 2...300))
+        switch read.values["PARLEY_FAILOVER"]?.lowercased() {
+        case nil, "", "continue": settings.continuing = true
+        case "off": settings.continuing = false
+        case let other?: throw .invalidValue(name: "PARLEY_FAILOVER", value: other, expected: "continue or off")
+        }
+        return settings
+    }
+
     /// Opens the configured store (PostgreSQL when `database` is set, else the SQLite file) and says
     /// which in the start-up log.
     public func openStore() throws -> Store {
@@ -48,4 +60,11 @@ extension ParleyConfiguration {
         }
         return store
     }
+}
+
+/// What happens to the replies of a node that died (several nodes): its leases last `lease` unless
+/// renewed; a surviving node then continues each reply (`continuing`) or ends it `interrupted`.
+public struct FailoverSettings: Sendable, Equatable {
+    public var lease: Duration = .seconds(5)
+    public var continuing = true
 }

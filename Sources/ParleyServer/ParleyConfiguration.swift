@@ -26,6 +26,8 @@ public struct ParleyConfiguration: Sendable {
     public var redis: RedisURL?
     /// PARLEY_REDIS_PREFIX: the start of every key Parley writes in Redis (one Redis may serve several clusters).
     public var redisPrefix = "parley:"
+    /// PARLEY_LEASE_SECONDS and PARLEY_FAILOVER: how a dead node's replies are found and what becomes of them.
+    public var failover = FailoverSettings()
     public var publicDirectory = "./Public"
     public var http = HTTPServerConfiguration()
     /// The largest upload (PARLEY_MAX_FILE_BYTES; at most 10^9 bytes, SQLite's default blob limit).
@@ -122,6 +124,7 @@ public struct ParleyConfiguration: Sendable {
         database = try Self.databaseLocation(read: read)
         redis = try Self.redisLocation(read: read, database: database)
         redisPrefix = values["PARLEY_REDIS_PREFIX"].flatMap { $0.isEmpty ? nil : $0 } ?? redisPrefix
+        failover = try Self.failoverSettings(read: read)
         publicDirectory = values["PARLEY_PUBLIC"] ?? publicDirectory
 
         http.host = host

@@ -317,13 +317,16 @@ extension Store {
     /// The replies `streaming` now (on any node of a cluster), with their conversation and its owner:
     /// what a conversation's delete or an account's disabling must stop wherever they run. Served by
     /// the partial index of streaming rows, so its cost is the number of live replies. Read transaction.
-    public func streamingReplies() throws(StoreError) -> [(messageID: String, conversationID: String, ownerID: String)] {
+    public func streamingReplies() throws(StoreError) -> [StreamingReply] {
         try read { (database) throws(StoreError) in
             try database.query(
-                "SELECT m.id, m.conversation_id, c.owner_id FROM messages m "
+                "SELECT m.id, m.conversation_id, c.owner_id, m.updated_at FROM messages m "
                     + "\(database.dialect.indexedBy("messages_streaming")) "
                     + "JOIN conversations c ON c.id = m.conversation_id WHERE m.status = 'streaming'"
-            ) { row in (row.text(0), row.text(1), row.text(2)) }
+            ) { row in
+                StreamingReply(messageID: row.text(0), conversationID: row.text(1), ownerID: row.text(2),
+                               updatedAt: Date(millisecondsSince1970: row.int64(3)))
+            }
         }
     }
 }

@@ -1,0 +1,90 @@
+import Foundation
+import ParleyTestSupport
+import XCTest
+
+/// `kill -9` of the node generating a reply: another node sees its lease expire, wins the reply and
+/// continues it (PARLEY_FAILOVER=continue), so a tab on the surviving node ends with exactly one
+/// complete answer, the streamed prefix plus the continuation, ids still increasing; with
+/// PARLEY_FAILOVER=off the reply ends `interrupted` (`node_lost`) and the tab gets its `done`. Node A is
+/// a real `parley` process (killed), node B a server in this process; both on one PostgreSQL and Redis.
+final class ClusterFailoverTests: XCTestCase {
+    private var services: ClusterServices!
+
+    override func setUpWithError() throws {
+        services = try ClusterServices()
+    }
+
+    /// Node A (a process) and node B (in this process) in front of `upstream`, leases of 2 s.
+    private func nodes(_ upstream: FakeUpstream, _ extra: [String: String] = [:]) throws -> (ParleyProcess, TestParley) {
+        let settings = try clusterSettings(services, [
+            "PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1", "PARLEY_OPENAI_MODELS": "fake",
+            "PARLEY_LEASE_SECONDS": "2", "PARLEY_TITLES": "off",
+        ].merging(extra) { $1 })
+        let a = try startProcess(environment: settings.merging([
+            "PARLEY_PORT": "0", "PARLEY_PUBLIC": TestParley.repositoryRoot.appendingPathComponent("Public").path,
+        ]) { $1 })
+        return (a, try startParley(upstream: upstream, settings))
+    }
+
+    /// Starts a reply on A that streams `prefix` then stalls, and waits until B's tab has it all.
+    private func replyCutOnA(_ a: ParleyProcess, _ b: TestParley, prefix: [String]) async throws -> (String, StreamRead) {
+        let conversation = try await a.call("POST", "/api/conversations", ["model": "openai:fake"])
+        let id = try XCTUnwrap(conversation["id"] as? String)
+        let turn = try await a.call("POST", "/api/conversations/\(id)/messages", ["content": "go"])
+        let assistant = try XCTUnwrap((turn["assistant_message"] as? [String: Any])?["id"] as? String)
+        let expected = prefix.joined()
+        let seen = try await b.events(assistant, mode: "text", until: { events in
+            StreamRead(status: 200, headers: [:], events: events, raw: "").text == expected
+        })
+        XCTAssertEqual(seen.text, expected)
+        return (assistant, seen)
+    }
+
+    func testAKilledNodesReplyIsContinuedByAnotherWithNothingLostOrRepeated() async throws {
+        let upstream = try startUpstream()
+        upstream.enqueue(UpstreamStreams.stalling(after: ["Erste ", "Hälfte — ", "日本 "]))
+        upstream.enqueue(UpstreamStreams.complete(["und ", "Ende ✓"]))
+        let (a, b) = try nodes(upstream)
+        let (assistant, seen) = try await replyCutOnA(a, b, prefix: ["Erste ", "Hälfte — ", "日本 "])
+        let lastID = try XCTUnwrap(Int64(try XCTUnwrap(seen.events.last?.id)))
+        async let page = b.events(assistant)
+
+        let killed = ContinuousClock.now
+        a.kill(SIGKILL)
+        let rest = try await b.events(assistant, mode: "text", lastEventID: lastID, timeout: 30)
+        let took = ContinuousClock.now - killed
+        print("failover: kill -9 -> done on the surviving node in \(took) (lease 2 s)")
+        XCTAssertEqual(rest.events.first?.type, "snapshot", "the continuation starts from what was seen")
+        XCTAssertEqual(rest.text, "Erste Hälfte — 日本 und Ende ✓", "the prefix once, then the continuation")
+        XCTAssertEqual(rest.done?["status"] as? String, "complete")
+        XCTAssertTrue(rest.events.compactMap { Int64($0.id) }.allSatisfy { $0 > lastID }, "ids go on increasing")
+        XCTAssertLessThan(took, .seconds(10))
+
+        let stored = try await b.message(assistant)
+        XCTAssertEqual(stored["content"] as? String, "Erste Hälfte — 日本 und Ende ✓")
+        XCTAssertEqual(stored["status"] as? String, "complete")
+        let html = try await page
+        XCTAssertEqual(html.page.blocks.joined(), stored["html"] as? String, "the tab's page is the stored render")
+        XCTAssertEqual(upstream.requests.count, 2, "one call cut by the kill, one continuation")
+        let again = try await b.call("GET", "/api/conversations/\(try XCTUnwrap(stored["conversation_id"] as? String))")
+        let replies = (again.json["messages"] as? [[String: Any]] ?? []).filter { $0["role"] as? String == "assistant" }
+        XCTAssertEqual(replies.count, 1, "exactly one answer")
+    }
+
+    func testWithFailoverOffTheReplyEndsInterruptedAndTabsGetItsEnd() async throws {
+        let upstream = try startUpstream()
+        upstream.enqueue(UpstreamStreams.stalling(after: ["Nur ", "halb"]))
+        let (a, b) = try nodes(upstream, ["PARLEY_FAILOVER": "off"])
+        let (assistant, seen) = try await replyCutOnA(a, b, prefix: ["Nur ", "halb"])
+        let lastID = try XCTUnwrap(Int64(try XCTUnwrap(seen.events.last?.id)))
+        a.kill(SIGKILL)
+        let rest = try await b.events(assistant, mode: "text", lastEventID: lastID, timeout: 30)
+        XCTAssertEqual(rest.done?["status"] as? String, "interrupted")
+        XCTAssertEqual(rest.text, "Nur halb")
+        let stored = try await b.message(assistant)
+        XCTAssertEqual(stored["status"] as? String, "interrupted")
+        XCTAssertEqual(stored["content"] as? String, "Nur halb")
+        XCTAssertEqual((stored["error"] as? [String: Any])?["code"] as? String, "node_lost")
+        XCTAssertEqual(upstream.requests.count, 1, "nothing is sent upstream again")
+    }
+}
