@@ -36,9 +36,10 @@ package final class RedisReplyRelay: ReplyRelay {
         String(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12)).lowercased()
     }
 
-    /// Starts the writer and the reader; `onStop` is called with a message id another node asked this one to stop.
-    package func start(onStop: @escaping @Sendable (String) -> Void) {
-        publisher.start()
+    /// Starts the writer and the reader; `onStop` is called with a message id another node asked this one
+    /// to stop, `onLost` with one whose stream Redis lost while this node runs it (to publish it again).
+    package func start(onStop: @escaping @Sendable (String) -> Void, onLost: @escaping @Sendable (String) -> Void) {
+        publisher.start(onLost: onLost)
         follower.start(onStop: onStop)
     }
 

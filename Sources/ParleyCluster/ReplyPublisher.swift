@@ -27,6 +27,9 @@ final class ReplyPublisher: Sendable {
     private let stopped = Atomic<Bool>(false)
     /// Signalled when the thread has sent what was queued before `stop` and ended.
     private let ended = DispatchSemaphore(value: 0)
+    /// Told, after Redis came back without a live run's keys (it restarted and lost them), which message
+    /// must publish its state again; set once before `start`.
+    private let onLost = Mutex<(@Sendable (String) -> Void)?>(nil)
 
     init(keys: ReplyKeys, nodeID: String, retain: Duration, lease: Duration) {
         self.keys = keys
@@ -40,7 +43,8 @@ final class ReplyPublisher: Sendable {
         signal.signal()
     }
 
-    func start() {
+    func start(onLost: @escaping @Sendable (String) -> Void) {
+        self.onLost.withLock { $0 = onLost }
         let thread = Thread { [self] in self.run() }
         thread.name = "parley-reply-publisher"
         thread.start()
@@ -57,6 +61,8 @@ final class ReplyPublisher: Sendable {
         let connection = keys.shared.pool.makeConnection()
         /// Per message: the last logged event id and how many provisional entries follow it.
         var positions: [String: (logged: Int64, provisional: UInt64)] = [:]
+        /// Set by a failure: once Redis answers again, the live runs' keys are checked.
+        var recovering = false
         defer { ended.signal() }
         while true {
             let jobs = queue.withLock { queue in
@@ -75,13 +81,22 @@ final class ReplyPublisher: Sendable {
             while attempt == 0 || !stopped.load(ordering: .relaxed) {
                 attempt += 1
                 do throws(RedisError) {
-                    for reply in try connection.pipeline(commands) {
+                    let connects = connection.connects
+                    let replies = try connection.pipeline(commands)
+                    // A new connection (after a failure, or a server that hung up): it may be a new server.
+                    if connection.connects != connects, connects > 0 { recovering = true }
+                    for reply in replies {
                         if case .error(let text) = reply, !text.contains("equal or smaller") {
                             Log.info("redis: a reply append was refused: \(text)")
                         }
                     }
+                    if recovering {
+                        recovering = false
+                        try reportLostRuns(Array(positions.keys), on: connection)
+                    }
                     break
                 } catch {
+                    recovering = true
                     keys.shared.noteFailure(error)
                     connection.close()
                     Thread.sleep(forTimeInterval: 0.2)
@@ -89,6 +104,17 @@ final class ReplyPublisher: Sendable {
             }
         }
         connection.close()
+    }
+
+    /// The live runs whose keys Redis no longer has (it restarted while they ran): each is told to
+    /// publish its state again, so a tab that opens now starts from a snapshot, not from the middle.
+    private func reportLostRuns(_ messageIDs: [String], on connection: RedisConnection) throws(RedisError) {
+        guard !messageIDs.isEmpty, let handler = onLost.withLock({ $0 }) else { return }
+        let replies = try connection.pipeline(messageIDs.map { ["EXISTS", RedisArgument(keys.run($0))] })
+        for (messageID, exists) in zip(messageIDs, replies) where exists.integer == 0 {
+            Log.info("redis: reply \(messageID) lost its stream (Redis restarted?): its state is published again")
+            handler(messageID)
+        }
     }
 
     private func commands(for jobs: [Job], positions: inout [String: (logged: Int64, provisional: UInt64)])

@@ -342,7 +342,7 @@ public actor Generation: TickerTarget {
         GenerationEvent(id: log.lastID, payload: .snapshot(snapshot()))
     }
 
-    private func snapshot() -> GenerationSnapshot {
+    func snapshot() -> GenerationSnapshot {
         Self.snapshot(of: messageID, parts: parts, text: text)
     }
 

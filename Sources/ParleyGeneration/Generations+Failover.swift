@@ -44,6 +44,12 @@ extension Generations {
         return false
     }
 
+    /// A reply this node runs whose relay stream was lost (Redis restarted): it publishes its whole state
+    /// again (a snapshot under a new id), so tabs that open from now on start from it.
+    public func republish(messageID: String) async {
+        await live[messageID]?.republish()
+    }
+
     /// A tool call the dead node was making (or streaming) is cancelled: nothing will finish it.
     private static func cancellingOpenCall(_ part: MessagePart) -> MessagePart {
         guard var call = part.toolCall, call.status == .streaming || call.status == .running else { return part }

@@ -21,6 +21,9 @@ public final class RedisConnection {
     public let connectTimeout: Duration
     public let commandTimeout: Duration
     private var context: UnsafeMutablePointer<redisContext>?
+    /// How many times this connection has connected: a caller that sees it change knows the server
+    /// may have restarted in between (and lost what it held, without persistence).
+    public private(set) var connects = 0
     /// SHA1 of each script this connection has loaded (`SCRIPT LOAD`), for `EVALSHA`.
     var scriptHashes: [String: String] = [:]
 
@@ -111,6 +114,7 @@ public final class RedisConnection {
             throw .connection("cannot connect to \(url): \(text)")
         }
         context = made
+        connects += 1
         do {
             try setTimeout(commandTimeout, on: made)
             try signIn(on: made)

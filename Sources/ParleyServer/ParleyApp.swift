@@ -219,10 +219,13 @@ public final class ParleyApp: Sendable {
         try server.start()
         userEventFollower?.start()
         let generations = generations
-        replyRelay?.start { messageID in
+        replyRelay?.start(onStop: { messageID in
             // Another node was asked to stop a reply this one runs.
             Task { _ = try? await generations.stop(messageID: messageID) }
-        }
+        }, onLost: { messageID in
+            // Redis restarted under a reply this node runs: its state goes out again.
+            Task { await generations.republish(messageID: messageID) }
+        })
         leases?.start()
         // Servers down now are retried in the background; their tools are listed as unavailable meanwhile.
         if let mcpServers { Task { await mcpServers.start() } }

@@ -134,4 +134,37 @@ final class ClusterReplyTests: XCTestCase {
         let gone = try await a.call("GET", "/api/conversations/\(id)")
         XCTAssertEqual(gone.status, 404)
     }
+
+    func testRedisRestartedMidReplyLosesAndRepeatsNothing() async throws {
+        let redis = try OwnRedisServer()
+        defer { redis.remove() }
+        let upstream = try startUpstream()
+        let settings = try clusterSettings(services, redis: redis.url)
+        let a = try startParley(upstream: upstream, settings)
+        let b = try startParley(upstream: upstream, settings)
+        let resume = FakeUpstream.Gate()
+        var script = UpstreamStreams.complete(["Vor ", "dem ", "Neustart, ", "nach ", "dem ", "Neustart ✓"],
+                                              delayMilliseconds: 10)
+        // Held after the third token's write (sleeps sit between the writes).
+        let sends = script.steps.indices.filter { if case .send = script.steps[$0] { true } else { false } }
+        script.steps.insert(.wait(resume), at: sends[2] + 1)
+        upstream.enqueue(script)
+        let id = try await a.conversation(["model": "openai:fake"])
+        let (_, assistant) = try await a.send(id, "go")
+        let before = try await b.events(assistant, mode: "text", until: { $0.contains { $0.data.contains("Neustart, ") } })
+        XCTAssertEqual(before.text, "Vor dem Neustart, ")
+        let lastID = try XCTUnwrap(Int64(try XCTUnwrap(before.events.last?.id)))
+
+        try redis.restart()
+        resume.open()
+        let after = try await b.events(assistant, mode: "text", lastEventID: lastID, timeout: 30)
+        XCTAssertEqual(StreamRead(status: 200, headers: [:], events: before.events + after.events, raw: "").text,
+                       "Vor dem Neustart, nach dem Neustart ✓", "the tab that was following: nothing lost, nothing twice")
+        XCTAssertEqual(after.done?["status"] as? String, "complete")
+        let fresh = try await b.events(assistant, mode: "text")
+        XCTAssertEqual(fresh.events.first?.type, "snapshot", "a tab opened after the restart starts from a snapshot")
+        XCTAssertEqual(fresh.text, "Vor dem Neustart, nach dem Neustart ✓")
+        let stored = try await a.message(assistant)
+        XCTAssertEqual(stored["content"] as? String, "Vor dem Neustart, nach dem Neustart ✓")
+    }
 }

@@ -49,3 +49,40 @@ extension XCTestCase {
             .merging(extra) { $1 }
     }
 }
+
+/// A redis-server of one test's own (scripts/redis-test-server.sh in a temp dir), to restart under
+/// running nodes: nothing is persisted, so a restart loses every key, as a crashed cache does.
+final class OwnRedisServer: Sendable {
+    let directory: String
+    let url: String
+    private static let script = TestParley.repositoryRoot.appendingPathComponent("scripts/redis-test-server.sh")
+
+    init() throws {
+        directory = "/tmp/parley-redis-" + UUID().uuidString.prefix(8).lowercased()
+        url = try Self.run("start", directory)
+    }
+
+    /// Stops it and starts it again on the same port.
+    func restart() throws {
+        _ = try Self.run("stop", directory)
+        _ = try Self.run("start", directory)
+    }
+
+    func remove() {
+        _ = try? Self.run("stop", directory)
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    @discardableResult
+    private static func run(_ action: String, _ directory: String) throws -> String {
+        let process = try SpawnedProcess(executable: URL(fileURLWithPath: "/bin/bash"),
+                                         arguments: [script.path, action, directory],
+                                         environment: ProcessInfo.processInfo.environment)
+        let output = String(decoding: process.standardOutput.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw TestParleyError.timedOut("scripts/redis-test-server.sh \(action) failed (\(process.terminationStatus))")
+        }
+        return output.split(separator: "\n").last.map(String.init) ?? ""
+    }
+}

@@ -1,0 +1,12 @@
+/// A reply that publishes through a relay (several nodes) and must publish its state again.
+extension Generation {
+    /// Logs a snapshot of the reply as it stands (a new id) and starts the relay's run again from it:
+    /// the relay lost the run (Redis restarted), and a tab that opens now must begin from a snapshot.
+    /// Tabs already following get it as the next event; it shows what they show already.
+    func republish() {
+        guard outcome == nil, let relay = subscribers.relay else { return }
+        let snapshot = GenerationEvent(id: ids.next(), payload: .snapshot(snapshot()))
+        log.append(snapshot)
+        relay.relay.begin(messageID: messageID, baseID: snapshot.id - 1, events: [snapshot])
+    }
+}
