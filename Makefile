@@ -19,12 +19,12 @@ RUN_PACKAGES = pkg-config libsqlite3-dev libcmark-gfm-dev libcmark-gfm-extension
 # jansson: only parley-chunk-bench reads with it (measured against simdjson), built with the tests too.
 # postgresql-15: the server scripts/postgres-test-server.sh runs for the PostgreSQL store's tests and bench.
 # redis-server: ParleyRedisTests run against one (scripts/redis-test-server.sh, started and stopped here).
-TEST_PACKAGES = $(RUN_PACKAGES) libjansson-dev procps chromium chromium-driver python3-venv postgresql-15 redis-server
+TEST_PACKAGES = $(RUN_PACKAGES) libjansson-dev procps chromium chromium-driver python3-venv postgresql-15 redis-server nginx-light
 BENCH_PACKAGES = $(RUN_PACKAGES) libjansson-dev nginx-light wrk procps postgresql-15 redis-server
 # `make docker-check`: the Dockerfile's stages without a Docker engine (debootstrap, chroot, namespaces).
-DOCKER_CHECK_PACKAGES = debootstrap python3 util-linux iproute2 coreutils
+DOCKER_CHECK_PACKAGES = debootstrap python3 python3-yaml util-linux iproute2 coreutils
 
-.PHONY: run test build bench docker-check deps test-deps bench-deps docker-check-deps clean
+.PHONY: run cluster test build bench docker-check deps test-deps bench-deps docker-check-deps clean
 
 # Install only what dpkg says is missing; `apt-get update` once first because a fresh
 # machine has stale package lists.
@@ -58,6 +58,19 @@ build: deps
 
 run: build
 	$(PARLEY_BIN)
+
+# Several nodes on this machine (issue 24; README "Running several nodes"): a throwaway PostgreSQL 15
+# and Redis 7, three nodes and nginx round-robin in front at http://127.0.0.1:$(CLUSTER_PORT), in a
+# temp dir, until Ctrl-C stops them all (scripts/cluster.sh). The environment's PARLEY_* settings go to
+# every node (a provider, PARLEY_AUTH…); with none, the demo model answers.
+CLUSTER_PORT ?= 8080
+CLUSTER_PACKAGES = $(RUN_PACKAGES) postgresql-15 redis-server nginx-light
+cluster: build
+	$(call install_missing,$(CLUSTER_PACKAGES))
+	@dir=$$(mktemp -d /tmp/parley-cluster.XXXXXX); \
+	trap 'scripts/cluster.sh stop "$$dir"; rm -rf "$$dir"' EXIT; trap 'exit 0' INT TERM; \
+	PARLEY_BIN=$(PARLEY_BIN) CLUSTER_PORT=$(CLUSTER_PORT) scripts/cluster.sh start "$$dir" 3 && \
+	echo "Ctrl-C stops the cluster" && while :; do sleep 3600; done
 
 # Time limits (seconds): one Swift test, all Swift tests, the browser tests. A run past a limit is
 # killed and fails with the name of the test that hung (Tests/run-swift-tests.sh); XCTest on Linux

@@ -719,6 +719,9 @@ def main():
     if len(stages) != 2:
         fail(f"the Dockerfile has {len(stages)} stages; the check models a build stage and a runtime stage")
     build, runtime = stages
+    from compose_check import check_compose
+    nodes = check_compose(REPO, runtime, parse_env, apt_packages, fail)
+    log(f"docker-compose.yml: {nodes} nodes on postgres:15 and redis:7 behind nginx, consistent with the Dockerfile and README")
     for instruction in runtime.instructions:
         flags, _ = flags_and_rest(instruction.arguments)
         if instruction.keyword == "COPY" and "from" in flags and flags["from"] not in (build.name, "0"):

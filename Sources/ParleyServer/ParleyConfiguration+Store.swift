@@ -65,6 +65,11 @@ extension ParleyConfiguration {
 /// What happens to the replies of a node that died (several nodes): its leases last `lease` unless
 /// renewed; a surviving node then continues each reply (`continuing`) or ends it `interrupted`.
 public struct FailoverSettings: Sendable, Equatable {
-    public var lease: Duration = .seconds(5)
-    public var continuing = true
+    public var lease: Duration
+    public var continuing: Bool
+
+    public init(lease: Duration = .seconds(5), continuing: Bool = true) {
+        self.lease = lease
+        self.continuing = continuing
+    }
 }

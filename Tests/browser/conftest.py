@@ -15,6 +15,7 @@ from selenium.webdriver.common.keys import Keys
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pytools"))
 from fake_upstream import FakeUpstream  # noqa: E402
+from parley_cluster import ParleyCluster  # noqa: E402
 from parley_process import ROOT, ParleyProcess  # noqa: E402
 
 PUBLIC = Path(os.environ.get("PARLEY_PUBLIC", ROOT / "Public")).resolve()
@@ -51,6 +52,15 @@ def parley_slow(artifacts):
     server = start_parley("slow", {"PARLEY_DEMO_TOKENS_PER_SECOND": "60"})
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def parley_cluster(artifacts):
+    """Three nodes on one PostgreSQL and Redis behind nginx round-robin (scripts/cluster.sh): each
+    request of the page may land on another node. Answers take ~5 s, so a reload comes mid-answer."""
+    cluster = ParleyCluster({"PARLEY_DEMO_TOKENS_PER_SECOND": "60"}, public=PUBLIC, log_dir=artifacts)
+    yield cluster
+    cluster.stop()
 
 
 @pytest.fixture(scope="session")

@@ -158,7 +158,7 @@ SCHEMAS = {
                        description="Errors of /v1 routes, in OpenAI's shape."),
     "Health": obj({"status": {"type": "string", "const": "ok"}}),
     "HealthDown": obj({"status": {"type": "string", "const": "unavailable"},
-                       "down": {"type": "array", "items": {"type": "string", "enum": ["store"]}}}),
+                       "down": {"type": "array", "items": {"type": "string", "enum": ["store", "redis"]}}}),
     "TokenTotals": obj({"input_tokens": TOKEN_TOTAL, "output_tokens": TOKEN_TOTAL, "replies": INTEGER,
                         "estimated_replies": INTEGER},
                        description="Totals saturate at 9223372036854775807 instead of overflowing."),
@@ -587,7 +587,8 @@ DECISION_BODY = obj({"decision": {"type": "string", "enum": ["approve", "deny"]}
 PATHS = {
     "/api/health": {"get": op("Liveness", "server", dict(
         answer(200, "The server answers.", ref("Health")),
-        **answer(503, "Something the server needs does not answer (the PostgreSQL store): `down` names it.",
+        **answer(503, "Something the server needs does not answer (the PostgreSQL store, Redis with several "
+                      "nodes): `down` names it.",
                  ref("HealthDown"))), public=True)},
     "/api/openapi.json": {"get": op("This document", "server", answer(
         200, "The OpenAPI document (the bytes of docs/openapi.json).", {"type": "object"}), public=True)},
