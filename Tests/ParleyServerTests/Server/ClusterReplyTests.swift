@@ -167,4 +167,24 @@ final class ClusterReplyTests: XCTestCase {
         let stored = try await a.message(assistant)
         XCTAssertEqual(stored["content"] as? String, "Vor dem Neustart, nach dem Neustart ✓")
     }
+
+    func testARegenerateOnAnotherNodeIsANewBranchEveryNodeStreams() async throws {
+        let upstream = try startUpstream()
+        let (a, b) = try nodes(upstream)
+        upstream.enqueue(UpstreamStreams.complete(["Erste ", "Antwort"]))
+        upstream.enqueue(UpstreamStreams.complete(["Zweite ", "Antwort ✓"]))
+        let id = try await a.conversation(["model": "openai:fake"])
+        let (_, first) = try await a.send(id, "go")
+        _ = try await a.finished(first)
+        let regenerated = try await b.call("POST", "/api/messages/\(first)/regenerate")
+        XCTAssertEqual(regenerated.status, 201, regenerated.text)
+        let second = try XCTUnwrap(regenerated.json["id"] as? String)
+        let seen = try await a.events(second, mode: "text")
+        XCTAssertEqual(seen.text, "Zweite Antwort ✓")
+        XCTAssertEqual(seen.done?["status"] as? String, "complete")
+        let branch = try await a.call("GET", "/api/conversations/\(id)")
+        let shown = (branch.json["messages"] as? [[String: Any]] ?? []).last
+        XCTAssertEqual(shown?["id"] as? String, second)
+        XCTAssertEqual((shown?["siblings"] as? [String: Any])?["count"] as? Int, 2)
+    }
 }
