@@ -29,29 +29,35 @@ case "$action" in
 start)
   if running; then url; exit 0; fi
   command -v redis-server >/dev/null || { echo "$0: redis-server is not installed (apt-get install redis-server)" >&2; exit 1; }
-  port=""
-  [ -s "$dir/port" ] && port=$(cat "$dir/port")
-  if [ -z "$port" ]; then
-    for _ in $(seq 50); do
-      candidate=$((20000 + RANDOM % 40000))
-      if ! listening "$candidate"; then port=$candidate; break; fi
-    done
-    [ -n "$port" ] || { echo "$0: no free port found" >&2; exit 1; }
+  # A port below Linux's ephemeral range (32768+), so no client connection holds it; a fresh one is
+  # tried again (up to 5) if another process took it between the check and the bind.
+  saved=""
+  [ -s "$dir/port" ] && saved=$(cat "$dir/port")
+  for attempt in 1 2 3 4 5; do
+    port=$saved
+    if [ -z "$port" ]; then
+      for _ in $(seq 50); do
+        candidate=$((20000 + RANDOM % 12000))
+        if ! listening "$candidate"; then port=$candidate; break; fi
+      done
+      [ -n "$port" ] || { echo "$0: no free port found" >&2; exit 1; }
+    fi
     echo "$port" > "$dir/port"
-  fi
-  rm -f "$pidfile"
-  # The daemon keeps every descriptor it inherits but 0-2: close the rest first, or it holds the
-  # caller's pipes open (a test reading this script's output, `make test | tee`) until it stops.
-  (
-    for fd in $(ls "/proc/$BASHPID/fd"); do [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done
-    exec redis-server --port "$port" --bind 127.0.0.1 --protected-mode no \
-      --save "" --appendonly no --dir "$dir" \
-      --daemonize yes --pidfile "$pidfile" --logfile "$dir/redis.log" \
-      --unixsocket "$dir/redis.sock" --unixsocketperm 700 </dev/null >/dev/null 2>&1
-  )
-  for _ in $(seq 100); do
-    if running && listening "$port"; then url; exit 0; fi
-    sleep 0.05
+    rm -f "$pidfile"
+    # The daemon keeps every descriptor it inherits but 0-2: close the rest first, or it holds the
+    # caller's pipes open (a test reading this script's output, `make test | tee`) until it stops.
+    (
+      for fd in $(ls "/proc/$BASHPID/fd"); do [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done
+      exec redis-server --port "$port" --bind 127.0.0.1 --protected-mode no \
+        --save "" --appendonly no --dir "$dir" \
+        --daemonize yes --pidfile "$pidfile" --logfile "$dir/redis.log" \
+        --unixsocket "$dir/redis.sock" --unixsocketperm 700 </dev/null >/dev/null 2>&1
+    )
+    for _ in $(seq 100); do
+      if running && listening "$port"; then url; exit 0; fi
+      sleep 0.05
+    done
+    [ -z "$saved" ] && grep -q "Address already in use" "$dir/redis.log" 2>/dev/null || break
   done
   echo "$0: redis-server did not start on port $port; its log:" >&2
   tail -n 20 "$dir/redis.log" >&2 || true

@@ -54,12 +54,13 @@ package final class LeaseKeeper: Sendable {
         stopped.store(true, ordering: .relaxed)
     }
 
-    /// Renews the lease of every reply this node runs.
+    /// Renews the lease of every reply this node runs, and its slot among its owner's live replies.
     func renew() async {
-        let live = await generations.liveMessageIDs
+        let live = await generations.liveReplies
         guard !live.isEmpty else { return }
-        let keys = live.map(relay.keys.lease)
-        let arguments = [RedisArgument(relay.nodeID), RedisArgument(max(1, lease.milliseconds))]
+        let keys = live.map { relay.keys.lease($0.messageID) } + live.map { relay.keys.live($0.owner) }
+        let arguments = [RedisArgument(relay.nodeID), RedisArgument(max(1, lease.milliseconds)), RedisArgument(live.count)]
+            + live.map { RedisArgument($0.messageID) }
         _ = try? relay.shared.counting { connection throws(RedisError) in
             try connection.eval(Self.renewScript, keys: keys, arguments: arguments)
         }
@@ -71,7 +72,7 @@ package final class LeaseKeeper: Sendable {
             missing.withLock { $0.removeAll() }
             return
         }
-        let live = Set(await generations.liveMessageIDs)
+        let live = Set(await generations.liveReplies.map(\.messageID))
         let candidates = streaming.filter { !live.contains($0.messageID) }
         guard !candidates.isEmpty else {
             missing.withLock { $0.removeAll() }
@@ -115,12 +116,20 @@ package final class LeaseKeeper: Sendable {
         return reply == .status("OK")
     }
 
-    /// KEYS: the leases of this node's replies; ARGV: node id, lease (ms). A lease that is this node's
-    /// or gone is set again; one another node holds is left alone.
+    /// KEYS: the leases of this node's N replies (ARGV[3]), then their owners' slot sets; ARGV: node id,
+    /// lease (ms), N, then the N message ids. A lease that is this node's or gone is set again; one
+    /// another node holds is left alone. Each reply's slot lapses a lease from now.
     static let renewScript = """
-        for _, key in ipairs(KEYS) do
+        local count = tonumber(ARGV[3])
+        local time = redis.call('TIME')
+        local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+        for index = 1, count do
+            local key = KEYS[index]
             local owner = redis.call('GET', key)
             if owner == false or owner == ARGV[1] then redis.call('SET', key, ARGV[1], 'PX', ARGV[2]) end
+            local slots = KEYS[count + index]
+            redis.call('ZADD', slots, now + tonumber(ARGV[2]), ARGV[3 + index])
+            redis.call('PEXPIRE', slots, ARGV[2])
         end
         return 0
         """

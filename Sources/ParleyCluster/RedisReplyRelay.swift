@@ -20,12 +20,16 @@ package final class RedisReplyRelay: ReplyRelay {
     private let publisher: ReplyPublisher
     private let follower: ReplyFollower
 
+    /// How long a lease, or a slot of a user's live replies, lasts unless renewed (PARLEY_LEASE_SECONDS).
+    let lease: Duration
+
     /// - Parameter retain: how long a stream is kept after its run's `done` (PARLEY_RETAIN_FINISHED_SECONDS).
     /// - Parameter lease: how long a run's lease lasts unless renewed (PARLEY_LEASE_SECONDS).
     package init(shared: SharedState, retain: Duration, lease: Duration = .seconds(5),
                  nodeID: String = RedisReplyRelay.newNodeID()) {
         self.shared = shared
         self.nodeID = nodeID
+        self.lease = lease
         keys = ReplyKeys(shared: shared)
         publisher = ReplyPublisher(keys: keys, nodeID: nodeID, retain: retain, lease: lease)
         follower = ReplyFollower(keys: keys, nodeID: nodeID)
@@ -113,6 +117,47 @@ package final class RedisReplyRelay: ReplyRelay {
         }), let first = reply.elements?.first, let entry = try? RedisStreamEntry(reply: first) else { return nil }
         return Int64(exactly: entry.id.milliseconds)
     }
+
+    package func admitLive(owner: String, key: String, limit: Int) throws -> Bool {
+        let keys = [self.keys.live(owner)]
+        let arguments = [RedisArgument(key), RedisArgument(limit), RedisArgument(max(1, lease.milliseconds))]
+        let reply = try shared.counting { connection throws(RedisError) in
+            try connection.eval(Self.admitScript, keys: keys, arguments: arguments)
+        }
+        return reply.integer == 1
+    }
+
+    package func moveLive(owner: String, from: String, to: String?) {
+        let keys = [self.keys.live(owner)]
+        let arguments = [RedisArgument(from), RedisArgument(to ?? ""), RedisArgument(max(1, lease.milliseconds))]
+        // Best effort: a slot not moved or freed lapses by itself after a lease.
+        _ = try? shared.counting { connection throws(RedisError) in
+            try connection.eval(Self.moveScript, keys: keys, arguments: arguments)
+        }
+    }
+
+    /// KEYS[1]: the user's slots; ARGV: the new slot, the limit, the lease (ms). 1 when taken, 0 when full.
+    static let admitScript = """
+        local time = redis.call('TIME')
+        local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+        redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+        if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+        redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
+        redis.call('PEXPIRE', KEYS[1], ARGV[3])
+        return 1
+        """
+
+    /// KEYS[1]: the user's slots; ARGV: the slot, what it becomes ('' frees it), the lease (ms).
+    static let moveScript = """
+        local removed = redis.call('ZREM', KEYS[1], ARGV[1])
+        if removed == 1 and ARGV[2] ~= '' then
+            local time = redis.call('TIME')
+            local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+            redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[2])
+            redis.call('PEXPIRE', KEYS[1], ARGV[3])
+        end
+        return removed
+        """
 
     /// The answer and reasoning the newest run's subscribers were sent, exactly: its snapshot's, then
     /// every `delta` and `reasoning` after it. nil when the stream is gone or holds no snapshot for it.

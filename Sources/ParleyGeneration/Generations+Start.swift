@@ -1,3 +1,4 @@
+import Foundation
 import ParleyA2UI
 import ParleyMarkdown
 import ParleyProviders
@@ -70,7 +71,9 @@ extension Generations {
         } catch {
             // A refused write (a continue of a message that has replies, a deleted conversation)
             // gives its slot back.
-            reservations[reservation] = nil
+            if let dropped = reservations.removeValue(forKey: reservation), let slot = dropped.slot {
+                relay?.moveLive(owner: dropped.owner, from: slot, to: nil)
+            }
             throw error
         }
         return try register(reservation, prepared: prepared, owner: owner, written: written)
@@ -130,9 +133,17 @@ extension Generations {
         guard mine < limits.maxConcurrentPerUser else {
             throw GenerationError.tooManyGenerationsForUser(limit: limits.maxConcurrentPerUser)
         }
+        var slot: String?
+        if let relay {
+            let key = "start-" + UUID().uuidString
+            guard try relay.admitLive(owner: owner, key: key, limit: limits.maxConcurrentPerUser) else {
+                throw GenerationError.tooManyGenerationsForUser(limit: limits.maxConcurrentPerUser)
+            }
+            slot = key
+        }
         let token = nextReservation
         nextReservation += 1
-        reservations[token] = Reservation(owner: owner, conversationID: conversationID)
+        reservations[token] = Reservation(owner: owner, conversationID: conversationID, slot: slot)
         return token
     }
 
@@ -186,6 +197,12 @@ extension Generations {
     func register(_ token: Int, prepared: PreparedStart, owner: String,
                           written: ReplyStart) throws -> ReplyStart {
         guard let reservation = reservations.removeValue(forKey: token) else { return written }
+        // The cluster's slot becomes the reply's, or is freed when the reply does not run after all.
+        let slot = reservation.slot
+        var running = false
+        defer {
+            if let slot { relay?.moveLive(owner: reservation.owner, from: slot, to: running ? written.reply.id : nil) }
+        }
         if let ending = reservation.cancelled {
             let shutdown = ending == .interrupted
             let ended = try? store.finishMessage(
@@ -240,6 +257,7 @@ extension Generations {
             await self?.ended(id, lastEventID: lastID)
         }
         addLive(generation)
+        running = true
         Task {
             await generation.run { turns in
                 var round = request
@@ -308,6 +326,8 @@ struct Reservation {
     let owner: String
     let conversationID: String
     var cancelled: MessageStatus?
+    /// With several nodes: its slot in the cluster's count of the owner's live replies.
+    var slot: String?
 }
 
 /// A model id as Parley names it, the provider serving it and the provider's own name for it.

@@ -82,6 +82,7 @@ public actor Generations: TickerTarget {
     /// A reply ended: it leaves the live set and is kept for replay for `retainFinished`, released by the ticker.
     func ended(_ messageID: String, lastEventID: Int64) {
         guard let generation = live.removeValue(forKey: messageID) else { return }
+        relay?.moveLive(owner: generation.owner, from: messageID, to: nil)
         retained.retain(generation, lastEventID: lastEventID, at: clock.now())
         ticker.schedule(self, after: limits.retainFinished)
     }

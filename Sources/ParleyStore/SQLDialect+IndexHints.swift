@@ -8,4 +8,13 @@ extension SQLDialect {
         case .postgres: ""
         }
     }
+
+    /// Locks the rows a read-modify-write transaction read (`FOR UPDATE OF alias`) on PostgreSQL, where
+    /// several nodes' writers run at once; SQLite has one writer at a time, and no such clause.
+    func forUpdate(of alias: String) -> String {
+        switch self {
+        case .sqlite: ""
+        case .postgres: "FOR UPDATE OF \(alias)"
+        }
+    }
 }

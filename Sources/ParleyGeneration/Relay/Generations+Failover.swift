@@ -6,8 +6,8 @@ import ParleyStore
 /// keeper (ParleyCluster) decides when; this says what: the row ends as its subscribers last saw it,
 /// then the reply is continued here, or, when not, its subscribers are told it ended.
 extension Generations {
-    /// The replies live on this node (their leases are renewed).
-    public var liveMessageIDs: [String] { Array(live.keys) }
+    /// The replies live on this node and their owners (their leases and cluster slots are renewed).
+    public var liveReplies: [(messageID: String, owner: String)] { live.values.map { ($0.messageID, $0.owner) } }
 
     /// Takes over `reply` (still `streaming`, its node gone, its lease won by this node). Its row ends
     /// `interrupted` with `seen` (the text and reasoning its subscribers were sent, exactly; the stored
@@ -29,6 +29,8 @@ extension Generations {
             id: message.id, content: content, reasoning: reasoning, status: .interrupted,
             errorCode: continuing ? nil : .nodeLost, errorMessage: continuing ? nil : lost,
             html: renderer.render(content), parts: parts) else { return false }
+        // The dead node's slot in the owner's count of live replies is this reply's: freed for its continuation.
+        relay?.moveLive(owner: reply.ownerID, from: message.id, to: nil)
         if continuing, (try? await continueMessage(messageID: message.id, owner: reply.ownerID)) != nil {
             return true
         }

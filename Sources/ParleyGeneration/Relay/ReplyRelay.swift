@@ -22,6 +22,12 @@ public protocol ReplyRelay: Sendable {
     /// The id of the newest event the relay holds for the message (a new run's ids start above it,
     /// whichever node's clock runs it); nil when it holds none or cannot be read.
     func lastEventID(messageID: String) -> Int64?
+    /// PARLEY_MAX_GENERATIONS_PER_USER for the whole cluster: takes a slot for `owner` under `key` (a
+    /// start's reservation) when fewer than `limit` are held on all nodes; false when none is left.
+    /// Throws (an `HTTPError` 503) when the slots cannot be counted: the start is refused.
+    func admitLive(owner: String, key: String, limit: Int) throws -> Bool
+    /// Moves `owner`'s slot `from` to `to` (a reservation became the reply `to`), or frees it (`to` nil).
+    func moveLive(owner: String, from: String, to: String?)
 }
 
 /// What `ReplyRelay.follow` found.

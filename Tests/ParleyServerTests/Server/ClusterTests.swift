@@ -59,6 +59,32 @@ final class ClusterTests: XCTestCase {
         XCTAssertEqual(onB.status, 429, "the other node counts the same allowance: \(onB.text)")
     }
 
+    func testAUsersLiveRepliesAreCountedForTheCluster() async throws {
+        let upstream = try startUpstream()
+        let settings = try clusterSettings(services, ["PARLEY_MAX_GENERATIONS_PER_USER": "1",
+                                                      "PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1",
+                                                      "PARLEY_OPENAI_MODELS": "fake"])
+        let a = try startParley(settings)
+        let b = try startParley(settings)
+        upstream.enqueue(UpstreamStreams.stalling(after: ["Busy"]))
+        let id = try await a.conversation(["model": "openai:fake"])
+        let running = try await a.call("POST", "/api/conversations/\(id)/messages", json: ["content": "one"])
+        XCTAssertEqual(running.status, 201, running.text)
+        let other = try await b.conversation(["model": "openai:fake"])
+        let refused = try await b.call("POST", "/api/conversations/\(other)/messages", json: ["content": "two"])
+        XCTAssertEqual(refused.status, 429, "one live reply per user, on any node: \(refused.text)")
+        XCTAssertEqual(refused.errorCode, "too_many_generations")
+
+        let stopped = try await b.call("POST", "/api/messages/\(try XCTUnwrap(running.assistantID))/stop")
+        XCTAssertEqual(stopped.json["status"] as? String, "stopped")
+        upstream.enqueue(UpstreamStreams.complete(["Now."]))
+        let freed = try await Deadline(.seconds(5)).wait(every: .milliseconds(50)) {
+            let again = try await b.call("POST", "/api/conversations/\(other)/messages", json: ["content": "two"])
+            return again.status == 201
+        }
+        XCTAssertTrue(freed, "the slot is free once the reply ends")
+    }
+
     func testSignInAttemptsAreCountedForTheCluster() async throws {
         let settings = try clusterSettings(services, Team.settings.merging(["PARLEY_LOGIN_ATTEMPTS": "3"]) { $1 })
         let a = Team(parley: try startParley(settings))

@@ -219,11 +219,12 @@ extension Store {
                 """
                 UPDATE messages SET status = 'streaming', finish_reason = NULL, error_code = NULL,
                     error_message = NULL, html = NULL, updated_at = ?
-                WHERE id = ?
+                WHERE id = ? AND status <> 'streaming'
                 RETURNING \(Message.columns)
                 """,
                 [.integer(now), .text(id)], Message.init(row:))
-            guard let resumed else { throw StoreError.notFound(.message(id: id)) }
+            // None: another node's continue turned it `streaming` since the read (PostgreSQL: writers run at once).
+            guard let resumed else { throw StoreError.conflict("message \(id) is already streaming") }
             try moveLeaf(of: message.conversationID, to: id, at: writer.nextConversationMilliseconds(now: now), database: database)
             let context = try message.parentID.map { (parent) throws(StoreError) in
                 try Self.path(to: parent, database: database)

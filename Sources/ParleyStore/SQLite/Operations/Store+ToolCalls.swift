@@ -21,8 +21,9 @@ extension Store {
                 """
                 SELECT \(Message.columns(alias: "m")) FROM messages m
                 JOIN conversations c ON c.id = m.conversation_id
-                WHERE m.id = ? AND c.owner_id = ?
+                WHERE m.id = ? AND c.owner_id = ? \(database.dialect.forUpdate(of: "m"))
                 """, [.text(messageID), .text(owner)], Message.init(row:))
+            // (Locked on PostgreSQL: two nodes deciding the same call at once take turns, the second sees the first.)
             guard var message = found else { throw StoreError.notFound(.message(id: messageID)) }
             guard let index = message.parts.firstIndex(where: { $0.toolCall?.id == callID }),
                   var call = message.parts[index].toolCall else {
