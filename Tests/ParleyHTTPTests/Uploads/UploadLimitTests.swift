@@ -181,10 +181,13 @@ final class UploadLimitTests: XCTestCase {
         XCTAssertLessThan(rise, 8 << 20, "RSS rose \(rise >> 10) KiB for a \(size >> 20) MiB body")
         XCTAssertTrue(uploadFiles(in: folder).isEmpty)
 
-        // The probe sees a body-sized allocation, so the bound above can fail.
+        // The probe sees a body-sized allocation, so the bound above can fail. Fresh pages of their own
+        // (mmap, each touched): an array could reuse pages the allocator kept resident after the upload.
         let probeBaseline = residentBytes()
-        let held = [UInt8](repeating: 1, count: size)
+        let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+        guard let mapped, mapped != MAP_FAILED else { return XCTFail("mmap failed") }
+        defer { munmap(mapped, size) }
+        for offset in stride(from: 0, to: size, by: 4096) { mapped.storeBytes(of: 1, toByteOffset: offset, as: UInt8.self) }
         XCTAssertGreaterThan(residentBytes() - probeBaseline, size * 3 / 4)
-        withExtendedLifetime(held) {}
     }
 }
