@@ -102,7 +102,7 @@ package final class LeaseKeeper: Sendable {
         for reply in due where Self.win(reply.messageID, relay: relay, lease: lease) {
             missing.withLock { _ = $0.removeValue(forKey: reply.messageID) }
             let seen = relay.seenText(messageID: reply.messageID)
-            Log.info("failover: node \(relay.nodeID) takes over reply \(reply.messageID) (its lease expired)")
+            Log.info("failover: node \(relay.nodeID) takes over reply \(reply.messageID) (its lease is gone: its node died or handed it over)")
             await generations.takeOver(reply, seen: seen, continuing: continuing)
         }
     }

@@ -3,6 +3,7 @@ import ParleyAPI
 import ParleyEvents
 import ParleyGeneration
 import ParleyRedis
+import Synchronization
 
 /// Replies' events through Redis Streams, so any node serves any reply's stream (issue 24): one stream
 /// per message (entry `N-0` = event `N`, so an SSE id is a Redis position), written by the node that
@@ -19,6 +20,7 @@ package final class RedisReplyRelay: ReplyRelay {
     let keys: ReplyKeys
     private let publisher: ReplyPublisher
     private let follower: ReplyFollower
+    private let stopped = Atomic<Bool>(false)
 
     /// How long a lease, or a slot of a user's live replies, lasts unless renewed (PARLEY_LEASE_SECONDS).
     let lease: Duration
@@ -47,10 +49,32 @@ package final class RedisReplyRelay: ReplyRelay {
         follower.start(onStop: onStop)
     }
 
+    /// Sends what is queued, then stops the writer and the reader (once; a second call does nothing).
     package func stop() {
+        guard !stopped.exchange(true, ordering: .relaxed) else { return }
         publisher.stop()
         follower.stop()
     }
+
+    /// Gives up this node's leases of `messageIDs` (a graceful stop hands its replies over): each is then
+    /// taken by another node at its next look, not after the lease's time. A lease another node holds is
+    /// left alone.
+    package func releaseLeases(_ messageIDs: [String]) {
+        guard !messageIDs.isEmpty else { return }
+        let keys = messageIDs.map(self.keys.lease)
+        let nodeID = RedisArgument(nodeID)
+        _ = try? shared.counting { connection throws(RedisError) in
+            try connection.eval(Self.releaseScript, keys: keys, arguments: [nodeID])
+        }
+    }
+
+    /// KEYS: leases; ARGV[1]: this node. Deletes each lease this node holds.
+    static let releaseScript = """
+        for _, key in ipairs(KEYS) do
+            if redis.call('GET', key) == ARGV[1] then redis.call('DEL', key) end
+        end
+        return 0
+        """
 
     /// Subscribers following through this node now (tests, logs).
     package var subscriberCount: Int { follower.subscriberCount }

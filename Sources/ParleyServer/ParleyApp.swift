@@ -243,7 +243,18 @@ public final class ParleyApp: Sendable {
     /// Ends live replies as `interrupted` (their text stored), finishes open streams, stops, and
     /// kills the media workers waiting as spares.
     public func shutdown() async {
-        await generations.shutdown()
+        if let replyRelay, configuration.failover.continuing {
+            // One node of several stops: its live replies go on elsewhere. Nothing more is published once
+            // they are abandoned; what was queued is sent before the leases go, so the node that takes a
+            // reply over reads every event its tabs were sent.
+            leases?.stop()
+            let handed = await generations.handOver()
+            replyRelay.stop()
+            replyRelay.releaseLeases(handed)
+            if !handed.isEmpty { Log.info("\(handed.count) live reply(s) handed over to the other nodes") }
+        } else {
+            await generations.shutdown()
+        }
         await server.stop()
         userEventFollower?.stop()
         replyRelay?.stop()

@@ -9,4 +9,17 @@ extension Generation {
         log.append(snapshot)
         relay.relay.begin(messageID: messageID, baseID: snapshot.id - 1, events: [snapshot])
     }
+
+    /// Hands the reply over (a graceful stop of one node of several): the upstream call ends and nothing
+    /// more is published or written; another node takes it over from what its tabs were sent. The row
+    /// stays `streaming` for that node; this run's waiters are never resumed (the process is ending).
+    func abandon() {
+        guard outcome == nil else { return }
+        outcome = GenerationOutcome(status: .interrupted, finishReason: nil, usage: nil, patch: [], blockCount: 0,
+                                    errorCode: .serverShutdown, errorMessage: nil)
+        subscribers.relay = nil
+        subscribers.removeAll()
+        upstream?.cancel()
+        wakeups.finish()
+    }
 }

@@ -46,6 +46,22 @@ extension Generations {
         return false
     }
 
+    /// A graceful stop of one node of several (PARLEY_FAILOVER=continue): no reply starts after it, and every
+    /// live reply is abandoned here, not ended (`Generation.abandon`): its row stays `streaming`, and once this
+    /// node's leases are released another node takes each over and continues it. Returns their ids.
+    public func handOver() async -> [String] {
+        shuttingDown = true
+        for token in reservations.keys {
+            reservations[token]?.cancelled = .interrupted
+        }
+        let handed = Array(live.keys)
+        for generation in live.values {
+            await generation.abandon()
+        }
+        live.removeAll()
+        return handed
+    }
+
     /// A reply this node runs whose relay stream was lost (Redis restarted): it publishes its whole state
     /// again (a snapshot under a new id), so tabs that open from now on start from it.
     public func republish(messageID: String) async {

@@ -14,7 +14,7 @@ final class ClusterFailoverTests: XCTestCase {
         services = try ClusterServices()
     }
 
-    /// Node A (a process) and node B (in this process) in front of `upstream`, leases of 2 s.
+    /// Node A (a process) and node B (in this process) in front of `upstream`, leases of 2 s unless `extra` says.
     private func nodes(_ upstream: FakeUpstream, _ extra: [String: String] = [:]) throws -> (ParleyProcess, TestParley) {
         let settings = try clusterSettings(services, [
             "PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1", "PARLEY_OPENAI_MODELS": "fake",
@@ -86,5 +86,28 @@ final class ClusterFailoverTests: XCTestCase {
         XCTAssertEqual(stored["content"] as? String, "Nur halb")
         XCTAssertEqual((stored["error"] as? [String: Any])?["code"] as? String, "node_lost")
         XCTAssertEqual(upstream.requests.count, 1, "nothing is sent upstream again")
+    }
+
+    /// SIGTERM (a rolling restart) hands the node's replies over at once: another node continues each well
+    /// before the lease (5 s here) would have run out, and the answer is whole.
+    func testAGracefulStopHandsTheReplyOverWithoutWaitingForTheLease() async throws {
+        let upstream = try startUpstream()
+        upstream.enqueue(UpstreamStreams.stalling(after: ["Vor ", "dem ", "Neustart "]))
+        upstream.enqueue(UpstreamStreams.complete(["und ", "danach ✓"]))
+        let (a, b) = try nodes(upstream, ["PARLEY_LEASE_SECONDS": "5"])
+        let (assistant, seen) = try await replyCutOnA(a, b, prefix: ["Vor ", "dem ", "Neustart "])
+        let lastID = try XCTUnwrap(Int64(try XCTUnwrap(seen.events.last?.id)))
+        let stopping = ContinuousClock.now
+        a.kill(SIGTERM)
+        XCTAssertEqual(a.process.terminationStatus, 0, "a clean shutdown")
+        XCTAssertTrue(a.errors.contains("handed over"), a.errors)
+        let rest = try await b.events(assistant, mode: "text", lastEventID: lastID, timeout: 30)
+        let took = ContinuousClock.now - stopping
+        print("handover: SIGTERM -> done on the other node in \(took) (lease 5 s)")
+        XCTAssertLessThan(took, .seconds(4), "taken over at the next look, not after the lease")
+        XCTAssertEqual(rest.text, "Vor dem Neustart und danach ✓")
+        XCTAssertEqual(rest.done?["status"] as? String, "complete")
+        let stored = try await b.message(assistant)
+        XCTAssertEqual(stored["content"] as? String, "Vor dem Neustart und danach ✓")
     }
 }
