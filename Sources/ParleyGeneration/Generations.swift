@@ -122,8 +122,9 @@ public actor Generations: TickerTarget {
                                        html: renderer.render(message.content))
     }
 
-    /// The row of a reply another node was asked to stop, once that node wrote its end (at most 5 s;
-    /// then the row as it is).
+    /// The row of a reply another node was asked to stop, once that node wrote its end. A node that has not
+    /// within 5 s (it died, and no node took the reply over yet) does not get to: the reply ends `stopped`
+    /// here with its stored text, so no takeover continues what the user stopped.
     private func stoppedElsewhere(_ message: Message) async throws -> Message {
         let deadline = ContinuousClock.now + .seconds(5)
         while ContinuousClock.now < deadline {
@@ -131,7 +132,16 @@ public actor Generations: TickerTarget {
             guard let current = try store.message(id: message.id) else { throw GenerationError.messageNotFound }
             if current.status != .streaming { return current }
         }
-        return try store.message(id: message.id) ?? message
+        guard let current = try store.message(id: message.id) else { throw GenerationError.messageNotFound }
+        guard current.status == .streaming, live[message.id] == nil else { return current }
+        do throws(StoreError) {
+            return try store.finishMessage(id: current.id, content: current.content, status: .stopped,
+                                           html: renderer.render(current.content))
+        } catch {
+            // Its node (or the one that took it over) wrote its end meanwhile: that row is the answer.
+            guard case .conflict = error else { throw error }
+            return try store.message(id: message.id) ?? current
+        }
     }
 
     /// Stops every live reply of a conversation (it is being deleted).

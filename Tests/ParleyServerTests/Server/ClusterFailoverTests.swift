@@ -110,4 +110,23 @@ final class ClusterFailoverTests: XCTestCase {
         let stored = try await b.message(assistant)
         XCTAssertEqual(stored["content"] as? String, "Vor dem Neustart und danach ✓")
     }
+
+    /// A stop asked while the reply's node is dead and its lease still runs: after 5 s without an answer
+    /// from that node, the reply ends `stopped` with its stored text, and no takeover continues it.
+    func testAStopWhileTheRepliesNodeIsDeadEndsItAndNoTakeoverContinuesIt() async throws {
+        let upstream = try startUpstream()
+        upstream.enqueue(UpstreamStreams.stalling(after: ["Halt ", "mich"]))
+        let (a, b) = try nodes(upstream, ["PARLEY_LEASE_SECONDS": "8"])
+        let (assistant, _) = try await replyCutOnA(a, b, prefix: ["Halt ", "mich"])
+        let live = try await b.message(assistant)
+        XCTAssertEqual(live["status"] as? String, "streaming")
+        a.kill(SIGKILL)
+        let stopped = try await b.call("POST", "/api/messages/\(assistant)/stop")
+        XCTAssertEqual(stopped.status, 200, stopped.text)
+        XCTAssertEqual(stopped.json["status"] as? String, "stopped")
+        try await Task.sleep(for: .seconds(4))  // past the lease: a takeover would have started by now
+        let stored = try await b.message(assistant)
+        XCTAssertEqual(stored["status"] as? String, "stopped")
+        XCTAssertEqual(upstream.requests.count, 1, "nothing was continued")
+    }
 }
