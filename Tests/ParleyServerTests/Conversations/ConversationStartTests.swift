@@ -112,8 +112,10 @@ final class ConversationStartTests: XCTestCase {
     func testTheOtherTabsAreToldAsForTwoRequestsAndTheTitleJobRuns() async throws {
         let parley = try startParley(["PARLEY_TITLES": "words"])
         let ready = FakeUpstream.Gate()
+        // Until both the title's `conversation_updated` and `reply_finished`: the title job and the end's
+        // notice run side by side after the reply, in either order.
         async let read = parley.userEvents(ready: ready, until: { events in
-            events.contains { $0.type == "conversation_updated" }
+            events.contains { $0.type == "conversation_updated" } && events.contains { $0.type == "reply_finished" }
         })
         let attached = await ready.waitUntilOpen()
         XCTAssertTrue(attached)
