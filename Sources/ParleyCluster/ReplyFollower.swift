@@ -21,7 +21,29 @@ final class ReplyFollower: Sendable {
 
     private struct State {
         var subscribers: [Int: Subscriber] = [:]
+        /// The tokens following each message.
+        var byMessage: [String: Set<Int>] = [:]
         var nextToken = 0
+    }
+
+    /// Entries read once, decoded once: subscribers at the same position get the same array, so
+    /// `BatchFrameCache` encodes a frame once for all of them, as on one node.
+    private struct Decoded {
+        let ids: [RedisStreamID]
+        let events: [GenerationEvent?]
+        let all: [GenerationEvent]
+
+        init(_ entries: [RedisStreamEntry]) {
+            ids = entries.map(\.id)
+            events = entries.map(ReplyEventCodec.event)
+            all = events.compactMap { $0 }
+        }
+
+        /// The events past `after`: the shared array when every entry is.
+        func after(_ position: RedisStreamID) -> [GenerationEvent] {
+            guard let first = ids.first, first <= position else { return all }
+            return zip(ids, events).compactMap { $0.0 > position ? $0.1 : nil }
+        }
     }
 
     let keys: ReplyKeys
@@ -55,12 +77,17 @@ final class ReplyFollower: Sendable {
             let token = state.nextToken
             state.nextToken += 1
             state.subscribers[token] = Subscriber(messageID: messageID, after: after, deliver: deliver)
+            state.byMessage[messageID, default: []].insert(token)
             return token
         }
     }
 
     func remove(_ token: Int) {
-        _ = state.withLock { $0.subscribers.removeValue(forKey: token) }
+        state.withLock { state in
+            guard let gone = state.subscribers.removeValue(forKey: token) else { return }
+            state.byMessage[gone.messageID]?.remove(token)
+            if state.byMessage[gone.messageID]?.isEmpty == true { state.byMessage[gone.messageID] = nil }
+        }
     }
 
     var subscriberCount: Int { state.withLock { $0.subscribers.count } }
@@ -112,7 +139,7 @@ final class ReplyFollower: Sendable {
             var after = subscriber.after
             while true {
                 let entries = try connection.xrange(keys.stream(subscriber.messageID), after: after, count: 512)
-                if !entries.isEmpty { deliver(entries, to: token) }
+                if !entries.isEmpty { deliver(Decoded(entries), to: token) }
                 guard entries.count == 512, let last = entries.last else { break }
                 after = last.id
             }
@@ -122,18 +149,19 @@ final class ReplyFollower: Sendable {
 
     private func dispatch(_ entries: [RedisStreamEntry], of messageID: String) {
         let tokens = state.withLock { state in
-            state.subscribers.filter { $0.value.messageID == messageID && $0.value.caughtUp }.map(\.key)
+            (state.byMessage[messageID] ?? []).filter { state.subscribers[$0]?.caughtUp == true }
         }
-        for token in tokens { deliver(entries, to: token) }
+        guard !tokens.isEmpty else { return }
+        let decoded = Decoded(entries)
+        for token in tokens { deliver(decoded, to: token) }
     }
 
     /// Hands `token`'s subscriber the entries past its position; drops it when it has gone or got `done`.
-    private func deliver(_ entries: [RedisStreamEntry], to token: Int) {
-        guard let subscriber = state.withLock({ $0.subscribers[token] }) else { return }
-        let fresh = entries.filter { $0.id > subscriber.after }
-        guard let last = fresh.last else { return }
-        let events = fresh.compactMap(ReplyEventCodec.event)
-        state.withLock { $0.subscribers[token]?.after = last.id }
+    private func deliver(_ decoded: Decoded, to token: Int) {
+        guard let subscriber = state.withLock({ $0.subscribers[token] }),
+              let last = decoded.ids.last, last > subscriber.after else { return }
+        let events = decoded.after(subscriber.after)
+        state.withLock { $0.subscribers[token]?.after = last }
         if !subscriber.deliver(events) || events.contains(where: \.isDone) {
             remove(token)
         }

@@ -127,8 +127,11 @@ public actor Generations: TickerTarget {
     /// here with its stored text, so no takeover continues what the user stopped.
     private func stoppedElsewhere(_ message: Message) async throws -> Message {
         let deadline = ContinuousClock.now + .seconds(5)
+        var pause = Duration.milliseconds(10)
         while ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
+            // 10 ms first (a live node answers in a few), then less often: a dead node's 5 s read the row ~30 times.
+            try await Task.sleep(for: pause)
+            pause = min(pause * 2, .milliseconds(200))
             guard let current = try store.message(id: message.id) else { throw GenerationError.messageNotFound }
             if current.status != .streaming { return current }
         }
