@@ -170,7 +170,7 @@ final class MCPSDKServerTests: XCTestCase {
     // MARK: - Life
 
     func testAnHTTPServerDownAtStartBecomesAvailable() async throws {
-        let port = MCPTestPython.freePort()
+        let port = LoopbackPort.free()
         let logs = LogLines()
         let servers = servers("late", .http(url: "http://127.0.0.1:\(port)/mcp", headers: [:]), logs: logs)
         await servers.start()

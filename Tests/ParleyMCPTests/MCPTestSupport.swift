@@ -21,38 +21,6 @@ enum MCPTestPython {
         }
         return path
     }
-
-    /// A free loopback port (bound, read, released: the server takes it next).
-    static func freePort() -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
-        }
-        _ = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    static func accepts(port: Int) -> Bool {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
-    }
 }
 
 struct MCPTestFailure: Error, CustomStringConvertible {
@@ -70,7 +38,7 @@ final class PythonMCPServer: Sendable {
     /// `mode` is "--http" or "--scripted"; waits until the port accepts connections.
     init(_ mode: String = "--http", port: Int? = nil, extra: [String] = [], environment: [String: String] = [:],
          waitUntilUp: Bool = true) throws {
-        let port = port ?? MCPTestPython.freePort()
+        let port = port ?? LoopbackPort.free()
         self.port = port
         let process = try SpawnedProcess(executable: URL(fileURLWithPath: try MCPTestPython.python()),
                                          arguments: [MCPTestPython.script, mode, String(port)] + extra,
@@ -79,7 +47,7 @@ final class PythonMCPServer: Sendable {
         self.process = Mutex(process)
         guard waitUntilUp else { return }
         let deadline = Deadline(.seconds(30))
-        while !MCPTestPython.accepts(port: port) {
+        while !LoopbackPort.accepts(port) {
             guard !deadline.hasPassed, process.isRunning else {
                 stop()
                 throw MCPTestFailure("test_server.py \(mode) did not listen on port \(port) within 30 s")

@@ -44,6 +44,13 @@ final class TestParley: Sendable {
         base = "http://127.0.0.1:\(app.port)"
     }
 
+    /// A client of a running node whose requests go to `base` (nginx in front: `through(_:)`).
+    init(app: ParleyApp, directory: URL, base: String) {
+        self.app = app
+        self.directory = directory
+        self.base = base
+    }
+
     /// A Parley whose OpenAI-compatible provider is `upstream`, offering the model `openai:fake`.
     convenience init(upstream: FakeUpstream, _ settings: [String: String] = [:]) throws {
         try self.init(["PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1", "PARLEY_OPENAI_MODELS": "fake"]
