@@ -342,11 +342,13 @@ http {{
             return 200 '{{"status":"ok"}}';
         }}
     }}
-}}
+{extra}}}
 """
 
 
-def start_nginx(processes, nginx, workdir, fake_port):
+def start_nginx(processes, nginx, workdir, fake_port, extra=""):
+    """nginx relaying the fake upstream on a free port; `extra` goes inside its `http` block (another
+    server: bench/cluster.py's round-robin front). Returns (process, port, worker pid)."""
     nginx_dir = os.path.join(workdir, "nginx")
     os.makedirs(nginx_dir, exist_ok=True)
     os.chmod(workdir, 0o755)
@@ -355,7 +357,7 @@ def start_nginx(processes, nginx, workdir, fake_port):
         port = free_port()
         conf = os.path.join(nginx_dir, "nginx.conf")
         with open(conf, "w") as handle:
-            handle.write(NGINX_CONF.format(dir=nginx_dir, port=port, fake=fake_port))
+            handle.write(NGINX_CONF.format(dir=nginx_dir, port=port, fake=fake_port, extra=extra))
         log = os.path.join(nginx_dir, "stderr.log")
         process = processes.start("nginx", [nginx, "-p", nginx_dir, "-c", conf, "-e",
                                             os.path.join(nginx_dir, "nginx-error.log")],

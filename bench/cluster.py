@@ -12,6 +12,11 @@ Figures (medians over --reps, runs interleaved):
 - starts: N short replies (create, send, read to `done`) spread round-robin over 1 or 3 nodes; wall
   time and every process's CPU (nodes, PostgreSQL, Redis). On this 2-core machine 3 nodes cannot run
   faster than 1; what 3 machines would reach is COMPUTED from the CPU per start of one node.
+- many streams: 500 and 1,000 paced streams started over 1 s, relay latency of every chunk (p50/p99) and
+  CPU per 1,000 chunks, side by side: nginx relaying the upstream directly, one node (SQLite), and the
+  three nodes behind nginx round-robin (each stream's conversation, message and event stream may land
+  on three different nodes). All on this one 2-core machine: the cluster's figures include its
+  PostgreSQL, Redis and nginx front, which share those cores with the nodes.
 - failover: `kill -9` of the node running a paced reply, to the next delta on another node's tab
   (PARLEY_LEASE_SECONDS=5). Goal: <= lease + 1 s.
 """
@@ -32,6 +37,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import bench  # noqa: E402  (processes, fake upstream, HTTP and SSE helpers)
+import scale  # noqa: E402  (one paced stream through Parley or nginx, measured chunk by chunk)
 
 PSQL = "/usr/lib/postgresql/15/bin/psql"
 
@@ -109,6 +115,55 @@ async def read_text(port, message_id):
     return text[0]
 
 
+FRONT = """\
+    upstream parley_nodes {{
+{servers}        keepalive 64;
+    }}
+    server {{
+        listen 127.0.0.1:{port} backlog=4096;
+        location / {{
+            proxy_pass http://parley_nodes;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_set_header Host $http_host;
+            proxy_buffering off;
+            proxy_request_buffering off;
+            proxy_read_timeout 1h;
+        }}
+    }}
+"""
+
+
+async def many(target, port, groups, count, chunks, interval_ms, spread_s):
+    """`count` paced streams started evenly over `spread_s` through `port` (nginx's direct relay when
+    `target` is "nginx"): every chunk's latency, errors, and the CPU of each process group per 1,000
+    chunks received (setup included)."""
+    streams = [scale.Stream() for _ in range(count)]
+
+    async def one(index, stream):
+        await asyncio.sleep(spread_s * index / count)
+        try:
+            if target == "nginx":
+                await scale.nginx_stream(port, chunks, interval_ms, stream, lambda: None)
+            else:
+                await scale.parley_stream(port, chunks, interval_ms, stream, lambda: None, titled=True)
+        except (bench.BenchError, OSError, asyncio.TimeoutError, ValueError) as error:
+            stream.error = "%s: %s" % (type(error).__name__, error)
+
+    before = [cpu_seconds(group) for group in groups]
+    await asyncio.gather(*(one(i, stream) for i, stream in enumerate(streams)))
+    await asyncio.sleep(bench.SETTLE_S)
+    after = [cpu_seconds(group) for group in groups]
+    latencies = [value for stream in streams for value in stream.latencies_ms]
+    received = sum(stream.chunks for stream in streams)
+    errors = [stream.error for stream in streams if stream.error]
+    thousands = max(received, 1) / 1000.0
+    return {"p50": scale.pct(latencies, 0.5), "p99": scale.pct(latencies, 0.99), "errors": len(errors),
+            "first_error": errors[0] if errors else None, "received": received,
+            "short": sum(1 for stream in streams if not stream.error and stream.chunks != chunks),
+            "cpu": [(a - b) * 1000 / thousands for a, b in zip(after, before)]}
+
+
 def cpu_seconds(pids):
     return sum(bench.cpu_ticks(pid) for pid in pids) / bench.CLK_TCK
 
@@ -153,7 +208,7 @@ async def run(args, log):
     processes = bench.Processes()
     workdir = tempfile.mkdtemp(prefix="parley-cluster-bench-", dir="/tmp")
     os.chmod(workdir, 0o755)
-    results = {"single": [], "same": [], "cross": [], "starts": {}, "failover": None}
+    results = {"single": [], "same": [], "cross": [], "starts": {}, "many": {}, "failover": None}
     try:
         _, fake_port = bench.start_fake(processes, workdir)
         postgres = script("postgres-test-server.sh", "start", os.path.join(workdir, "pg"))
@@ -166,6 +221,11 @@ async def run(args, log):
         single, single_port = start_node(processes, args.binary, workdir, "single", provider)
         nodes = [start_node(processes, args.binary, workdir, name, cluster) for name in ("A", "B", "C")]
         ports = [port for _, port in nodes]
+        front_port = bench.free_port()
+        servers = "".join("        server 127.0.0.1:%d;\n" % port for port in ports)
+        nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+        _, nginx_port, nginx_worker = bench.start_nginx(processes, nginx, workdir, fake_port,
+                                                        FRONT.format(servers=servers, port=front_port))
         for rep in range(args.reps):
             log("relay rep %d/%d" % (rep + 1, args.reps))
             for target, (producer, reader) in (("single", (single_port, single_port)), ("same", (ports[0], ports[0])),
@@ -185,6 +245,15 @@ async def run(args, log):
             after = [cpu_seconds(group) for group in groups]
             results["starts"][label] = (wall,) + tuple((a - b) / args.starts * 1000 for a, b in zip(after, before))
             log("%s: %d starts in %.2f s" % (label, args.starts, wall))
+        node_pids = [process.pid for process, _ in nodes]
+        for count in args.scale_streams:
+            for target, port, groups in (
+                    ("nginx", nginx_port, [[nginx_worker]]),
+                    ("single", single_port, [[single.pid]]),
+                    ("cluster", front_port, [node_pids, node_pids + tree(pg_pid) + services + [nginx_worker]])):
+                log("%d streams: %s" % (count, target))
+                results["many"][(count, target)] = await many(target, port, groups, count, args.scale_chunks,
+                                                              args.scale_interval_ms, 1.0)
         for process, _ in nodes:
             bench.stop(process, signal.SIGTERM)
         failover_settings = dict(provider, PARLEY_DATABASE_URL=postgres.rsplit("/", 1)[0] + "/failover",
@@ -232,6 +301,21 @@ def report(args, results):
                      "(Redis: %.2f ms a start)." % (node, one[1], 3 * node, one[2], database,
                                                     max(2, int(2 * 2.5 * node / database + 0.999)) if database == database else 0,
                                                     one[3]))
+    if results["many"]:
+        lines += ["", "%d-chunk streams every %g ms, started over 1 s (relay latency = client receive - upstream send; "
+                  "CPU per 1,000 chunks received, setup included; all on this one 2-core machine)" % (
+                      args.scale_chunks, args.scale_interval_ms), "",
+                  "| streams | path | relay p50 ms | relay p99 ms | p99 / nginx | CPU ms / 1,000 chunks: nodes | "
+                  "all processes | errors, short |", "|---|---|---|---|---|---|---|---|"]
+        labels = {"nginx": "nginx relaying the upstream", "single": "1 node, SQLite",
+                  "cluster": "3 nodes behind nginx (PostgreSQL + Redis)"}
+        for (count, target), r in results["many"].items():
+            nginx_p99 = results["many"].get((count, "nginx"), {}).get("p99")
+            ratio = "%.1fx" % (r["p99"] / nginx_p99) if nginx_p99 and r["p99"] is not None else "-"
+            every = r["cpu"][-1]
+            lines.append("| %d | %s | %.1f | %.1f | %s | %.1f | %.1f | %d, %d%s |" % (
+                count, labels[target], r["p50"] or 0, r["p99"] or 0, ratio, r["cpu"][0], every, r["errors"], r["short"],
+                (" (" + r["first_error"][:80] + ")") if r["first_error"] else ""))
     if results["failover"] is not None:
         lines.append("")
         lines.append("failover: kill -9 of the generating node to the next text on another node's tab: %.2f s "
@@ -248,6 +332,10 @@ def main():
     parser.add_argument("--interval-ms", type=float, default=10)
     parser.add_argument("--starts", type=int, default=300)
     parser.add_argument("--concurrency", type=int, default=50)
+    parser.add_argument("--scale-streams", type=lambda text: [int(n) for n in text.split(",") if n], default=[500, 1000],
+                        help="comma-separated stream counts of the many-streams runs (empty: none)")
+    parser.add_argument("--scale-chunks", type=int, default=200)
+    parser.add_argument("--scale-interval-ms", type=float, default=20)
     args = parser.parse_args()
     results = asyncio.run(run(args, lambda message: print("cluster bench: " + message, file=sys.stderr, flush=True)))
     print(report(args, results))

@@ -30,5 +30,5 @@ timeout -k 10 120 "$python" "$root/bench/signin.py" || echo "bench: the sign-in 
 timeout -k 10 300 "$python" "$root/bench/search.py" || echo "bench: the search figures (bench/search.py) failed" >&2
 timeout -k 10 180 "$python" "$root/bench/uploads.py" "$PARLEY_BIN" || echo "bench: the upload figures (bench/uploads.py) failed" >&2
 timeout -k 10 180 "$python" "$root/bench/tool_overhead.py" || echo "bench: the tool-call overhead figures (bench/tool_overhead.py) failed" >&2
-timeout -k 10 300 "$python" "$root/bench/cluster.py" || echo "bench: the several-nodes figures (bench/cluster.py) failed" >&2
+timeout -k 10 600 "$python" "$root/bench/cluster.py" || echo "bench: the several-nodes figures (bench/cluster.py) failed" >&2
 exec timeout -k 10 900 "$python" "$root/bench/bench.py" "$@"

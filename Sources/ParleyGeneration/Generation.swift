@@ -21,9 +21,9 @@ public actor Generation: TickerTarget {
     public nonisolated let messageID: String
     public nonisolated let conversationID: String
     public nonisolated let owner: String
-    private let model: String
+    let model: String
     /// Where the final state is written (the store).
-    private let recorder: any ReplyRecorder
+    let recorder: any ReplyRecorder
     let limits: GenerationLimits
     let ticker: FrameTicker
 
@@ -63,16 +63,20 @@ public actor Generation: TickerTarget {
     /// Token counts summed over the rounds.
     var usage: Usage?
     var outcome: GenerationOutcome?
+    /// Set while `finish` writes the end (it waits for a store that is down): nothing else may end it.
+    var ending = false
+    /// Set by a shutdown while the end waits for the store: the write is given up.
+    var endGivenUp = false
     /// The ended reply as late subscribers get it (set with `outcome`).
-    private var finished: FinishedReply?
+    var finished: FinishedReply?
     /// The id of the last event before the final `error`/`done`: the id a finished snapshot carries.
-    private var finalStateID: Int64 = 0
+    var finalStateID: Int64 = 0
     /// The id of the logged `error` event of a failed reply (replayed to late subscribers with it).
-    private var errorEventID: Int64 = 0
+    var errorEventID: Int64 = 0
     var upstream: Task<Void, Never>?
-    private var onEnd: (@Sendable (String, Int64) async -> Void)?
+    var onEnd: (@Sendable (String, Int64) async -> Void)?
     /// Callers of `finalOutcome()` waiting for the end.
-    private var outcomeWaiters: [CheckedContinuation<GenerationOutcome, Never>] = []
+    var outcomeWaiters: [CheckedContinuation<GenerationOutcome, Never>] = []
 
     /// - Parameters:
     ///   - message: the assistant message; its content is non-empty when continuing.
@@ -164,7 +168,7 @@ public actor Generation: TickerTarget {
     /// The frame timer armed in `receive` fired (the frame loop, woken by the `FrameTicker`).
     func tick() {
         clock.timerFired()
-        guard outcome == nil else { return }
+        guard outcome == nil, !ending else { return }
         emitFrame()
         // The held-back provisional render, once its lag is over (the ticker may fire a little early).
         if let due = owedTailDue, .now >= due - .milliseconds(1) {
@@ -216,92 +220,6 @@ public actor Generation: TickerTarget {
         let event = GenerationEvent(id: ids.next(), payload: payload)
         log.append(event)
         return event
-    }
-
-    // MARK: - Ending
-
-    /// Stops the upstream call at once and keeps exactly the text received so far.
-    func stop() async {
-        guard outcome == nil else { return }
-        upstream?.cancel()
-        await finish(status: .stopped)
-    }
-
-    /// Ends the generation as `interrupted` (graceful shutdown).
-    func interrupt() async {
-        guard outcome == nil else { return }
-        upstream?.cancel()
-        await finish(status: .interrupted, errorCode: .serverShutdown,
-                     errorMessage: Generations.shutdownMessage)
-    }
-
-    func finish(status: MessageStatus, errorCode: ReplyErrorCode? = nil, errorMessage: String? = nil) async {
-        guard outcome == nil else { return }
-        emitFrame()
-        var batch: [GenerationEvent] = []
-        // Calls no one will finish end here (a paused reply keeps the ones awaiting approval).
-        for call in parts.cancelOpenCalls(includingAwaiting: status != .awaitingApproval) {
-            batch.append(event(.toolCall(call)))
-        }
-        let final = text.finish()
-        // After finish, the Markdown's blocks are the whole render: committed blocks patched, then the final ones.
-        let offset = parts.closedBlocks.count
-        let blocks = parts.closedBlocks + text.markdown.blocks
-        let content = parts.content(text: text.answer)
-        let reasoning = parts.reasoning(text.reasoning)
-        let patch = final.patch.map { BlockPatch(index: offset + $0.index, html: $0.html) }
-        for block in final.blocks {
-            batch.append(event(.block(index: offset + block.index, html: block.html)))
-        }
-        finalStateID = log.lastID
-        if let errorCode {
-            let failure = event(.error(code: errorCode, message: errorMessage ?? ""))
-            errorEventID = failure.id
-            batch.append(failure)
-        }
-        let html = blocks.joined()
-        // Only a reply with tool calls stores parts (one of text alone has the parts its text gives).
-        let storedParts = parts.hasToolCalls
-            ? parts.all(text: text.answer, reasoning: text.reasoning, html: text.markdown.blocks.joined()) : nil
-        // The row is written first: its usage, completed by the store (an estimate marked `estimated` when
-        // the provider reported none), is what `done` carries, as a late reader's `done` built from the row does.
-        // The provider's figures are clamped into `ReplyTokens.range` here, as every stored usage is.
-        let reported = usage.map { ReplyTokens(inputTokens: $0.inputTokens, outputTokens: $0.outputTokens) }
-        var storedUsage = reported
-        do {
-            let stored = try recorder.recordEnd(
-                of: messageID, ReplyEnd(content: content, reasoning: reasoning, status: status,
-                                        finishReason: finishReason, usage: reported, model: model,
-                                        errorCode: errorCode, errorMessage: errorMessage, html: html,
-                                        parts: storedParts))
-            storedUsage = stored.usage ?? storedUsage
-        } catch StoreError.notFound {
-            // The conversation was deleted during the reply; nothing is left to write to.
-        } catch {
-            FileHandle.standardError.write(Data("parley: storing message \(messageID) failed: \(error)\n".utf8))
-        }
-        let result = GenerationOutcome(status: status, finishReason: finishReason, usage: storedUsage,
-                                       patch: patch, blockCount: blocks.count,
-                                       errorCode: errorCode, errorMessage: errorMessage)
-        outcome = result
-        wakeups.finish()
-        finished = FinishedReply(messageID: messageID, content: content, reasoning: reasoning, blocks: blocks,
-                                 parts: parts.snapshot(text: text.answer, reasoning: text.reasoning,
-                                                       liveBlocks: text.markdown.blocks.count),
-                                 outcome: result)
-        batch.append(event(.done(result)))
-        // The slot is freed before anyone sees `done`: a client that continues, approves or sends at once
-        // must not find the reply still live (409 already_streaming). Subscribers arriving meanwhile get
-        // the finished reply (`finished` is set), never this batch too.
-        if let onEnd {
-            self.onEnd = nil
-            await onEnd(messageID, log.lastID)
-        }
-        subscribers.deliver(batch)
-        subscribers.removeAll()
-        // After `onEnd`: whoever waited for the outcome finds the reply no longer live (its slot free).
-        for waiter in outcomeWaiters { waiter.resume(returning: result) }
-        outcomeWaiters.removeAll()
     }
 
     // MARK: - Subscribing
@@ -361,7 +279,7 @@ public actor Generation: TickerTarget {
     /// (group commit by `Generations.flush`, which confirms the size once the transaction has
     /// committed).
     func progress() -> (state: MessageProgress, bytes: Int, partsVersion: Int)? {
-        guard outcome == nil else { return nil }
+        guard outcome == nil, !ending else { return nil }
         let unstored = text.unstoredProgress()
         guard parts.hasToolCalls else {
             guard let unstored else { return nil }

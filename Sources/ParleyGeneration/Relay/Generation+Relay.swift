@@ -15,6 +15,7 @@ extension Generation {
     /// stays `streaming` for that node; this run's waiters are never resumed (the process is ending).
     func abandon() {
         guard outcome == nil else { return }
+        endGivenUp = true
         outcome = GenerationOutcome(status: .interrupted, finishReason: nil, usage: nil, patch: [], blockCount: 0,
                                     errorCode: .serverShutdown, errorMessage: nil)
         subscribers.relay = nil

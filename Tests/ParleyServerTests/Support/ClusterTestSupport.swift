@@ -23,6 +23,12 @@ struct ClusterServices {
         redis = try required("PARLEY_TEST_REDIS_URL", "PARLEY_REQUIRE_REDIS")
     }
 
+    /// The same Redis with another PostgreSQL server (one a test stops and starts).
+    init(postgres: String, redis: String) {
+        self.postgres = postgres
+        self.redis = redis
+    }
+
     /// A fresh database's URL; `drop` removes it.
     func database() throws -> (url: String, name: String) {
         let name = "parley_cluster_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
