@@ -169,7 +169,8 @@ let package = Package(
         .testTarget(name: "ParleyRedisTests", dependencies: ["ParleyRedis"]),
         // Against a real Redis: the reply event codec, lease races.
         .testTarget(name: "ParleyClusterTests",
-                    dependencies: ["ParleyCluster", "ParleyRedis", "ParleyGeneration", "ParleyStore", "ParleyPrimitives"]),
+                    dependencies: ["ParleyCluster", "ParleyRedis", "ParleyGeneration", "ParleyStore", "ParleyPrimitives",
+                                   "ParleyTestSupport"]),
         .testTarget(name: "ParleyA2UITests", dependencies: ["ParleyA2UI", "ParleyPrimitives"]),
         // Real libvips and poppler on files the tests make; the worker is the built `parley`.
         .testTarget(name: "ParleyMediaTests", dependencies: ["ParleyMedia", "CVips", "ParleyTestSupport"]),

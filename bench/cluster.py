@@ -250,7 +250,8 @@ async def run(args, log):
             for target, port, groups in (
                     ("nginx", nginx_port, [[nginx_worker]]),
                     ("single", single_port, [[single.pid]]),
-                    ("cluster", front_port, [node_pids, node_pids + tree(pg_pid) + services + [nginx_worker]])):
+                    ("cluster", front_port, [node_pids, node_pids + tree(pg_pid) + services + [nginx_worker],
+                                             tree(pg_pid), services, [nginx_worker]])):
                 log("%d streams: %s" % (count, target))
                 results["many"][(count, target)] = await many(target, port, groups, count, args.scale_chunks,
                                                               args.scale_interval_ms, 1.0)
@@ -312,10 +313,11 @@ def report(args, results):
         for (count, target), r in results["many"].items():
             nginx_p99 = results["many"].get((count, "nginx"), {}).get("p99")
             ratio = "%.1fx" % (r["p99"] / nginx_p99) if nginx_p99 and r["p99"] is not None else "-"
-            every = r["cpu"][-1]
-            lines.append("| %d | %s | %.1f | %.1f | %s | %.1f | %.1f | %d, %d%s |" % (
-                count, labels[target], r["p50"] or 0, r["p99"] or 0, ratio, r["cpu"][0], every, r["errors"], r["short"],
-                (" (" + r["first_error"][:80] + ")") if r["first_error"] else ""))
+            every = r["cpu"][1] if len(r["cpu"]) > 1 else r["cpu"][0]
+            shares = (" (PostgreSQL %.0f, Redis %.0f, nginx %.0f)" % tuple(r["cpu"][2:5])) if len(r["cpu"]) == 5 else ""
+            lines.append("| %d | %s | %.1f | %.1f | %s | %.1f | %.1f%s | %d, %d%s |" % (
+                count, labels[target], r["p50"] or 0, r["p99"] or 0, ratio, r["cpu"][0], every, shares, r["errors"],
+                r["short"], (" (" + r["first_error"][:80] + ")") if r["first_error"] else ""))
     if results["failover"] is not None:
         lines.append("")
         lines.append("failover: kill -9 of the generating node to the next text on another node's tab: %.2f s "

@@ -5,12 +5,16 @@ import ParleyGeneration
 import ParleyRedis
 import Synchronization
 
-/// The one reader per node of the reply streams its subscribers follow: one `XREAD BLOCK` over every
-/// followed stream and the node's own stream (stops asked of this node, and wake-ups when a subscriber
-/// is added), on a connection and a thread of its own. A new subscriber is first caught up with
-/// `XRANGE` from its position, then served from the shared `XREAD`; each gets only entries past its
-/// own position, so none is sent twice. After a Redis failure it reconnects every half second and
-/// goes on from each subscriber's position.
+/// The one reader per node of the reply streams its subscribers follow, on a connection and a thread
+/// of its own. It blocks (`XREAD BLOCK`) on two streams only: the node's own (stops asked of this node,
+/// and wake-ups when a subscriber is added) and the cluster's activity stream, where publishers name
+/// each reply that got entries; then it reads, without waiting, just the followed streams named. So a
+/// wake-up costs what moved, not every followed stream (which one `XREAD` over all of them did: at
+/// hundreds of streams, most of the node's and Redis's work). A new subscriber is first caught up with
+/// `XRANGE` from its position; each gets only entries past its own position, so none is sent twice.
+/// The activity is a hint, the reply streams the record: after a quiet block, a failure or an activity
+/// backlog every followed stream is read once, so a trimmed hint delays an entry, never loses it.
+/// After a Redis failure it reconnects every half second and goes on from each subscriber's position.
 final class ReplyFollower: Sendable {
     private struct Subscriber {
         let messageID: String
@@ -95,30 +99,65 @@ final class ReplyFollower: Sendable {
     private func run() {
         let connection = keys.shared.pool.makeConnection()
         let own = keys.node(nodeID)
+        let activity = keys.activity
         var ownAfter: RedisStreamID?
+        var activityAfter: RedisStreamID?
+        // Whether to read every followed stream once: at the start, after a failure, after a quiet
+        // block and after a full activity read (entries may have been trimmed before this node read them).
+        var sweep = true
         while !stopped.load(ordering: .relaxed) {
             do throws(RedisError) {
                 if ownAfter == nil { ownAfter = try newest(own, on: connection) }
+                if activityAfter == nil { activityAfter = try newest(activity, on: connection) }
                 try catchUp(on: connection)
-                var streams: [(key: String, after: RedisStreamID)] = [(own, ownAfter ?? .zero)]
-                streams += positions().map { (keys.stream($0.key), $0.value) }
-                for batch in try connection.xread(streams, block: block, count: 512) {
-                    if batch.key == own {
-                        for entry in batch.entries {
+                if sweep {
+                    sweep = false
+                    try read(positions(), on: connection)
+                }
+                let batches = try connection.xread([(own, ownAfter ?? .zero), (activity, activityAfter ?? .zero)],
+                                                   block: block, count: Self.activityRead)
+                if batches.isEmpty { sweep = true }
+                var moved = Set<String>()
+                for batch in batches {
+                    for entry in batch.entries {
+                        if batch.key == own {
                             ownAfter = entry.id
                             control(entry)
+                        } else {
+                            activityAfter = entry.id
+                            if let message = entry.value("m") { moved.insert(String(decoding: message, as: UTF8.self)) }
                         }
-                    } else if let messageID = messageID(of: batch.key) {
-                        dispatch(batch.entries, of: messageID)
                     }
+                    if batch.key == activity, batch.entries.count == Self.activityRead { sweep = true }
                 }
+                if !moved.isEmpty { try read(positions().filter { moved.contains($0.key) }, on: connection) }
             } catch {
                 keys.shared.noteFailure(error)
                 connection.close()
+                (ownAfter, activityAfter, sweep) = (nil, nil, true)
                 Thread.sleep(forTimeInterval: 0.5)
             }
         }
         connection.close()
+    }
+
+    /// Activity entries read at most per wake-up (more waiting: every followed stream is read once).
+    private static let activityRead = 4_096
+    /// Entries of one stream read at most per call (more: read again from the last).
+    private static let streamRead = 512
+
+    /// Reads what each of `followed` holds past its position (without waiting) and hands it out.
+    private func read(_ followed: [String: RedisStreamID], on connection: RedisConnection) throws(RedisError) {
+        var pending = followed.map { (key: keys.stream($0.key), after: $0.value) }
+        while !pending.isEmpty {
+            var again: [(key: String, after: RedisStreamID)] = []
+            for batch in try connection.xread(pending, block: nil, count: Self.streamRead) {
+                guard let messageID = messageID(of: batch.key) else { continue }
+                dispatch(batch.entries, of: messageID)
+                if batch.entries.count == Self.streamRead, let last = batch.entries.last { again.append((batch.key, last.id)) }
+            }
+            pending = again
+        }
     }
 
     /// Each followed message with the lowest position among its caught-up subscribers.

@@ -11,6 +11,13 @@ struct ReplyKeys: Sendable {
     /// One user's live replies on every node: a sorted set of slots (a start's reservation, then its
     /// message id) scored by when each lapses unless the node running it renews it.
     func live(_ owner: String) -> String { shared.key("live", owner) }
+    /// The cluster's activity stream: one entry (`m` = message id) per reply that got entries in one
+    /// publisher pipeline, so a node's follower blocks on it alone instead of on every followed stream,
+    /// and reads only the streams that moved. A hint: the reply streams stay the record.
+    var activity: String { shared.key("activity") }
+    /// How many activity entries Redis keeps (about): seconds of history at any load, and nodes read
+    /// it as it comes; a node that fell further behind reads every stream it follows once.
+    static let activityLength = 100_000
     /// A node's own stream: stops asked of it, and wake-ups of its follower.
     func node(_ nodeID: String) -> String { shared.key("node", nodeID) }
 }

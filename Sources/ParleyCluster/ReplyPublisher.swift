@@ -14,6 +14,12 @@ final class ReplyPublisher: Sendable {
     enum Job: Sendable {
         case begin(messageID: String, baseID: Int64, events: [GenerationEvent])
         case batch(messageID: String, events: [GenerationEvent])
+
+        var messageID: String {
+            switch self {
+            case .begin(let messageID, _, _), .batch(let messageID, _): messageID
+            }
+        }
     }
 
     let keys: ReplyKeys
@@ -39,8 +45,13 @@ final class ReplyPublisher: Sendable {
     }
 
     func enqueue(_ job: Job) {
-        queue.withLock { $0.append(job) }
-        signal.signal()
+        let wasEmpty = queue.withLock { queue in
+            queue.append(job)
+            return queue.count == 1
+        }
+        // The publisher takes the whole queue at each wake-up: only the first job of a queue wakes it
+        // (a futex wake per frame of every reply was most of a busy node's scheduling).
+        if wasEmpty { signal.signal() }
     }
 
     func start(onLost: @escaping @Sendable (String) -> Void) {
@@ -120,7 +131,10 @@ final class ReplyPublisher: Sendable {
     private func commands(for jobs: [Job], positions: inout [String: (logged: Int64, provisional: UInt64)])
         -> [[RedisArgument]] {
         var commands: [[RedisArgument]] = []
+        var touched: [String] = []
+        var seen = Set<String>()
         for job in jobs {
+            if seen.insert(job.messageID).inserted { touched.append(job.messageID) }
             switch job {
             case .begin(let messageID, let baseID, let events):
                 let run = RedisArgument(keys.run(messageID))
@@ -135,6 +149,12 @@ final class ReplyPublisher: Sendable {
             case .batch(let messageID, let events):
                 append(events, of: messageID, to: &commands, positions: &positions)
             }
+        }
+        // After the entries they announce: a follower that reads the activity finds them there.
+        let activity = RedisArgument(keys.activity)
+        for messageID in touched {
+            commands.append(["XADD", activity, "MAXLEN", "~", RedisArgument(ReplyKeys.activityLength), "*",
+                             "m", RedisArgument(messageID)])
         }
         return commands
     }
