@@ -122,6 +122,13 @@ public actor Generations: TickerTarget {
                                        html: renderer.render(message.content))
     }
 
+    /// A stop another node asked of this one (several nodes): the reply live here ends `stopped`. Not
+    /// read from the store first, as `stop` does: that node's delete of the conversation may have removed
+    /// the rows already, and the upstream call must end all the same.
+    public func stopAsked(messageID: String) async {
+        await live[messageID]?.stop()
+    }
+
     /// The row of a reply another node was asked to stop, once that node wrote its end. A node that has not
     /// within 5 s (it died, and no node took the reply over yet) does not get to: the reply ends `stopped`
     /// here with its stored text, so no takeover continues what the user stopped.

@@ -221,7 +221,7 @@ public final class ParleyApp: Sendable {
         let generations = generations
         replyRelay?.start(onStop: { messageID in
             // Another node was asked to stop a reply this one runs.
-            Task { _ = try? await generations.stop(messageID: messageID) }
+            Task { await generations.stopAsked(messageID: messageID) }
         }, onLost: { messageID in
             // Redis restarted under a reply this node runs: its state goes out again.
             Task { await generations.republish(messageID: messageID) }

@@ -160,13 +160,30 @@ public final class Store: Sendable {
 
     /// Runs `body` as one write transaction on the writer connection.
     func write<T>(_ body: (Writer, _ now: Int64) throws(StoreError) -> T) throws(StoreError) -> T {
-        try writer.withLock { (writer: Writer) throws(StoreError) -> T in
-            let now = self.now().millisecondsSince1970
-            return try writer.database.transaction(.immediate) { () throws(StoreError) -> T in
-                try body(writer, now)
+        var attempt = 0
+        while true {
+            do {
+                return try writer.withLock { (writer: Writer) throws(StoreError) -> T in
+                    let now = self.now().millisecondsSince1970
+                    return try writer.database.transaction(.immediate) { () throws(StoreError) -> T in
+                        try body(writer, now)
+                    }
+                }
+            } catch .postgres(let sqlstate, _) where Self.retriedStates.contains(sqlstate) && attempt < Self.writeRetries {
+                // PostgreSQL (several nodes' writers at once) undid the whole transaction to break a deadlock
+                // or a serialization conflict: nothing of it was written, so it runs again, a moment later.
+                attempt += 1
+                Thread.sleep(forTimeInterval: Double.random(in: 0.002...0.010) * Double(attempt))
             }
         }
     }
+
+    /// PostgreSQL's codes for a transaction undone whole that succeeds when run again: `40P01` (one side
+    /// of a deadlock, as a conversation's delete on one node and its reply's end on another can make)
+    /// and `40001` (a serialization failure).
+    static let retriedStates: Set<String> = ["40P01", "40001"]
+    /// How many times such a transaction runs again before its error is the answer.
+    static let writeRetries = 3
 
     /// Runs `body` in the next shared write transaction (`SharedCommits`), in a savepoint of its own, and
     /// answers once that transaction has committed (or with `body`'s own error, its changes undone).

@@ -25,7 +25,7 @@ final class SharedCommits: Sendable {
         var largest = 0
     }
 
-    private struct State {
+    fileprivate struct State {
         var queue: [any SharedWrite] = []
         /// Whether a batch is running or about to: a write queued meanwhile goes in the next one.
         var running = false
@@ -56,34 +56,39 @@ final class SharedCommits: Sendable {
     }
 
     /// Queues `write`; runs the batch that holds it now if none is running (see the type's comment).
+    /// The batch is taken in the same lock that queued the write: what it holds is decided at once.
     func submit(_ write: any SharedWrite, to store: Store) {
-        let starts = state.withLock { state in
+        let batch = state.withLock { state -> [any SharedWrite]? in
             state.queue.append(write)
-            guard !state.running else { return false }
+            guard !state.running else { return nil }
             state.running = true
-            return true
+            return state.take(maxBatch)
         }
-        if starts { runBatches(store) }
+        if let batch { run(batch, store) }
     }
 
     /// Runs one batch, then hands the next (if any) to a new task.
-    private func runBatches(_ store: Store) {
-        let batch = state.withLock { state in
-            let batch = Array(state.queue.prefix(maxBatch))
-            state.queue.removeFirst(batch.count)
-            return batch
-        }
+    private func run(_ batch: [any SharedWrite], _ store: Store) {
         store.writeShared(batch)
-        let more = state.withLock { state in
+        let next = state.withLock { state -> [any SharedWrite]? in
             guard !state.queue.isEmpty else {
                 state.running = false
-                return false
+                return nil
             }
-            return true
+            return state.take(maxBatch)
         }
-        if more {
-            Task { self.runBatches(store) }
+        if let next {
+            Task { self.run(next, store) }
         }
+    }
+}
+
+extension SharedCommits.State {
+    /// The next batch: up to `limit` writes from the front of the queue.
+    fileprivate mutating func take(_ limit: Int) -> [any SharedWrite] {
+        let batch = Array(queue.prefix(limit))
+        queue.removeFirst(batch.count)
+        return batch
     }
 }
 
