@@ -180,7 +180,8 @@ let package = Package(
                     dependencies: ["ParleyServer", "ParleyCLI", "ParleyAPI", "ParleyEvents", "ParleyAccounts",
                                    "ParleyQuotas", "ParleyConversations", "ParleyTransfer", "ParleyOpenAICompat", "ParleyTools",
                                    "ParleyHTTP", "ParleyAuth", "ParleyGeneration", "ParleyProviders",
-                                   "ParleySSE", "ParleyStore", "ParleyPrimitives", "ParleyTestSupport", "ParleyMedia"]),
+                                   "ParleySSE", "ParleyStore", "ParleyPrimitives", "ParleyTestSupport", "ParleyMedia",
+                                   "ParleyRedis"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -164,6 +164,18 @@ async def many(target, port, groups, count, chunks, interval_ms, spread_s):
             "cpu": [(a - b) * 1000 / thousands for a, b in zip(after, before)]}
 
 
+def takeovers(workdir):
+    """Replies the cluster's nodes took over so far (their logs): none may happen while every node lives."""
+    total = 0
+    for name in ("A", "B", "C"):
+        try:
+            with open(os.path.join(workdir, "%s.log" % name), errors="replace") as handle:
+                total += sum(1 for line in handle if "failover:" in line)
+        except OSError:
+            pass
+    return total
+
+
 def cpu_seconds(pids):
     return sum(bench.cpu_ticks(pid) for pid in pids) / bench.CLK_TCK
 
@@ -253,8 +265,10 @@ async def run(args, log):
                     ("cluster", front_port, [node_pids, node_pids + tree(pg_pid) + services + [nginx_worker],
                                              tree(pg_pid), services, [nginx_worker]])):
                 log("%d streams: %s" % (count, target))
+                before = takeovers(workdir)
                 results["many"][(count, target)] = await many(target, port, groups, count, args.scale_chunks,
                                                               args.scale_interval_ms, 1.0)
+                results["many"][(count, target)]["takeovers"] = takeovers(workdir) - before
         for process, _ in nodes:
             bench.stop(process, signal.SIGTERM)
         failover_settings = dict(provider, PARLEY_DATABASE_URL=postgres.rsplit("/", 1)[0] + "/failover",
@@ -265,7 +279,10 @@ async def run(args, log):
         for name, sub in (("redis-test-server.sh", "redis"), ("postgres-test-server.sh", "pg")):
             subprocess.run([os.path.join(REPO, "scripts", name), "stop", os.path.join(workdir, sub)],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
-        shutil.rmtree(workdir, ignore_errors=True)
+        if not os.environ.get("BENCH_KEEP"):
+            shutil.rmtree(workdir, ignore_errors=True)
+        else:
+            log("kept " + workdir)
     return results
 
 
@@ -307,7 +324,7 @@ def report(args, results):
                   "CPU per 1,000 chunks received, setup included; all on this one 2-core machine)" % (
                       args.scale_chunks, args.scale_interval_ms), "",
                   "| streams | path | relay p50 ms | relay p99 ms | p99 / nginx | CPU ms / 1,000 chunks: nodes | "
-                  "all processes | errors, short |", "|---|---|---|---|---|---|---|---|"]
+                  "all processes | errors, short, takeovers |", "|---|---|---|---|---|---|---|---|"]
         labels = {"nginx": "nginx relaying the upstream", "single": "1 node, SQLite",
                   "cluster": "3 nodes behind nginx (PostgreSQL + Redis)"}
         for (count, target), r in results["many"].items():
@@ -315,9 +332,9 @@ def report(args, results):
             ratio = "%.1fx" % (r["p99"] / nginx_p99) if nginx_p99 and r["p99"] is not None else "-"
             every = r["cpu"][1] if len(r["cpu"]) > 1 else r["cpu"][0]
             shares = (" (PostgreSQL %.0f, Redis %.0f, nginx %.0f)" % tuple(r["cpu"][2:5])) if len(r["cpu"]) == 5 else ""
-            lines.append("| %d | %s | %.1f | %.1f | %s | %.1f | %.1f%s | %d, %d%s |" % (
+            lines.append("| %d | %s | %.1f | %.1f | %s | %.1f | %.1f%s | %d, %d, %d%s |" % (
                 count, labels[target], r["p50"] or 0, r["p99"] or 0, ratio, r["cpu"][0], every, shares, r["errors"],
-                r["short"], (" (" + r["first_error"][:80] + ")") if r["first_error"] else ""))
+                r["short"], r["takeovers"], (" (" + r["first_error"][:80] + ")") if r["first_error"] else ""))
     if results["failover"] is not None:
         lines.append("")
         lines.append("failover: kill -9 of the generating node to the next text on another node's tab: %.2f s "

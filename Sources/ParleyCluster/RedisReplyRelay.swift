@@ -56,25 +56,29 @@ package final class RedisReplyRelay: ReplyRelay {
         follower.stop()
     }
 
-    /// Gives up this node's leases of `messageIDs` (a graceful stop hands its replies over): each is then
-    /// taken by another node at its next look, not after the lease's time. A lease another node holds is
-    /// left alone.
+    /// Gives up this node's leases of `messageIDs` (a graceful stop hands its replies over): each becomes
+    /// `released` (for a lease's time), which another node takes at its next look, not after the lease's
+    /// time and whatever the row's age. A lease another node holds is left alone.
     package func releaseLeases(_ messageIDs: [String]) {
         guard !messageIDs.isEmpty else { return }
         let keys = messageIDs.map(self.keys.lease)
         let nodeID = RedisArgument(nodeID)
         _ = try? shared.counting { connection throws(RedisError) in
-            try connection.eval(Self.releaseScript, keys: keys, arguments: [nodeID])
+            try connection.eval(Self.releaseScript, keys: keys, arguments: [nodeID, RedisArgument(max(1, lease.milliseconds))])
         }
     }
 
-    /// KEYS: leases; ARGV[1]: this node. Deletes each lease this node holds.
+    /// KEYS: leases; ARGV[1]: this node, ARGV[2]: the lease (ms). Each lease this node holds becomes
+    /// `released`.
     static let releaseScript = """
         for _, key in ipairs(KEYS) do
-            if redis.call('GET', key) == ARGV[1] then redis.call('DEL', key) end
+            if redis.call('GET', key) == ARGV[1] then redis.call('SET', key, '\(released)', 'PX', ARGV[2]) end
         end
         return 0
         """
+
+    /// What a handed-over reply's lease holds until another node takes it.
+    static let released = "released"
 
     /// Subscribers following through this node now (tests, logs).
     package var subscriberCount: Int { follower.subscriberCount }

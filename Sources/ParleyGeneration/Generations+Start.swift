@@ -66,7 +66,7 @@ extension Generations {
                 // The new rows' ids are unknown to everyone until this returns, so nobody can look for
                 // them between the write and the registration; a stop-all meanwhile cancels the
                 // reservation.
-                written = try await write(prepared)
+                written = try await write(prepared, owner: owner)
             }
         } catch {
             // A refused write (a continue of a message that has replies, a deleted conversation)
@@ -151,21 +151,34 @@ extension Generations {
     /// transaction shared with the starts arriving beside it (`Store.beginTurnInSharedCommit`); it
     /// returns once that transaction has committed.
     @concurrent
-    private nonisolated func write(_ prepared: PreparedStart) async throws -> ReplyStart {
+    private nonisolated func write(_ prepared: PreparedStart, owner: String) async throws -> ReplyStart {
         do throws(StoreError) {
             switch prepared.plan {
             case .send(let conversationID, let placement, let content, _, _, _, _, let fileIDs, let userParts):
-                return try await store.beginTurnInSharedCommit(
+                return listed(try await store.beginTurnInSharedCommit(
                     conversationID: conversationID, placement: placement, userContent: content,
-                    model: prepared.model.id, fileIDs: fileIDs, userParts: userParts)
+                    model: prepared.model.id, fileIDs: fileIDs, userParts: userParts), owner: owner)
             case .regenerate(let messageID, _):
-                return try await store.beginSiblingInSharedCommit(ofAssistant: messageID, model: prepared.model.id)
+                return listed(try await store.beginSiblingInSharedCommit(ofAssistant: messageID, model: prepared.model.id),
+                              owner: owner)
             case .continueReply(let messageID, _, _, _):
                 return try store.beginContinue(id: messageID)
             }
         } catch {
             throw Self.startFailure(error, prepared)
         }
+    }
+
+    private func isContinue(_ plan: StartPlan) -> Bool {
+        if case .continueReply = plan { true } else { false }
+    }
+
+    /// A new `streaming` row is listed live at once, before this actor registers its generation (with
+    /// several nodes its lease is renewed from the list: a storm of starts that keeps the actor busy for
+    /// seconds must not let another node judge the reply's node dead).
+    private nonisolated func listed(_ written: ReplyStart, owner: String) -> ReplyStart {
+        if relay != nil { liveSet.add(written.reply.id, owner: owner, registered: false) }
+        return written
     }
 
     /// Step 3 for continue, in the actor's turn: the row and the branch, in one write transaction.
@@ -196,10 +209,12 @@ extension Generations {
     /// ends the new row at once instead.
     func register(_ token: Int, prepared: PreparedStart, owner: String,
                           written: ReplyStart) throws -> ReplyStart {
+        var running = false
+        // Listed live since its write (`write`): it leaves the list unless it runs.
+        defer { if !running { liveSet.remove(written.reply.id) } }
         guard let reservation = reservations.removeValue(forKey: token) else { return written }
         // The cluster's slot becomes the reply's, or is freed when the reply does not run after all.
         let slot = reservation.slot
-        var running = false
         defer {
             if let slot { relay?.moveLive(owner: reservation.owner, from: slot, to: running ? written.reply.id : nil) }
         }
@@ -212,6 +227,10 @@ extension Generations {
             return ReplyStart(user: written.user, reply: ended ?? written.reply, context: written.context)
         }
         let reply = written.reply
+        if relay != nil, !isContinue(prepared.plan), !liveSet.contains(reply.id) {
+            // Listed at its write and dropped since: another node won its lease meanwhile (fencing); it runs there.
+            return written
+        }
         var messages: [ChatMessage]
         do {
             messages = try context.messages(systemPrompt: prepared.systemPrompt, branch: written.context)

@@ -43,6 +43,8 @@ public actor Generations: TickerTarget {
     var shuttingDown = false
     /// With several nodes: what carries every reply's events to every node's subscribers (nil: this process).
     let relay: (any ReplyRelay)?
+    /// The live replies' ids and owners, for readers off the actor (the lease renewal).
+    public nonisolated let liveSet = LiveReplies()
 
     /// The message of the error a reply cut by a graceful shutdown ends with (`ReplyErrorCode.serverShutdown`).
     static let shutdownMessage = "The server shut down during the reply."
@@ -76,12 +78,14 @@ public actor Generations: TickerTarget {
     /// Adds a reply that has just started (step 4 of `start`) and makes sure progress is flushed.
     func addLive(_ generation: Generation) {
         live[generation.messageID] = generation
+        liveSet.add(generation.messageID, owner: generation.owner)
         if flushing == nil { flushing = flusher.loop(self) }
     }
 
     /// A reply ended: it leaves the live set and is kept for replay for `retainFinished`, released by the ticker.
     func ended(_ messageID: String, lastEventID: Int64) {
         guard let generation = live.removeValue(forKey: messageID) else { return }
+        liveSet.remove(messageID)
         relay?.moveLive(owner: generation.owner, from: messageID, to: nil)
         retained.retain(generation, lastEventID: lastEventID, at: clock.now())
         ticker.schedule(self, after: limits.retainFinished)

@@ -6,8 +6,16 @@ import ParleyStore
 /// keeper (ParleyCluster) decides when; this says what: the row ends as its subscribers last saw it,
 /// then the reply is continued here, or, when not, its subscribers are told it ended.
 extension Generations {
-    /// The replies live on this node and their owners (their leases and cluster slots are renewed).
-    public var liveReplies: [(messageID: String, owner: String)] { live.values.map { ($0.messageID, $0.owner) } }
+    /// Another node holds the lease of replies this node runs: this node was too slow to renew it and
+    /// that node took them over. Each is abandoned here at once (its upstream call ends, nothing more is
+    /// published or written), so one reply never has two writers for longer than a renewal period.
+    public func leasesLost(_ messageIDs: [String]) async {
+        for messageID in messageIDs {
+            // A start not registered yet is only listed: dropped from the list, it will not run here.
+            liveSet.remove(messageID)
+            await live.removeValue(forKey: messageID)?.abandon()
+        }
+    }
 
     /// Takes over `reply` (still `streaming`, its node gone, its lease won by this node). Its row ends
     /// `interrupted` with `seen` (the text and reasoning its subscribers were sent, exactly; the stored
@@ -59,6 +67,7 @@ extension Generations {
             await generation.abandon()
         }
         live.removeAll()
+        liveSet.removeAll()
         return handed
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyRedis
 import ParleyTestSupport
 import XCTest
 
@@ -128,5 +129,30 @@ final class ClusterFailoverTests: XCTestCase {
         let stored = try await b.message(assistant)
         XCTAssertEqual(stored["status"] as? String, "stopped")
         XCTAssertEqual(upstream.requests.count, 1, "nothing was continued")
+    }
+
+    /// Fencing: a node too slow to renew a lease, whose reply another node won meanwhile, abandons the
+    /// reply at its next renewal (its upstream call ends, nothing more is written), so one reply never
+    /// has two writers for longer than a renewal period.
+    func testANodeWhoseLeaseAnotherNodeWonAbandonsTheReply() async throws {
+        let upstream = try startUpstream()
+        let settings = try clusterSettings(services, ["PARLEY_OPENAI_BASE_URL": upstream.baseURL + "/v1",
+                                                      "PARLEY_OPENAI_MODELS": "fake"])
+        let a = try startParley(settings)
+        upstream.enqueue(UpstreamStreams.stalling(after: ["Vorher "]))
+        let id = try await a.conversation(["model": "openai:fake"])
+        let (_, assistant) = try await a.send(id, "go")
+        _ = try await a.events(assistant, mode: "text", until: { $0.contains { $0.data.contains("Vorher") } })
+
+        // Another node judged this one dead and won the lease, as its `SET NX` would.
+        let redis = RedisConnection(url: try RedisURL(parsing: services.redis))
+        defer { redis.close() }
+        let lease = try XCTUnwrap(settings["PARLEY_REDIS_PREFIX"]) + "lease:" + assistant
+        _ = try redis.command(["SET", RedisArgument(lease), "another-node", "PX", "30000"])
+        let seen = await upstream.waitForDisconnect(timeout: .seconds(5))
+        XCTAssertNotNil(seen, "the node that lost the lease ended its upstream call")
+        let row = try await a.message(assistant)
+        XCTAssertEqual(row["status"] as? String, "streaming", "left for the node that holds the lease")
+        XCTAssertEqual(try redis.command(["GET", RedisArgument(lease)]).text, "another-node", "never taken back")
     }
 }
