@@ -31,14 +31,16 @@ final class SearchIsolationTests: StoreTestCase {
     /// match statement (`PostgresSearchSQL`, same parameters, same connection type), and the row ids
     /// the GIN index scans hand over. Tables are analyzed first, as autovacuum would, so the plan is
     /// the one a settled database runs.
-    private func postgresWork(_ store: Store, _ query: String, ownedBy owner: String) throws -> (blocks: Int, indexRows: Int) {
+    private func postgresWork(_ store: Store, _ query: String, ownedBy owner: String) throws
+        -> (blocks: Int, indexRows: Int, rows: Int, plan: String) {
         let parsed = try PostgresSearchQuery(query)
         let condition = PostgresSearchSQL.condition(for: parsed)
         let sql = "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, FORMAT JSON) "
             + PostgresSearchSQL.matchSQL(condition: condition.sql)
         let arguments: [SQLValue] = [.text(query), .text(owner), .null, .bool(false), .integer(51)] + condition.arguments
         let json = try store.read { (database) throws(StoreError) in
-            try database.query(sql, arguments) { $0.text(0) }.joined()
+            try database.execute(PostgresSearchSQL.ownerLedPlans)
+            return try database.query(sql, arguments) { $0.text(0) }.joined()
         }
         let root = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
         let plan = try XCTUnwrap(root.first?["Plan"] as? [String: Any])
@@ -49,7 +51,19 @@ final class SearchIsolationTests: StoreTestCase {
             let own = (node["Node Type"] as? String) == "Bitmap Index Scan" ? (node["Actual Rows"] as? Int ?? 0) : 0
             return own + ((node["Plans"] as? [[String: Any]]) ?? []).map(indexRows).reduce(0, +)
         }
-        return (blocks(plan), indexRows(plan))
+        /// Rows every node handled: returned and removed by its filters, times its loops.
+        func rows(_ node: [String: Any]) -> Int {
+            let loops = node["Actual Loops"] as? Int ?? 1
+            let handled = ["Actual Rows", "Rows Removed by Filter", "Rows Removed by Index Recheck", "Rows Removed by Join Filter"]
+                .map { node[$0] as? Int ?? 0 }.reduce(0, +)
+            return handled * loops + ((node["Plans"] as? [[String: Any]]) ?? []).map(rows).reduce(0, +)
+        }
+        func shape(_ node: [String: Any]) -> String {
+            let name = (node["Node Type"] as? String ?? "?") + ((node["Index Name"] as? String).map { " " + $0 } ?? "")
+            let children = ((node["Plans"] as? [[String: Any]]) ?? []).map(shape)
+            return children.isEmpty ? name : name + "(" + children.joined(separator: ", ") + ")"
+        }
+        return (blocks(plan), indexRows(plan), rows(plan), shape(plan))
     }
 
     /// PostgreSQL: the documents whose trigrams hold `text`'s trigrams as `owner` indexes them.
@@ -87,24 +101,18 @@ final class SearchIsolationTests: StoreTestCase {
     }
 
     /// The MATCH walks the caller's rows only: its work (SQLite: virtual machine steps; PostgreSQL:
-    /// buffer blocks and GIN row ids, `postgresWork`) is the same whether or not another user has
-    /// 30,000 matching messages, and a word the caller never wrote costs as little.
+    /// rows handled by every plan node, GIN row ids and the plan itself, `postgresWork`) is the same
+    /// whether or not another user has 30,000 matching messages, and a word the caller never wrote
+    /// costs as little.
     func testTheQueryWorkDoesNotGrowWithAnotherUsersMatches() throws {
-        if Self.onPostgres {
-            // Known to fail (2026-12-05): after ANALYZE, alice's match read 8 blocks before bob's 30,000
-            // rows and 23 after (an absent word: 5, then 23), and the plan used no GIN bitmap scan.
-            // Run it with PARLEY_TEST_POSTGRES_SEARCH_WORK=1 (the bulk insert takes ~3 minutes here).
-            try XCTSkipUnless(ProcessInfo.processInfo.environment["PARLEY_TEST_POSTGRES_SEARCH_WORK"] == "1",
-                              "PostgreSQL: alice's search work grows with bob's rows (8 -> 23 blocks); open")
-        }
         let store = try makeStore()
         _ = try conversation(store, owner: "alice", user: "the quick brown dog")
         _ = try conversation(store, owner: "alice", user: "quick brown bread", reply: "quick brown again")
         try analyze(store)
         let before = try store.search("quick brown", ownedBy: "alice")
         let absentBefore = try store.search("zygote", ownedBy: "alice")
-        let workBefore = Self.onPostgres ? try postgresWork(store, "quick brown", ownedBy: "alice") : (blocks: 0, indexRows: 0)
-        let absentWorkBefore = Self.onPostgres ? try postgresWork(store, "zygote", ownedBy: "alice") : (blocks: 0, indexRows: 0)
+        let workBefore = Self.onPostgres ? try postgresWork(store, "quick brown", ownedBy: "alice") : (blocks: 0, indexRows: 0, rows: 0, plan: "")
+        let absentWorkBefore = Self.onPostgres ? try postgresWork(store, "zygote", ownedBy: "alice") : (blocks: 0, indexRows: 0, rows: 0, plan: "")
         try bulk(store, owner: "bob", count: 30_000, text: "the quick brown fox")
         try analyze(store)
         let after = try store.search("quick brown", ownedBy: "alice")
@@ -115,16 +123,21 @@ final class SearchIsolationTests: StoreTestCase {
             let workAfter = try postgresWork(store, "quick brown", ownedBy: "alice")
             let absentWorkAfter = try postgresWork(store, "zygote", ownedBy: "alice")
             let bobs = try postgresWork(store, "quick brown", ownedBy: "bob")
-            print("postgres search work (blocks, GIN row ids): alice before \(workBefore), after \(workAfter); "
+            print("postgres search work (blocks, GIN row ids, rows, plan): alice before \(workBefore), after \(workAfter); "
                   + "absent word before \(absentWorkBefore), after \(absentWorkAfter); bob \(bobs)")
-            XCTAssertGreaterThan(workBefore.blocks, 0)
+            XCTAssertGreaterThan(workBefore.rows, 0)
+            XCTAssertEqual(workAfter.plan, workBefore.plan, "the plan does not follow other users' statistics")
+            XCTAssertEqual(absentWorkAfter.plan, absentWorkBefore.plan)
             XCTAssertEqual(workAfter.indexRows, workBefore.indexRows, "the GIN scans hand over alice's rows alone")
             XCTAssertEqual(absentWorkAfter.indexRows, absentWorkBefore.indexRows)
-            XCTAssertLessThanOrEqual(workAfter.blocks, workBefore.blocks + Self.postgresBlockSlack,
-                                     "bob's 30,000 matches must not add work to alice's search")
-            XCTAssertLessThanOrEqual(absentWorkAfter.blocks, absentWorkBefore.blocks + Self.postgresBlockSlack)
-            // Bob's own search reads his rows (so the measure is not blind), up to the budget + 1.
-            XCTAssertGreaterThan(bobs.blocks, workAfter.blocks)
+            XCTAssertEqual(workAfter.rows, workBefore.rows, "bob's 30,000 matches add no row to alice's search")
+            XCTAssertEqual(absentWorkAfter.rows, absentWorkBefore.rows)
+            // Blocks also count the indexes' depth, which grows with every user's rows on any engine (one
+            // more level per lookup: 23 -> 29 measured); never bob's rows themselves (216 with GIN's pending list).
+            XCTAssertLessThanOrEqual(workAfter.blocks, workBefore.blocks + Self.postgresDepthBlocks)
+            XCTAssertLessThanOrEqual(absentWorkAfter.blocks, absentWorkBefore.blocks + Self.postgresDepthBlocks)
+            // Bob's own search handles his rows (so the measure is not blind), up to the budget + 1.
+            XCTAssertGreaterThan(bobs.rows, workAfter.rows * 5)
             return
         }
         XCTAssertGreaterThan(before.steps, 0)
@@ -136,8 +149,9 @@ final class SearchIsolationTests: StoreTestCase {
         XCTAssertGreaterThan(bobs.steps, after.steps * 10)
     }
 
-    /// What other users' rows may add to a PostgreSQL search's blocks: none, as on SQLite (steps).
-    static let postgresBlockSlack = 0
+    /// What other users' rows may add to a PostgreSQL search's blocks: a level more in the indexes it
+    /// looks up (rows and plan: nothing, as on SQLite, whose test counts virtual machine steps).
+    static let postgresDepthBlocks = 8
 
     /// Short queries scan the documents of the owner only, not everyone's.
     func testTheShortQueryScanDoesNotGrowWithAnotherUsersDocuments() throws {
@@ -150,7 +164,7 @@ final class SearchIsolationTests: StoreTestCase {
             XCTAssertTrue(plan.json.contains("\"Index Name\": \"search_documents_owner\""), plan.json)
             let bobs = try shortScanPlan(store, owner: "bob")
             print("postgres short-query scan blocks: alice \(plan.blocks), bob \(bobs.blocks)")
-            XCTAssertLessThanOrEqual(plan.blocks, 12, "alice's scan reads her few documents, not bob's 2,000")
+            XCTAssertLessThanOrEqual(plan.blocks, 16, "alice's scan reads her few documents (and the indexes' levels), not bob's 2,000")
             XCTAssertGreaterThan(bobs.blocks, plan.blocks * 10, "the measure sees a scan over many documents")
         } else {
             let plan = try store.read { (database) throws(StoreError) in
@@ -170,7 +184,8 @@ final class SearchIsolationTests: StoreTestCase {
     /// alice (3 documents) 12 blocks beside bob's 2,000 documents; bob's own scan 6,034.
     private func shortScanPlan(_ store: Store, owner: String) throws -> (json: String, blocks: Int) {
         let json = try store.read { (database) throws(StoreError) in
-            try database.query("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, FORMAT JSON) " + PostgresSearchSQL.substringSQL,
+            try database.execute(PostgresSearchSQL.ownerLedPlans)
+            return try database.query("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, FORMAT JSON) " + PostgresSearchSQL.substringSQL,
                                [.text("qz"), .text(owner), .null, .bool(false), .integer(51)]) { $0.text(0) }.joined()
         }
         let root = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])

@@ -17,7 +17,7 @@ struct PostgresMigration: Sendable {
     let sql: String
 
     /// Every step in order: history and accounts (1), usage (2), search (3), files (4).
-    static let all: [PostgresMigration] = [history, usage, search, files]
+    static let all: [PostgresMigration] = [history, usage, search, files, searchWithoutPendingList]
 
     /// The key of the transaction-level advisory lock every migrating node takes first, so that nodes
     /// starting at once apply each step once: the others wait, then find it recorded. ("PARLEY" + 1.)

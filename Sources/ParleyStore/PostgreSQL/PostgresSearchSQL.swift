@@ -29,18 +29,30 @@ enum PostgresSearchSQL {
     /// `?2` owner, `?3` pinned or NULL, `?4` archived or NULL, `?5` the limit (budget + 1); the
     /// condition's phrases from `?6` on (`condition(for:)`). Columns: conversation id, message id or
     /// NULL, doc id, the indexed body (for `counts(in:)` and the snippet).
+    /// The match is led by the owned trigrams' GIN lists (a materialized step the planner cannot fold
+    /// into another walk), so the rows it handles are the owner's matches, then each is looked up by key.
     static func matchSQL(condition: String) -> String {
         """
+        WITH matched AS MATERIALIZED (
+            SELECT i.doc_id, i.body FROM search_index i WHERE (\(condition)) AND ?1::TEXT IS NOT NULL
+        )
         SELECT d.conversation_id, d.message_id, d.doc_id, i.body
-        FROM search_index i
+        FROM matched i
         JOIN search_documents d ON d.doc_id = i.doc_id
         JOIN conversations c ON c.id = d.conversation_id
         WHERE d.owner_id = ?2 AND c.owner_id = ?2
           AND (c.pinned = ?3 OR ?3 IS NULL) AND (c.archived = ?4 OR ?4 IS NULL)
-          AND (\(condition)) AND ?1::TEXT IS NOT NULL
         ORDER BY d.doc_id DESC LIMIT ?5
         """
     }
+
+    /// Set in the search's read transaction before the match (issue 17's rule on cost): with only index
+    /// plans and nested loops left, the walk starts from the owner's rows (`search_documents_owner`, or
+    /// the owned trigrams' GIN lists) and looks the rest up by key, so the rows it handles are the
+    /// owner's whatever the other users' tables hold. Without it the planner, from statistics of every
+    /// user's rows, chose a sequential scan of `conversations` beside a small table and a hash join
+    /// over every document beside a large one: the plan, and its work, followed other users' rows.
+    static let ownerLedPlans = "SET LOCAL enable_seqscan = off; SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off"
 
     /// The first parameter number `condition(for:)` uses.
     static let firstConditionParameter = 6

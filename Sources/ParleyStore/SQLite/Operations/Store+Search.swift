@@ -113,6 +113,7 @@ extension Store {
         let parsed = try PostgresSearchQuery(query)
         let condition = PostgresSearchSQL.condition(for: parsed)
         var bodies: [Int64: String] = [:]
+        try database.execute(PostgresSearchSQL.ownerLedPlans)
         let candidates = try database.query(
             PostgresSearchSQL.matchSQL(condition: condition.sql),
             filters + [.integer(Int64(limit))] + condition.arguments
@@ -163,6 +164,7 @@ extension Store {
         guard !text.isEmpty else { return [] }
         return try read { (database) throws(StoreError) in
             let sql = database.dialect == .postgres ? PostgresSearchSQL.substringSQL : Self.substringSQL
+            if database.dialect == .postgres { try database.execute(PostgresSearchSQL.ownerLedPlans) }
             let matches = try database.query(
                 sql,
                 [.text(text), .text(owner), pinned.map(SQLValue.bool) ?? .null, archived.map(SQLValue.bool) ?? .null,
