@@ -8,13 +8,8 @@ import XCTest
 /// the two `SET NX` sent at once from two threads), and the lease names the winner.
 final class LeaseRaceTests: XCTestCase {
     func testTwoNodesRacingForOneLeaseExactlyOneWinsIn100Runs() throws {
-        let environment = ProcessInfo.processInfo.environment
-        guard let text = environment["PARLEY_TEST_REDIS_URL"], !text.isEmpty else {
-            if environment["PARLEY_REQUIRE_REDIS"] == "1" { XCTFail("PARLEY_REQUIRE_REDIS=1 but PARLEY_TEST_REDIS_URL is not set") }
-            throw XCTSkip("PARLEY_TEST_REDIS_URL is not set")
-        }
-        let url = try RedisURL(parsing: text)
-        let prefix = "parley-test-" + UUID().uuidString.prefix(8).lowercased() + ":"
+        let url = try TestRedis.url()
+        let prefix = TestRedis.prefix()
         let nodes = ["node-b", "node-c"].map {
             RedisReplyRelay(shared: SharedState(url: url, prefix: prefix, poolSize: 2), retain: .seconds(5), nodeID: $0)
         }

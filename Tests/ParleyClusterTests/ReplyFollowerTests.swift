@@ -12,13 +12,8 @@ import XCTest
 /// of every followed stream after a quiet block.
 final class ReplyFollowerTests: XCTestCase {
     private func relays() throws -> (RedisReplyRelay, RedisReplyRelay) {
-        let environment = ProcessInfo.processInfo.environment
-        guard let text = environment["PARLEY_TEST_REDIS_URL"], !text.isEmpty else {
-            if environment["PARLEY_REQUIRE_REDIS"] == "1" { XCTFail("PARLEY_REQUIRE_REDIS=1 but PARLEY_TEST_REDIS_URL is not set") }
-            throw XCTSkip("PARLEY_TEST_REDIS_URL is not set")
-        }
-        let url = try RedisURL(parsing: text)
-        let prefix = "parley-test-" + UUID().uuidString.prefix(8).lowercased() + ":"
+        let url = try TestRedis.url()
+        let prefix = TestRedis.prefix()
         let (a, b) = (RedisReplyRelay(shared: SharedState(url: url, prefix: prefix, poolSize: 2), retain: .seconds(30), nodeID: "node-a"),
                       RedisReplyRelay(shared: SharedState(url: url, prefix: prefix, poolSize: 2), retain: .seconds(30), nodeID: "node-b"))
         for relay in [a, b] {
