@@ -133,7 +133,9 @@ package final class LeaseKeeper: Sendable {
             }
             missing = seen
         }
-        for reply in due where Self.win(reply.messageID, relay: relay, lease: lease) {
+        // A node that is stopping (its keeper stopped before it hands its replies over) takes nothing,
+        // not even in a look that was under way: its own handed-over replies would end here.
+        for reply in due where !stopped.load(ordering: .relaxed) && Self.win(reply.messageID, relay: relay, lease: lease) {
             missing.withLock { _ = $0.removeValue(forKey: reply.messageID) }
             let seen = relay.seenText(messageID: reply.messageID)
             Log.info("failover: node \(relay.nodeID) takes over reply \(reply.messageID) (its lease is gone: its node died or handed it over)")
