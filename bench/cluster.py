@@ -170,7 +170,7 @@ def takeovers(workdir):
     for name in ("A", "B", "C"):
         try:
             with open(os.path.join(workdir, "%s.log" % name), errors="replace") as handle:
-                total += sum(1 for line in handle if "failover:" in line)
+                total += sum(1 for line in handle if "failover:" in line and "takes over" in line)
         except OSError:
             pass
     return total

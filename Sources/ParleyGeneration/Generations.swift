@@ -78,7 +78,8 @@ public actor Generations: TickerTarget {
     /// Adds a reply that has just started (step 4 of `start`) and makes sure progress is flushed.
     func addLive(_ generation: Generation) {
         live[generation.messageID] = generation
-        liveSet.add(generation.messageID, owner: generation.owner)
+        // Read only by the lease renewal of several nodes: one node keeps no list.
+        if relay != nil { liveSet.add(generation.messageID, owner: generation.owner) }
         if flushing == nil { flushing = flusher.loop(self) }
     }
 
