@@ -81,8 +81,10 @@ extension Generation {
         // must not find the reply still live (409 already_streaming). Subscribers arriving meanwhile get
         // the finished reply (`finished` is set), never this batch too.
         if let onEnd {
-            self.onEnd = nil
             await onEnd(messageID, log.lastID)
+            // Cleared once it has run: `finalOutcome` called during it waits instead of answering before
+            // the reply left the live set (seen once: a caller found it still live after its outcome).
+            self.onEnd = nil
         }
         subscribers.deliver(batch)
         subscribers.removeAll()
