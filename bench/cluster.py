@@ -9,8 +9,9 @@ Figures (medians over --reps, runs interleaved):
 - relay latency of one paced stream (client receive time minus upstream send time, CLOCK_MONOTONIC):
   single; producer A read on A (the cluster's same-node path, through Redis); producer A read on B
   (cross-node). Goal: cross-node adds <= 2 ms p50 and <= 10 ms p99 over same-node.
-- starts: N short replies (create, send, read to `done`) spread round-robin over 1 or 3 nodes; wall
-  time and every process's CPU (nodes, PostgreSQL, Redis). On this 2-core machine 3 nodes cannot run
+- starts: N replies of 20 and 150 chunks (~340 and ~2,500 characters: a reply's length is what its
+  search indexing costs) (create, send, read to `done`) spread round-robin over 1 or 3 nodes; wall
+  time and every process's CPU (nodes, PostgreSQL with its exited backends, Redis). On this 2-core machine 3 nodes cannot run
   faster than 1; what 3 machines would reach is COMPUTED from the CPU per start of one node.
 - many streams: 500 and 1,000 paced streams started over 1 s, relay latency of every chunk (p50/p99) and
   CPU per 1,000 chunks, side by side: nginx relaying the upstream directly, one node (SQLite), and the
@@ -176,12 +177,29 @@ def takeovers(workdir):
     return total
 
 
-def cpu_seconds(pids):
-    return sum(bench.cpu_ticks(pid) for pid in pids) / bench.CLK_TCK
+class Tree:
+    """A process and all its children, the exited ones included: PostgreSQL's backends and autovacuum
+    workers come and go, and an exited child's CPU is in its parent's cutime/cstime."""
+
+    def __init__(self, pid):
+        self.pid = pid
+
+    def ticks(self):
+        with open("/proc/%d/stat" % self.pid, "rb") as handle:
+            data = handle.read()
+        fields = data[data.rfind(b")") + 2:].split()
+        total = sum(int(field) for field in fields[11:15])  # utime, stime, cutime, cstime
+        for child in bench.children_of(self.pid):
+            try:
+                total += bench.cpu_ticks(child)
+            except OSError:
+                pass  # exited just now: its time is in cutime/cstime from now on
+        return total
 
 
-def tree(pid):
-    return [pid] + bench.children_of(pid)
+def cpu_seconds(group):
+    """CPU seconds of a group of pids and `Tree`s."""
+    return sum(member.ticks() if isinstance(member, Tree) else bench.cpu_ticks(member) for member in group) / bench.CLK_TCK
 
 
 async def failover(processes, binary, workdir, fake_port, settings, lease_s):
@@ -246,24 +264,26 @@ async def run(args, log):
                 results[target].append((statistics.median(latencies), bench.percentile(latencies, 0.99)))
         services = [int(open(os.path.join(workdir, "redis", "redis.pid")).read())]
         pg_pid = int(open(os.path.join(workdir, "pg", "data", "postmaster.pid")).readline())
-        for label, targets in (("1 node, SQLite", [single_port]), ("1 node of the cluster", ports[:1]),
-                               ("3 nodes", ports)):
-            pids = [single.pid] if targets == [single_port] else [p.pid for p, port in nodes if port in targets]
-            clustered = targets != [single_port]
-            groups = [pids, tree(pg_pid) if clustered else [], services if clustered else []]
-            before = [cpu_seconds(group) for group in groups]
-            wall = await starts(targets, args.starts, 20, args.concurrency)
-            await asyncio.sleep(bench.SETTLE_S)
-            after = [cpu_seconds(group) for group in groups]
-            results["starts"][label] = (wall,) + tuple((a - b) / args.starts * 1000 for a, b in zip(after, before))
-            log("%s: %d starts in %.2f s" % (label, args.starts, wall))
+        for chunks in args.start_chunks:
+            for label, targets in (("1 node, SQLite", [single_port]), ("1 node of the cluster", ports[:1]),
+                                   ("3 nodes", ports)):
+                pids = [single.pid] if targets == [single_port] else [p.pid for p, port in nodes if port in targets]
+                clustered = targets != [single_port]
+                groups = [pids, [Tree(pg_pid)] if clustered else [], services if clustered else []]
+                before = [cpu_seconds(group) for group in groups]
+                wall = await starts(targets, args.starts, chunks, args.concurrency)
+                await asyncio.sleep(bench.SETTLE_S)
+                after = [cpu_seconds(group) for group in groups]
+                results["starts"][(label, chunks)] = (wall,) + tuple((a - b) / args.starts * 1000
+                                                                     for a, b in zip(after, before))
+                log("%s: %d starts of %d chunks in %.2f s" % (label, args.starts, chunks, wall))
         node_pids = [process.pid for process, _ in nodes]
         for count in args.scale_streams:
             for target, port, groups in (
                     ("nginx", nginx_port, [[nginx_worker]]),
                     ("single", single_port, [[single.pid]]),
-                    ("cluster", front_port, [node_pids, node_pids + tree(pg_pid) + services + [nginx_worker],
-                                             tree(pg_pid), services, [nginx_worker]])):
+                    ("cluster", front_port, [node_pids, node_pids + [Tree(pg_pid)] + services + [nginx_worker],
+                                             [Tree(pg_pid)], services, [nginx_worker]])):
                 log("%d streams: %s" % (count, target))
                 before = takeovers(workdir)
                 results["many"][(count, target)] = await many(target, port, groups, count, args.scale_chunks,
@@ -303,22 +323,25 @@ def report(args, results):
                  "what the Redis hop costs a frame on one node: %+.2f ms p50" % (
                      p50, "met" if p50 <= 2 else "not met", p99, "met" if p99 <= 10 else "not met",
                      med(results["same"], 0) - med(results["single"], 0)))
-    lines += ["", "| %d starts of 20-chunk replies, %d at once, all on this machine | wall s | starts/s | "
-              "node CPU ms/start | PostgreSQL CPU ms/start | Redis CPU ms/start |" % (args.starts, args.concurrency),
-              "|---|---|---|---|---|---|"]
-    for label, (wall, node_ms, pg_ms, redis_ms) in results["starts"].items():
-        lines.append("| %s | %.2f | %.0f | %.2f | %.2f | %.2f |" % (label, wall, args.starts / wall, node_ms, pg_ms, redis_ms))
-    one = results["starts"].get("1 node of the cluster")
-    if one:
+    lines += ["", "| %d starts, %d at once, all on this machine | reply | wall s | starts/s | node CPU ms/start | "
+              "PostgreSQL CPU ms/start | Redis CPU ms/start |" % (args.starts, args.concurrency),
+              "|---|---|---|---|---|---|---|"]
+    for (label, chunks), (wall, node_ms, pg_ms, redis_ms) in results["starts"].items():
+        lines.append("| %s | %d chunks (~%d characters) | %.2f | %.0f | %.2f | %.2f | %.2f |" % (
+            label, chunks, 17 * chunks, wall, args.starts / wall, node_ms, pg_ms, redis_ms))
+    for chunks in args.start_chunks:
+        one = results["starts"].get(("1 node of the cluster", chunks))
+        if not one:
+            continue
         node = 2000 / one[1] if one[1] > 0 else float("nan")
         database = 2000 / one[2] if one[2] > 0 else float("nan")
         lines.append("")
-        lines.append("COMPUTED, not measured: with 2 cores a machine, one node tops out near %.0f starts/s (%.2f ms of "
-                     "CPU each), three near %.0f (3.0x); PostgreSQL, at %.2f ms a start, tops out near %.0f starts/s "
-                     "on 2 cores of its own, so 3 nodes reach 2.5x one only with a PostgreSQL machine of %d+ cores "
-                     "(Redis: %.2f ms a start)." % (node, one[1], 3 * node, one[2], database,
-                                                    max(2, int(2 * 2.5 * node / database + 0.999)) if database == database else 0,
-                                                    one[3]))
+        lines.append("COMPUTED, not measured (%d-chunk replies): with 2 cores a machine, one node tops out near %.0f "
+                     "starts/s (%.2f ms of CPU each), three near %.0f (3.0x); PostgreSQL, at %.2f ms a start, tops out "
+                     "near %.0f starts/s on 2 cores of its own, so 3 nodes reach 2.5x one with a PostgreSQL machine of "
+                     "%d+ cores (Redis: %.2f ms a start)." % (
+                         chunks, node, one[1], 3 * node, one[2], database,
+                         max(2, int(2 * 2.5 * node / database + 0.999)) if database == database else 0, one[3]))
     if results["many"]:
         lines += ["", "%d-chunk streams every %g ms, started over 1 s (relay latency = client receive - upstream send; "
                   "CPU per 1,000 chunks received, setup included; all on this one 2-core machine)" % (
@@ -351,6 +374,8 @@ def main():
     parser.add_argument("--interval-ms", type=float, default=10)
     parser.add_argument("--starts", type=int, default=300)
     parser.add_argument("--concurrency", type=int, default=50)
+    parser.add_argument("--start-chunks", type=lambda text: [int(n) for n in text.split(",") if n], default=[20, 150],
+                        help="comma-separated reply lengths of the starts runs, in chunks (~17 characters each)")
     parser.add_argument("--scale-streams", type=lambda text: [int(n) for n in text.split(",") if n], default=[500, 1000],
                         help="comma-separated stream counts of the many-streams runs (empty: none)")
     parser.add_argument("--scale-chunks", type=int, default=200)

@@ -15,7 +15,8 @@ import Glibc
 /// `StoreError.unavailable`, and so does every call while PostgreSQL cannot be reached.
 ///
 /// Transactions: `immediate` is a plain (read committed) `BEGIN`, for writes; `deferred` reads from
-/// one snapshot (`REPEATABLE READ, READ ONLY`).
+/// one snapshot (`REPEATABLE READ, READ ONLY`). With a `searchIndexer`, a write transaction indexes
+/// the search documents it queued just before its `COMMIT`.
 final class PostgresDatabase: Database {
     let dialect = SQLDialect.postgres
     private let connection: OpaquePointer
@@ -29,6 +30,9 @@ final class PostgresDatabase: Database {
     private var inTransaction = false
     /// After a failed reconnect, calls until then fail at once instead of each waiting on a connect.
     private var reconnectNotBefore: ContinuousClock.Instant?
+    /// Set on the store's writer once the schema is migrated: every write transaction indexes the
+    /// search documents its triggers queued before it commits (migration 6).
+    var searchIndexer: PostgresSearchIndexer?
 
     /// A statement prepared on this connection's current session.
     private struct PreparedStatement {
@@ -124,6 +128,9 @@ final class PostgresDatabase: Database {
             if PQtransactionStatus(connection) == PQTRANS_INERROR {
                 throw StoreError.postgres(
                     sqlstate: "25P02", message: "the transaction was aborted by a failed statement; nothing was committed")
+            }
+            if mode == .immediate, let searchIndexer {
+                try searchIndexer.indexQueued(on: self)
             }
             try execute("COMMIT")
             return value

@@ -16,8 +16,9 @@ struct PostgresMigration: Sendable {
     let name: String
     let sql: String
 
-    /// Every step in order: history and accounts (1), usage (2), search (3), files (4).
-    static let all: [PostgresMigration] = [history, usage, search, files, searchWithoutPendingList]
+    /// Every step in order: history and accounts (1), usage (2), search (3), files (4), search without
+    /// GIN's pending list (5), trigrams made by Parley (6).
+    static let all: [PostgresMigration] = [history, usage, search, files, searchWithoutPendingList, searchTrigramsByParley]
 
     /// The key of the transaction-level advisory lock every migrating node takes first, so that nodes
     /// starting at once apply each step once: the others wait, then find it recorded. ("PARLEY" + 1.)

@@ -13,8 +13,9 @@ extension Store {
         let open = { () throws(StoreError) -> any Database in
             try PostgresDatabase(url: location.url, applicationName: "parley")
         }
-        let writer = try open()
+        let writer = try PostgresDatabase(url: location.url, applicationName: "parley")
         try PostgresMigration.migrate(writer)
+        writer.searchIndexer = PostgresSearchIndexer()
         var readers: [any Database] = []
         for _ in 0..<configuration.readers {
             readers.append(try open())

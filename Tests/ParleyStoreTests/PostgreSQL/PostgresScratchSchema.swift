@@ -73,6 +73,22 @@ struct PostgresScratchSchema {
         try run(PostgresMigration.all.map(Self.stepScript).joined(separator: "\n"))
     }
 
+    /// A libpq connection whose tables are this schema's; with `indexingSearch`, its write
+    /// transactions index the search documents queued in them, as the store's writer does.
+    func connect(indexingSearch: Bool = false) throws -> PostgresDatabase {
+        let separator = url.contains("?") ? "&" : "?"
+        let database = try PostgresDatabase(url: url + separator + "options=-csearch_path%3D\(name)",
+                                            applicationName: "parley-tests")
+        database.searchIndexer = indexingSearch ? PostgresSearchIndexer() : nil
+        return database
+    }
+
+    /// Indexes the search documents the triggers queued (what a store write does before its commit).
+    func indexQueuedSearchDocuments() throws {
+        let database = try connect(indexingSearch: true)
+        try database.transaction(.immediate) {}
+    }
+
     /// A text literal for a psql script (dollar-quoted with a tag test texts never hold).
     static func literal(_ text: String?) -> String {
         text.map { "$parley$\($0)$parley$" } ?? "NULL"

@@ -86,6 +86,7 @@ final class PostgresSearchSQLTests: StoreTestCase {
             }
         }
         try schema.run(rows)
+        try schema.indexQueuedSearchDocuments()
         let database = try fts5()
         var script = ""
         var expected: [String] = []
