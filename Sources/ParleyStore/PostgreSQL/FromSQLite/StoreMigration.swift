@@ -41,9 +41,10 @@ public final class StoreMigration {
 
     /// The derived tables rebuilt on the target, by name, and the SQL that rebuilds each from copied rows.
     static let rebuilds: [String: String] = [
-        // SQLite v8's own rebuild, in PostgresMigration.search's terms (`parley_search_put`).
+        // SQLite v8's own rebuild, in PostgresMigration's terms: every document queued, then indexed by
+        // `PostgresSearchIndexer` (migration 6), as a store write indexes what it queued.
         "search_index": """
-            SELECT parley_search_put(d.doc_id, d.owner_id, coalesce(m.content, c.title))
+            SELECT parley_search_queue(d.doc_id, d.owner_id, coalesce(m.content, c.title))
             FROM search_documents d
             LEFT JOIN messages m ON m.id = d.message_id
             LEFT JOIN conversations c ON c.id = d.conversation_id AND d.message_id IS NULL
@@ -149,6 +150,7 @@ public final class StoreMigration {
                     }
                     for table in plan.rebuilt {
                         try target.execute(Self.rebuilds[table] ?? "")
+                        if table == "search_index" { try PostgresSearchIndexer().indexQueued(on: target) }
                         report.append(try counted(table, transfer: .rebuilt))
                     }
                     let files = try plan.blobLayout.map { (layout) throws(StoreError) in try copyBlobs(layout) }
