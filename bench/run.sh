@@ -31,4 +31,5 @@ timeout -k 10 300 "$python" "$root/bench/search.py" || echo "bench: the search f
 timeout -k 10 180 "$python" "$root/bench/uploads.py" "$PARLEY_BIN" || echo "bench: the upload figures (bench/uploads.py) failed" >&2
 timeout -k 10 180 "$python" "$root/bench/tool_overhead.py" || echo "bench: the tool-call overhead figures (bench/tool_overhead.py) failed" >&2
 timeout -k 10 600 "$python" "$root/bench/cluster.py" || echo "bench: the several-nodes figures (bench/cluster.py) failed" >&2
+timeout -k 10 300 "$python" "$root/bench/pg_blobs.py" || echo "bench: the PostgreSQL file-bytes figures (bench/pg_blobs.py) failed" >&2
 exec timeout -k 10 900 "$python" "$root/bench/bench.py" "$@"
