@@ -6,8 +6,15 @@
 /// locale), and this type takes every window of 3 code points of that text, distinct, each prefixed
 /// by the owner and U+001F. Only their order in the array differs (GIN and `@>` do not read it).
 struct PostgresSearchIndexer: Sendable {
-    /// Takes the queue: every document this transaction queued, and any a write outside the store left.
-    static let takeQueued = "DELETE FROM search_pending RETURNING doc_id, owner_id, body, lower(body)"
+    /// Takes up to `?1` queued documents, newest first: this transaction's own (newest, and locked by
+    /// it alone) and any that a write outside the store left. `SKIP LOCKED`: a document another
+    /// transaction is indexing is its to index; two writers never wait on each other here. Walks the
+    /// primary key backwards, so the queue's dead rows before a vacuum are not read.
+    static let takeQueued = """
+        DELETE FROM search_pending WHERE doc_id IN (
+            SELECT doc_id FROM search_pending ORDER BY doc_id DESC LIMIT ?1 FOR UPDATE SKIP LOCKED)
+        RETURNING doc_id, owner_id, body, lower(body)
+        """
     /// Writes a batch of index rows: ids, bodies and trigram arrays (each an array literal) side by side.
     static let insert = """
         INSERT INTO search_index (doc_id, body, trigrams)
@@ -15,18 +22,22 @@ struct PostgresSearchIndexer: Sendable {
         FROM unnest(CAST(?1 AS BIGINT[]), CAST(?2 AS TEXT[]), CAST(?3 AS TEXT[])) AS u (doc, body, trigrams)
         ON CONFLICT (doc_id) DO UPDATE SET body = excluded.body, trigrams = excluded.trigrams
         """
-    /// Documents per `insert` (a bulk write queues thousands; this bounds one statement's parameters).
-    static let batch = 500
+    /// Documents taken and written per statement (a bulk write queues thousands; this bounds one
+    /// statement's parameters and the memory they take).
+    let batch: Int
 
-    /// Indexes every queued document on `database`, inside its open write transaction: one statement
-    /// takes the queue, one more per `batch` documents writes their rows.
+    init(batch: Int = 500) {
+        self.batch = max(batch, 1)
+    }
+
+    /// Indexes every queued document on `database`, inside its open write transaction, `batch` at a
+    /// time: two statements a batch, and one to find the queue empty after a full batch.
     func indexQueued(on database: any Database) throws(StoreError) {
-        let queued = try database.query(Self.takeQueued, []) { row in
-            (doc: row.int64(0), owner: row.text(1), body: row.text(2), lowered: row.text(3))
-        }
-        var start = 0
-        while start < queued.count {
-            let documents = queued[start..<min(start + Self.batch, queued.count)]
+        while true {
+            let documents = try database.query(Self.takeQueued, [.integer(Int64(batch))]) { row in
+                (doc: row.int64(0), owner: row.text(1), body: row.text(2), lowered: row.text(3))
+            }
+            guard !documents.isEmpty else { return }
             var bodies = PostgresArrayLiteral()
             var trigrams = PostgresArrayLiteral()
             for document in documents {
@@ -37,7 +48,7 @@ struct PostgresSearchIndexer: Sendable {
                 .text("{" + documents.map { String($0.doc) }.joined(separator: ",") + "}"),
                 .text(bodies.text), .text(trigrams.text),
             ])
-            start += Self.batch
+            guard documents.count == batch else { return }
         }
     }
 

@@ -82,6 +82,37 @@ final class PostgresSearchIndexerTests: XCTestCase {
             """), 1)
     }
 
+    /// Batches of 4: 26 documents take 7 rounds, the last one short; nothing is left or indexed twice.
+    func testEveryDocumentIsIndexedWhateverTheBatches() throws {
+        try insert(Array(Self.bodies.dropLast()), owner: "grace", conversation: "c5")
+        XCTAssertEqual(try count("SELECT count(*) FROM search_pending"), Self.bodies.count)
+        let database = try schema.connect()
+        try database.transaction(.immediate) { () throws(StoreError) in
+            try PostgresSearchIndexer(batch: 4).indexQueued(on: database)
+        }
+        XCTAssertEqual(try count("SELECT count(*) FROM search_pending"), 0)
+        XCTAssertEqual(try count("SELECT count(*) FROM search_index"), Self.bodies.count)
+        XCTAssertEqual(try count("SELECT count(DISTINCT doc_id) FROM search_documents"), Self.bodies.count)
+    }
+
+    /// A document another transaction holds is skipped, not waited for; that transaction indexes it.
+    func testAWriterDoesNotWaitForAnotherWritersQueue() throws {
+        try insert(["held by another writer"], owner: "heidi", conversation: "c6")
+        let holder = try schema.connect()
+        let other = try schema.connect(indexingSearch: true)
+        try other.execute("SET statement_timeout = 3000")  // a wait would fail the test, not hang it
+        try holder.transaction(.immediate) { () throws(StoreError) in
+            _ = try holder.query("SELECT doc_id FROM search_pending FOR UPDATE", []) { $0.int64(0) }
+            let began = ContinuousClock.now
+            try other.transaction(.immediate) {}
+            XCTAssertLessThan(ContinuousClock.now - began, .seconds(2), "skipped, not waited for")
+            XCTAssertEqual(try holder.queryFirst("SELECT count(*) FROM search_pending", []) { $0.int64(0) }, 2)
+            try PostgresSearchIndexer().indexQueued(on: holder)
+        }
+        XCTAssertEqual(try count("SELECT count(*) FROM search_pending"), 0)
+        XCTAssertEqual(try count("SELECT count(*) FROM search_index"), 2)
+    }
+
     func testARolledBackWriteLeavesNothingQueuedOrIndexed() throws {
         try insert([], owner: "carol", conversation: "c3")
         try schema.indexQueuedSearchDocuments()
