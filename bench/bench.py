@@ -125,12 +125,13 @@ def read_line(process, deadline_s, what):
     return line.decode().strip()
 
 
-def cpu_ticks(pid):
-    """utime+stime of a process (all its threads, live and exited), in clock ticks."""
+def cpu_ticks(pid, reaped_children=False):
+    """utime+stime of a process (all its threads, live and exited), in clock ticks; with
+    `reaped_children`, plus cutime+cstime (its children that exited and were waited for)."""
     with open("/proc/%d/stat" % pid, "rb") as handle:
         data = handle.read()
     fields = data[data.rfind(b")") + 2:].split()
-    return int(fields[11]) + int(fields[12])
+    return sum(int(field) for field in fields[11:15 if reaped_children else 13])
 
 
 def cpu_ns_by_thread(pid):

@@ -10,9 +10,9 @@ Figures (medians over --reps, runs interleaved):
   single; producer A read on A (the cluster's same-node path, through Redis); producer A read on B
   (cross-node). Goal: cross-node adds <= 2 ms p50 and <= 10 ms p99 over same-node.
 - starts: N replies of 20 and 150 chunks (~340 and ~2,500 characters: a reply's length is what its
-  search indexing costs) (create, send, read to `done`) spread round-robin over 1 or 3 nodes; wall
-  time and every process's CPU (nodes, PostgreSQL with its exited backends, Redis). On this 2-core machine 3 nodes cannot run
-  faster than 1; what 3 machines would reach is COMPUTED from the CPU per start of one node.
+  search indexing costs; create, send, read to `done`) spread round-robin over 1 or 3 nodes; wall
+  time and every process's CPU (nodes, PostgreSQL with its exited backends, Redis). On this 2-core
+  machine 3 nodes cannot run faster than 1; what 3 machines would reach is COMPUTED from the CPU per start of one node.
 - many streams: 500 and 1,000 paced streams started over 1 s, relay latency of every chunk (p50/p99) and
   CPU per 1,000 chunks, side by side: nginx relaying the upstream directly, one node (SQLite), and the
   three nodes behind nginx round-robin (each stream's conversation, message and event stream may land
@@ -185,10 +185,7 @@ class Tree:
         self.pid = pid
 
     def ticks(self):
-        with open("/proc/%d/stat" % self.pid, "rb") as handle:
-            data = handle.read()
-        fields = data[data.rfind(b")") + 2:].split()
-        total = sum(int(field) for field in fields[11:15])  # utime, stime, cutime, cstime
+        total = bench.cpu_ticks(self.pid, reaped_children=True)
         for child in bench.children_of(self.pid):
             try:
                 total += bench.cpu_ticks(child)
